@@ -29,6 +29,8 @@ export const Element = z.object({
   inShadow: z.boolean().default(false),
   /** Nesting depth among indexed elements, used to indent the text view. */
   depth: z.number().int().nonnegative().default(0),
+  /** Index of the nearest indexed ancestor (e.g. the link around a clickable span), or null. */
+  parentIndex: z.number().int().nonnegative().nullable().default(null),
 });
 export type Element = z.infer<typeof Element>;
 
