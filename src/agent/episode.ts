@@ -1,0 +1,169 @@
+import { formatAction, type Action } from '../core/action.ts';
+import { makeAgentOutput } from '../core/agent-output.ts';
+import { TimeoutError } from '../core/errors.ts';
+import { newId } from '../core/ids.ts';
+import type { Observation } from '../core/observation.ts';
+import { agentView, type Task } from '../core/task.ts';
+import type { ActionResult, EndReason, Step, Trajectory, Usage, Verdict } from '../core/trajectory.ts';
+import type { Agent, HistoryEntry } from './agent.ts';
+import { LoopDetector } from './fingerprint.ts';
+
+/** The part of BrowserEnv the episode loop drives. */
+export interface EpisodeEnv {
+  reset(task: { startUrl: string }, opts?: { cookies?: Array<{ name: string; value: string; url: string }> }): Promise<Observation>;
+  step(action: Action): Promise<Observation>;
+}
+
+export interface RunEpisodeOptions {
+  agent: Agent;
+  env: EpisodeEnv;
+  task: Task;
+  /** Reflection notes injected into every observation of this attempt. */
+  notes?: string[];
+  /** Step budget (default 30). */
+  maxSteps?: number;
+  /** Deadline for one agent decision, ms (default 120 s). */
+  stepTimeoutMs?: number;
+  /** The same action on the same page fingerprint this many times ends the episode (default 3). */
+  loopK?: number;
+  /** Opens the task; default `env.reset({ startUrl: task.startUrl })`. World episodes bind a session here. */
+  start?: (env: EpisodeEnv, task: Task) => Promise<{ observation: Observation; sessionId?: string }>;
+  /** Verifies the finished trajectory (programmatic world verifier or a judge). */
+  verify?: (trajectory: Trajectory) => Promise<Verdict>;
+  round?: number;
+  tags?: string[];
+  seed?: number;
+  signal?: AbortSignal;
+  onStep?: (step: Step) => void;
+}
+
+function addUsage(a: Usage, b: Usage | undefined): Usage {
+  if (!b) return a;
+  return {
+    promptTokens: a.promptTokens + b.promptTokens,
+    completionTokens: a.completionTokens + b.completionTokens,
+    costUsd: a.costUsd + b.costUsd,
+    calls: a.calls + b.calls,
+  };
+}
+
+async function withDeadline<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      p,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new TimeoutError(what, ms)), ms);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Runs one episode: reset, then observe -> act -> step until done, the step budget, a loop, or an
+ * error. A failed browser action never ends the episode: it comes back as lastActionError in the
+ * next observation. The agent's errors (a model that keeps failing) end it with reason `error`.
+ */
+export async function runEpisode(opts: RunEpisodeOptions): Promise<Trajectory> {
+  const { agent, env, task } = opts;
+  const notes = opts.notes ?? [];
+  const maxSteps = opts.maxSteps ?? 30;
+  const stepTimeoutMs = opts.stepTimeoutMs ?? 120_000;
+  const loops = new LoopDetector(opts.loopK ?? 3);
+  const startedAt = new Date().toISOString();
+  const steps: Step[] = [];
+  const history: HistoryEntry[] = [];
+  let usage: Usage = { promptTokens: 0, completionTokens: 0, costUsd: 0, calls: 0 };
+  let endReason: EndReason = 'max_steps';
+  let endDetail = `reached the step budget of ${maxSteps}`;
+  let finalAnswer: string | null = null;
+  let sessionId: string | undefined;
+
+  const view = agentView(task);
+  await agent.reset?.(view);
+  const started = opts.start ? await opts.start(env, task) : { observation: await env.reset({ startUrl: task.startUrl }) };
+  let obs = started.observation;
+  sessionId = started.sessionId;
+  let memory = '';
+
+  for (let i = 0; i < maxSteps; i++) {
+    if (opts.signal?.aborted) {
+      endReason = 'aborted';
+      endDetail = 'aborted';
+      break;
+    }
+    obs = { ...obs, stepIndex: i, memory, notes, progress: `step ${i + 1} of at most ${maxSteps}` };
+    const t0 = Date.now();
+    let decision: Awaited<ReturnType<Agent['act']>>;
+    try {
+      decision = await withDeadline(agent.act({ task: view, observation: obs, history }), stepTimeoutMs, `agent ${agent.id} deciding step ${i}`);
+    } catch (e) {
+      endReason = TimeoutError.isInstance(e) ? 'timeout' : 'error';
+      endDetail = `agent failed at step ${i}: ${(e as Error).message}`;
+      break;
+    }
+    const modelMs = Date.now() - t0;
+    usage = addUsage(usage, decision.usage);
+    const action = decision.actions[0];
+    const t1 = Date.now();
+    let result: ActionResult;
+    let next: Observation;
+    if (action.type === 'done') {
+      finalAnswer = action.text;
+      result = { error: null, isDone: true, success: action.success, extractedContent: action.text };
+      next = obs;
+    } else {
+      next = await env.step(action);
+      result = { error: next.lastActionError, isDone: false, success: null, extractedContent: null };
+    }
+    const step: Step = {
+      index: i,
+      observation: obs,
+      output: decision.output ?? makeAgentOutput({}, decision.actions),
+      action,
+      result,
+      timing: { modelMs, actMs: Date.now() - t1, observeMs: 0 },
+      ...(decision.usage ? { usage: decision.usage } : {}),
+      ...(decision.logProb !== undefined ? { logProb: decision.logProb } : {}),
+    };
+    steps.push(step);
+    opts.onStep?.(step);
+    history.push({ stepIndex: i, url: obs.url, output: step.output, action, result });
+    memory = decision.output.memory ?? memory;
+    if (action.type === 'done') {
+      endReason = 'done';
+      endDetail = action.success ? 'agent declared the task done' : 'agent gave up';
+      break;
+    }
+    if (loops.record(obs, action)) {
+      endReason = 'loop';
+      endDetail = `repeated ${formatAction(action)} on the same page ${opts.loopK ?? 3} times`;
+      break;
+    }
+    obs = next;
+  }
+
+  const trajectory: Trajectory = {
+    schemaVersion: 1,
+    id: newId('traj'),
+    task,
+    agentId: agent.id,
+    round: opts.round ?? 0,
+    notes,
+    steps,
+    finalAnswer,
+    endReason,
+    endDetail,
+    verdict: null,
+    usage,
+    ...(sessionId ? { sessionId } : {}),
+    ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
+    startedAt,
+    endedAt: new Date().toISOString(),
+    tags: opts.tags ?? [],
+  };
+  if (opts.verify) trajectory.verdict = await opts.verify(trajectory);
+  return trajectory;
+}

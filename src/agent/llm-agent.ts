@@ -1,0 +1,52 @@
+import { type Action, fromBrowserUse } from '../core/action.ts';
+import { type AgentOutput, AgentOutput as AgentOutputSchema, parseAgentOutput } from '../core/agent-output.ts';
+import type { ChatModel } from '../models/chat-model.ts';
+import { generateObject } from '../models/generate-object.ts';
+import type { Agent, AgentDecision, AgentInput } from './agent.ts';
+import { agentMessages } from './prompt.ts';
+
+export interface LlmAgentOptions {
+  model: ChatModel;
+  /** Send the screenshot (default true; turn off for text-only models). */
+  vision?: boolean;
+  temperature?: number;
+  maxTokens?: number;
+}
+
+/** AgentOutput whose actions must also have valid parameters, so the repair round covers bad actions too. */
+const StrictAgentOutput = AgentOutputSchema.superRefine((o, ctx) => {
+  o.action.forEach((a, i) => {
+    try {
+      fromBrowserUse(a);
+    } catch (e) {
+      ctx.addIssue({ code: 'custom', path: ['action', i], message: (e as Error).message });
+    }
+  });
+});
+
+/**
+ * An agent backed by any OpenAI-compatible chat model, with a Browser Use style prompt. The reply
+ * is validated as AgentOutput; an invalid reply gets one repair round (generateObject), and an
+ * action that names an unknown action or bad parameters fails the step with a clear error.
+ */
+export class LlmAgent implements Agent {
+  readonly id: string;
+  constructor(private readonly opts: LlmAgentOptions) {
+    this.id = `${opts.model.provider}:${opts.model.id}`;
+  }
+
+  async act(input: AgentInput): Promise<AgentDecision> {
+    const shot = input.observation.screenshot;
+    const screenshotUrl = (this.opts.vision ?? true) && shot?.data ? `data:${shot.mime};base64,${shot.data}` : null;
+    const messages = agentMessages({ ...input, includeNotes: true, screenshotUrl });
+    const r = await generateObject(this.opts.model, StrictAgentOutput, {
+      messages,
+      schemaName: 'agent_output',
+      temperature: this.opts.temperature ?? 0,
+      maxTokens: this.opts.maxTokens ?? 1024,
+    });
+    const { output, actions } = parseAgentOutput(r.object as AgentOutput);
+    const first: Action[] = actions.slice(0, 1);
+    return { output: { ...output, action: output.action.slice(0, 1) }, actions: first, usage: r.usage };
+  }
+}
