@@ -1,4 +1,5 @@
 export * from './action.ts';
+export * from './action-equivalence.ts';
 export * from './agent-output.ts';
 export * from './critical-state.ts';
 export * from './errors.ts';

@@ -34,6 +34,18 @@ export const Element = z.object({
 });
 export type Element = z.infer<typeof Element>;
 
+/**
+ * A visible block of non-interactive text (heading, paragraph, table cell, price label), in
+ * document order. Agents read answers to information tasks from these.
+ */
+export const TextBlock = z.object({
+  text: z.string(),
+  tag: z.string().default(''),
+  bbox: BBox.optional(),
+  inViewport: z.boolean().default(true),
+});
+export type TextBlock = z.infer<typeof TextBlock>;
+
 export const Tab = z.object({ id: z.string(), url: z.string(), title: z.string(), active: z.boolean() });
 export type Tab = z.infer<typeof Tab>;
 
@@ -68,6 +80,8 @@ export const Observation = z.object({
   title: z.string().default(''),
   tabs: z.array(Tab).default([]),
   elements: z.array(Element).default([]),
+  /** Visible non-interactive text blocks in document order (also interleaved in `text`). */
+  texts: z.array(TextBlock).default([]),
   /** Browser Use style text view: one `[index]<tag attrs>text` line per element. */
   text: z.string().default(''),
   screenshot: ScreenshotRef.nullable().default(null),

@@ -92,6 +92,12 @@ export interface TaskTemplate<P = any, S = any, D = any> {
   verify(params: P, state: S, answer: string | null, data: D): Condition[];
   /** Reference solution through the driver; used by tests only. */
   solve(params: P, driver: SolverDriver, data: D): Promise<void>;
+  /**
+   * Optional: words the task for given parameter values (deterministically), or null when they do
+   * not make a valid task. The offline rewriter uses it to turn parameters grounded from a messy
+   * query into a clean task; templates without it are worded from a generated draft with equal params.
+   */
+  draftFor?(params: P, data: D): TaskDraft<P> | null;
 }
 
 /** A raw, messy user-style query and what the offline rewriter needs to ground it in the catalog. */
