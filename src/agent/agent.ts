@@ -8,6 +8,8 @@ import type { ActionResult, Usage } from '../core/trajectory.ts';
 export interface HistoryEntry {
   stepIndex: number;
   url: string;
+  /** The observation the action was chosen on (element indices refer to it). */
+  observation: Observation;
   output: AgentOutput;
   action: Action;
   result: ActionResult;

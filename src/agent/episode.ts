@@ -130,7 +130,7 @@ export async function runEpisode(opts: RunEpisodeOptions): Promise<Trajectory> {
     };
     steps.push(step);
     opts.onStep?.(step);
-    history.push({ stepIndex: i, url: obs.url, output: step.output, action, result });
+    history.push({ stepIndex: i, url: obs.url, observation: obs, output: step.output, action, result });
     memory = decision.output.memory ?? memory;
     if (action.type === 'done') {
       endReason = 'done';
