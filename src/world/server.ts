@@ -8,6 +8,9 @@ import { WORLD_CSS, WORLD_JS } from './ui/assets.ts';
 import { esc } from './ui/html.ts';
 import { World } from './world.ts';
 
+/** Header the harness sends to use the control endpoints (state, reset, check). */
+export const CONTROL_HEADER = 'x-rmsweb-control';
+
 /** Name of the cookie that binds a browser context to a world session. */
 export const SESSION_COOKIE = 'rmsweb_sid';
 
@@ -159,6 +162,11 @@ export class WorldServer {
       const kind = url.searchParams.get('what') === 'promo' ? 'promo' : 'consent';
       if (this.world.sites.has(site)) this.world.markUi(cookieSession, site, kind);
       return send(res, 204, '', 'text/plain');
+    }
+    // State, reset and check are for the harness only: a browser navigating there (an agent
+    // trying to read the verifier's view) does not send this header and is refused.
+    if (req.headers[CONTROL_HEADER] !== '1') {
+      return send(res, 403, JSON.stringify({ error: 'control endpoint: harness only' }), 'application/json');
     }
     if (what === 'reset' && req.method === 'POST') {
       this.world.resetSession(session);

@@ -1,0 +1,162 @@
+import { mkdirSync } from 'node:fs';
+import { basename, dirname } from 'node:path';
+import cliProgress from 'cli-progress';
+import type { Command } from 'commander';
+import { CriticalState, describeZodIssues, InputError, type Trajectory } from '../../core/index.ts';
+import {
+  DEFAULT_MIN_COMPARABILITY,
+  formatMineStats,
+  LlmTagger,
+  type MineResult,
+  mineCriticalStates,
+  rulesTagger,
+  type Tagger,
+} from '../../mine/index.ts';
+import { createChatModel } from '../../models/index.ts';
+import { RunStore, writeFileAtomic } from '../../store/index.ts';
+
+interface MineCliOptions {
+  run: string[];
+  judge: string;
+  out: string;
+  minComparability?: string;
+  maxCandidates?: string;
+  concurrency?: string;
+  keepDuplicates?: boolean;
+  record: boolean;
+  progress?: boolean;
+  json?: boolean;
+}
+
+function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
+
+function numberOption(raw: string | undefined, field: string, min: number, max: number, int = false): number | undefined {
+  if (raw === undefined) return undefined;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < min || n > max || (int && !Number.isInteger(n))) {
+    throw new InputError(`${field} must be ${int ? 'an integer' : 'a number'} in [${min}, ${max}], got "${raw}"`, { field });
+  }
+  return n;
+}
+
+/** `runs/x/critical.jsonl` -> `runs/x/critical.stats.json`. */
+export function statsPathFor(out: string): string {
+  return `${out.replace(/\.jsonl?$/i, '')}.stats.json`;
+}
+
+function makeTagger(judge: string): Tagger {
+  if (judge === 'rules') return rulesTagger;
+  return new LlmTagger(createChatModel(judge, { role: 'judge' }));
+}
+
+function readRuns(dirs: string[]): Trajectory[] {
+  const all: Trajectory[] = [];
+  for (const dir of dirs) {
+    const store = RunStore.open(dir, { create: false, readonly: true });
+    try {
+      all.push(...store.listTrajectories());
+    } finally {
+      store.close();
+    }
+  }
+  return all;
+}
+
+/** Validates every critical state and writes them one JSON object per line. */
+function writeJsonl(out: string, result: MineResult): void {
+  const lines = result.criticalStates.map((cs, i) => {
+    const r = CriticalState.safeParse(cs);
+    if (!r.success) {
+      throw new InputError(`critical state ${cs.id} is invalid: ${describeZodIssues(r.error.issues)}`, { file: out, line: i + 1 });
+    }
+    return JSON.stringify(r.data);
+  });
+  mkdirSync(dirname(out), { recursive: true });
+  writeFileAtomic(out, lines.length ? `${lines.join('\n')}\n` : '');
+}
+
+/** Registers `rmsweb mine`. */
+export function registerMine(program: Command): void {
+  program
+    .command('mine')
+    .description('Mine critical states from success/failure pairs')
+    .requiredOption('--run <dir>', 'run folder to read trajectories from (repeatable)', collect)
+    .option('--judge <spec>', "taxonomy tagger: 'rules' (offline) or a model spec openai:<model>[@<url>]", 'rules')
+    .requiredOption('--out <file>', 'output JSONL file, one CriticalState per line; stats go beside it')
+    .option('--min-comparability <x>', `comparability threshold in [0, 1] (default ${DEFAULT_MIN_COMPARABILITY})`)
+    .option('--max-candidates <n>', 'candidate divergences per pair, latest first (default 5)')
+    .option('--concurrency <n>', 'pairs tagged at once (default 1 for rules, 8 for a model)')
+    .option('--keep-duplicates', 'keep one critical state per pair even when pairs share a success state')
+    .option('--no-record', 'do not also save critical states and stats as records in the first run store')
+    .option('--progress', 'show a progress bar even when stderr is not a terminal')
+    .option('--json', 'print the stats as JSON on stdout')
+    .action(async (o: MineCliOptions) => {
+      const minComparability = numberOption(o.minComparability, 'min-comparability', 0, 1);
+      const maxCandidates = numberOption(o.maxCandidates, 'max-candidates', 1, 1000, true);
+      const tagger = makeTagger(o.judge);
+      const concurrency = numberOption(o.concurrency, 'concurrency', 1, 256, true) ?? (o.judge === 'rules' ? 1 : 8);
+      const trajectories = readRuns(o.run);
+
+      const showBar = o.progress || process.stderr.isTTY;
+      const bar = showBar
+        ? new cliProgress.SingleBar(
+            { format: 'mine [{bar}] {value}/{total} pairs | {eta_formatted} left', stream: process.stderr },
+            cliProgress.Presets.shades_classic,
+          )
+        : null;
+      let started = false;
+      const result = await mineCriticalStates(trajectories, {
+        minComparability,
+        maxCandidates,
+        tagger,
+        concurrency,
+        dedupe: !o.keepDuplicates,
+        onProgress: (done, total) => {
+          if (!bar) return;
+          if (!started) {
+            bar.start(total, 0);
+            started = true;
+          }
+          bar.update(done);
+        },
+      });
+      if (started) bar?.stop();
+
+      writeJsonl(o.out, result);
+      const statsPath = statsPathFor(o.out);
+      const saved = {
+        ...result.stats,
+        runs: o.run,
+        out: o.out,
+        ...(tagger instanceof LlmTagger ? { judgeUsage: tagger.usage, judgeFallbacks: tagger.fallbacks } : {}),
+      };
+      writeFileAtomic(statsPath, `${JSON.stringify(saved, null, 2)}\n`);
+      if (o.record) {
+        const store = RunStore.open(o.run[0], { create: false });
+        try {
+          store.transaction(() => {
+            for (const cs of result.criticalStates) store.putRecord('critical-state', cs.id, cs);
+            store.putRecord('mine-stats', basename(o.out), saved);
+          });
+        } finally {
+          store.close();
+        }
+      }
+
+      if (o.json) {
+        process.stdout.write(`${JSON.stringify(saved, null, 2)}\n`);
+        return;
+      }
+      process.stdout.write(`${formatMineStats(result.stats)}\n`);
+      if (tagger instanceof LlmTagger) {
+        const u = tagger.usage;
+        process.stdout.write(
+          `judge ${tagger.id}: ${u.calls} calls, ${u.promptTokens + u.completionTokens} tokens, $${u.costUsd.toFixed(4)}` +
+            `${tagger.fallbacks ? `, ${tagger.fallbacks} fell back to rules` : ''}\n`,
+        );
+      }
+      process.stdout.write(`wrote ${result.criticalStates.length} critical states to ${o.out} (stats: ${statsPath})\n`);
+    });
+}

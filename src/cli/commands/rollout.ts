@@ -1,0 +1,88 @@
+import type { Command } from 'commander';
+import { z } from 'zod';
+import { runEpisodePool, type EpisodeJob } from '../../collect/episode-pool.ts';
+import { computeRunStats, formatRunStats } from '../../collect/stats.ts';
+import { RunStore } from '../../store/run-store.ts';
+import { recordStage } from '../manifest.ts';
+import { abortOnSigint, parseOptions } from '../parse-options.ts';
+import { createProgress } from '../progress.ts';
+import { openWorldRuntime, resolveAgent } from '../runtime.ts';
+import { resolveTasks } from '../tasks-arg.ts';
+
+const Options = z.object({
+  agent: z.string().min(1),
+  tasks: z.string().min(1),
+  out: z.string().min(1),
+  runs: z.coerce.number().int().min(1).max(50).default(1),
+  workers: z.coerce.number().int().min(1).max(32).default(2),
+  maxSteps: z.coerce.number().int().min(1).max(200).default(30),
+  seed: z.coerce.number().int().default(0),
+  worldSeed: z.coerce.number().int().default(1),
+  port: z.coerce.number().int().min(0).max(65535).optional(),
+  browserWs: z.string().optional(),
+  progress: z.boolean().default(false),
+  quiet: z.boolean().default(false),
+});
+
+/** `rmsweb rollout`: record an agent's episodes (the student's failures feed the miner). */
+export function registerRollout(program: Command): void {
+  program
+    .command('rollout')
+    .description('Record rollouts of an agent on tasks into a run folder (failures feed `rmsweb mine`). Resumable.')
+    .requiredOption('--agent <spec>', 'policy:DIR | heuristic | random | openai:MODEL[@URL]')
+    .requiredOption('--tasks <spec>', 'world:train[:N] | world:test[:N] | FILE')
+    .requiredOption('--out <dir>', 'run folder')
+    .option('--runs <k>', 'episodes per task', '1')
+    .option('--workers <k>', 'parallel browser contexts', '2')
+    .option('--max-steps <n>', 'step budget per episode', '30')
+    .option('--seed <n>', 'seed of task sampling and of the agent', '0')
+    .option('--world-seed <n>', 'seed of the offline world', '1')
+    .option('--port <n>', 'world port')
+    .option('--browser-ws <url>', 'connect to a remote browser instead of launching Chromium')
+    .option('--progress', 'force the progress bar even without a terminal')
+    .option('--quiet', 'no progress output')
+    .action(async (raw) => {
+      const o = parseOptions(Options, raw, 'rollout');
+      const tasks = resolveTasks(o.tasks, { seed: o.seed, worldSeed: o.worldSeed });
+      const store = RunStore.open(o.out);
+      recordStage(store, `rollout:${o.agent}`, { ...o, taskCount: tasks.length }, o.seed);
+      const jobs: EpisodeJob[] = [];
+      for (let r = 0; r < o.runs; r++) {
+        for (const task of tasks) jobs.push({ task, key: `rollout:${o.agent}:${task.id}#${r}`, round: r, tags: ['rollout', 'student', `agent:${o.agent}`], seed: o.seed + r });
+      }
+      const rt = await openWorldRuntime({ port: o.port, seed: o.worldSeed, browserWs: o.browserWs });
+      const sig = abortOnSigint('rollout');
+      const bar = createProgress('rollout', jobs.length, { force: o.progress, quiet: o.quiet });
+      let done = jobs.filter((j) => store.hasEpisode(j.key)).length;
+      let ok = 0;
+      try {
+        const r = await runEpisodePool({
+          jobs,
+          store,
+          makeAgent: () => resolveAgent(o.agent, { seed: o.seed }),
+          makeEnv: rt.makeEnv,
+          start: rt.start,
+          verify: rt.verify,
+          workers: o.workers,
+          maxSteps: o.maxSteps,
+          signal: sig.signal,
+          onEpisode: ({ trajectory }) => {
+            done++;
+            if (trajectory.verdict?.success) ok++;
+            bar.update(done, { success: ok / Math.max(1, done) });
+          },
+        });
+        bar.stop();
+        if (!o.quiet) {
+          process.stdout.write(`\nrollout: ${r.ran} episodes run, ${r.skipped} already recorded, ${r.errors} errors\n`);
+          process.stdout.write(`${formatRunStats(computeRunStats(store, 'rollout'))}\n`);
+        }
+        if (sig.signal.aborted) process.exitCode = 130;
+      } finally {
+        bar.stop();
+        sig.dispose();
+        await rt.close();
+        store.close();
+      }
+    });
+}

@@ -1,0 +1,28 @@
+import type { z } from 'zod';
+import { InputError } from '../core/errors.ts';
+
+/** Validates a command's options with zod; the error names the option (`--max-steps`). */
+export function parseOptions<S extends z.ZodType>(schema: S, raw: unknown, command: string): z.output<S> {
+  const r = schema.safeParse(raw);
+  if (!r.success) {
+    const issue = r.error.issues[0];
+    const key = String(issue?.path[0] ?? '');
+    const flag = `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+    throw new InputError(`rmsweb ${command}: option ${flag}: ${issue?.message}`, { field: flag });
+  }
+  return r.data;
+}
+
+/** Installs a SIGINT handler that aborts the work (which then stops cleanly and stays resumable). */
+export function abortOnSigint(what: string): { signal: AbortSignal; dispose(): void } {
+  const ctl = new AbortController();
+  let hits = 0;
+  const handler = () => {
+    hits++;
+    if (hits > 1) process.exit(130);
+    process.stderr.write(`\n${what}: interrupted; finishing in-flight work and saving (Ctrl-C again to quit at once). Rerun the same command to resume.\n`);
+    ctl.abort();
+  };
+  process.on('SIGINT', handler);
+  return { signal: ctl.signal, dispose: () => process.off('SIGINT', handler) };
+}

@@ -1,0 +1,59 @@
+import cliProgress from 'cli-progress';
+
+/** A progress bar on stderr, shown only when stderr is a terminal (or forced), so stdout stays clean. */
+export interface Progress {
+  update(done: number, payload?: Record<string, string | number>): void;
+  setTotal(total: number): void;
+  stop(): void;
+}
+
+/**
+ * Creates a bar `label [====    ] 12/200 | eta 3m | <extra>`; `extra` is a payload key the caller
+ * fills (success rate, loss...). Without a TTY it prints a line every `everyPct` percent instead.
+ */
+export function createProgress(label: string, total: number, opts: { force?: boolean; quiet?: boolean; everyPct?: number } = {}): Progress {
+  if (opts.quiet) return { update() {}, setTotal() {}, stop() {} };
+  if (process.stderr.isTTY || opts.force) {
+    const bar = new cliProgress.SingleBar(
+      {
+        format: `${label} [{bar}] {value}/{total} | {percentage}% | eta {eta_formatted} | {extra}`,
+        stream: process.stderr,
+        hideCursor: true,
+        etaBuffer: 20,
+        fps: 5,
+      },
+      cliProgress.Presets.shades_classic,
+    );
+    bar.start(total, 0, { extra: '' });
+    return {
+      update: (done, payload) => bar.update(done, { extra: formatPayload(payload) }),
+      setTotal: (t) => bar.setTotal(t),
+      stop: () => bar.stop(),
+    };
+  }
+  let lastPct = -1;
+  let t = total;
+  const every = opts.everyPct ?? 10;
+  const start = Date.now();
+  return {
+    update(done, payload) {
+      const pct = t ? Math.floor((100 * done) / t / every) * every : 100;
+      if (pct === lastPct && done !== t) return;
+      lastPct = pct;
+      const el = (Date.now() - start) / 1000;
+      const eta = done ? (el / done) * (t - done) : 0;
+      process.stderr.write(`${label}: ${done}/${t} (${pct}%) elapsed ${el.toFixed(0)}s eta ${eta.toFixed(0)}s ${formatPayload(payload)}\n`);
+    },
+    setTotal: (n) => {
+      t = n;
+    },
+    stop() {},
+  };
+}
+
+function formatPayload(p?: Record<string, string | number>): string {
+  if (!p) return '';
+  return Object.entries(p)
+    .map(([k, v]) => `${k} ${typeof v === 'number' ? (Number.isInteger(v) ? v : v.toFixed(3)) : v}`)
+    .join(' | ');
+}

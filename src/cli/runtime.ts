@@ -1,0 +1,91 @@
+import type { Agent } from '../agent/agent.ts';
+import type { EpisodeEnv } from '../agent/episode.ts';
+import { HeuristicAgent } from '../agent/heuristic/heuristic-agent.ts';
+import { LlmAgent } from '../agent/llm-agent.ts';
+import { BrowserHost } from '../browser/index.ts';
+import type { Reflector } from '../collect/reflector.ts';
+import { LlmReflector } from '../collect/llm-reflector.ts';
+import { RulesReflector } from '../collect/rules-reflector.ts';
+import { InputError } from '../core/errors.ts';
+import type { Task } from '../core/task.ts';
+import type { Trajectory, Verdict } from '../core/trajectory.ts';
+import { worldVerifier } from '../judge/world-verifier.ts';
+import { createChatModel } from '../models/openai-chat-model.ts';
+import { loadPolicyAgent } from '../policy/policy-agent.ts';
+import { ensureWorld } from '../world/ensure.ts';
+import { startWorldEpisode } from '../world/episode.ts';
+import { RandomAgent } from '../agent/random-agent.ts';
+
+/** Browser and world settings shared by every command that runs episodes. */
+export interface RuntimeOptions {
+  /** World port (default 7311); a running world with the same seed is reused, else one starts in-process. */
+  port?: number;
+  seed?: number;
+  /** Connect to a remote browser (Playwright's launchServer / connect) instead of launching Chromium. */
+  browserWs?: string;
+  /** Take screenshots (default true). */
+  screenshots?: boolean;
+  /** JPEG quality (default 60). */
+  screenshotQuality?: number;
+}
+
+/** A running world plus a browser: what episodes on world tasks need. */
+export interface WorldRuntime {
+  origin: string;
+  host: BrowserHost;
+  makeEnv(): Promise<EpisodeEnv & { close(): Promise<void> }>;
+  start(env: EpisodeEnv, task: Task): Promise<{ observation: Trajectory['steps'][number]['observation']; sessionId?: string }>;
+  verify(trajectory: Trajectory): Promise<Verdict>;
+  close(): Promise<void>;
+}
+
+/** Starts (or reuses) the offline world and a browser. */
+export async function openWorldRuntime(o: RuntimeOptions = {}): Promise<WorldRuntime> {
+  const world = await ensureWorld({ port: o.port, seed: o.seed });
+  let host: BrowserHost;
+  try {
+    host = o.browserWs ? await BrowserHost.connect(o.browserWs) : await BrowserHost.launch();
+  } catch (e) {
+    await world.stop();
+    throw e;
+  }
+  const verify = worldVerifier(world.origin);
+  return {
+    origin: world.origin,
+    host,
+    makeEnv: () =>
+      host.newEnv({
+        allowlist: [world.origin],
+        screenshot: { enabled: o.screenshots ?? true, quality: o.screenshotQuality ?? 60 },
+      }),
+    start: async (env, task) => {
+      const r = await startWorldEpisode(env, task, world.origin);
+      return { observation: r.observation, sessionId: r.sessionId };
+    },
+    verify,
+    close: async () => {
+      await host.close().catch(() => {});
+      await world.stop();
+    },
+  };
+}
+
+/**
+ * Resolves an agent spec: `heuristic` (the offline teacher), `random` (a seeded random clicker,
+ * the floor), `openai:<model>[@<url>]` (any OpenAI-compatible endpoint), `policy:<dir>` (the local
+ * student checkpoint).
+ */
+export async function resolveAgent(spec: string, opts: { seed?: number; greedy?: boolean } = {}): Promise<Agent> {
+  if (spec === 'heuristic') return new HeuristicAgent();
+  if (spec === 'random') return new RandomAgent(opts.seed ?? 0);
+  if (spec.startsWith('openai:')) return new LlmAgent({ model: createChatModel(spec, { role: 'teacher' }) });
+  if (spec.startsWith('policy:')) return loadPolicyAgent(spec.slice('policy:'.length), { seed: opts.seed, greedy: opts.greedy });
+  throw new InputError(`unknown agent "${spec}"; use heuristic, random, openai:<model>[@<url>] or policy:<dir>`, { field: 'agent' });
+}
+
+/** Resolves a reflector spec: `rules` (offline) or an `openai:` model. */
+export function resolveReflector(spec: string): Reflector {
+  if (spec === 'rules') return new RulesReflector();
+  if (spec.startsWith('openai:')) return new LlmReflector(createChatModel(spec, { role: 'reflector' }));
+  throw new InputError(`unknown reflector "${spec}"; use rules or openai:<model>[@<url>]`, { field: 'reflector' });
+}

@@ -1,0 +1,69 @@
+import { readFileSync } from 'node:fs';
+import { InputError, describeZodIssues } from '../core/errors.ts';
+import { Rng } from '../core/rng.ts';
+import { Task } from '../core/task.ts';
+import { generateWorldTasks } from '../world/tasks.ts';
+
+/**
+ * Resolves `--tasks`: `world:train[:N]`, `world:test[:N]` (a seeded sample of N world tasks, mixed
+ * over sites) or a file of Task objects (JSONL, or a JSON array). A bad line names the file and line.
+ */
+export function resolveTasks(spec: string, opts: { seed?: number; worldSeed?: number } = {}): Task[] {
+  const m = /^world:(train|test)(?::(\d+))?$/.exec(spec);
+  if (m) {
+    const all = generateWorldTasks({ split: m[1] as 'train' | 'test', seed: opts.worldSeed });
+    const n = m[2] ? Number(m[2]) : all.length;
+    return sampleTasks(all, n, opts.seed ?? 0);
+  }
+  if (spec.startsWith('world')) throw new InputError(`bad --tasks "${spec}": use world:train[:N] or world:test[:N]`, { field: 'tasks' });
+  return readTaskFile(spec);
+}
+
+/** A seeded sample of n tasks, returned in a stable order (sorted by id) so runs line up. */
+export function sampleTasks(tasks: Task[], n: number, seed: number): Task[] {
+  if (n >= tasks.length) return tasks.slice();
+  return new Rng(`tasks:${seed}`).shuffle(tasks).slice(0, n).sort((a, b) => a.id.localeCompare(b.id));
+}
+
+export function readTaskFile(file: string): Task[] {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new InputError(`cannot read task file: ${(e as Error).message}`, { file });
+  }
+  const trimmed = text.trim();
+  if (trimmed.startsWith('[')) {
+    let arr: unknown[];
+    try {
+      arr = JSON.parse(trimmed);
+    } catch (e) {
+      throw new InputError(`not valid JSON: ${(e as Error).message}`, { file });
+    }
+    return arr.map((v, i) => parseTask(v, file, i + 1, 'item'));
+  }
+  const out: Task[] = [];
+  text.split('\n').forEach((line, i) => {
+    if (!line.trim()) return;
+    let v: unknown;
+    try {
+      v = JSON.parse(line);
+    } catch (e) {
+      throw new InputError(`not valid JSON: ${(e as Error).message}`, { file, line: i + 1 });
+    }
+    out.push(parseTask(v, file, i + 1, 'line'));
+  });
+  return out;
+}
+
+function parseTask(v: unknown, file: string, n: number, unit: 'line' | 'item'): Task {
+  const r = Task.safeParse(v);
+  if (!r.success) {
+    throw new InputError(`not a valid Task: ${describeZodIssues(r.error.issues)}`, {
+      file,
+      ...(unit === 'line' ? { line: n } : {}),
+      field: unit === 'item' ? `[${n - 1}].${r.error.issues[0]?.path.join('.')}` : r.error.issues[0]?.path.join('.'),
+    });
+  }
+  return r.data;
+}

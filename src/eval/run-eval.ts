@@ -1,0 +1,68 @@
+import type { Agent } from '../agent/agent.ts';
+import type { EpisodeEnv } from '../agent/episode.ts';
+import { type EpisodeJob, runEpisodePool } from '../collect/episode-pool.ts';
+import type { Task } from '../core/task.ts';
+import type { Trajectory, Verdict } from '../core/trajectory.ts';
+import type { RunStore } from '../store/run-store.ts';
+import { type EvalSummary, summarizeEval } from './metrics.ts';
+
+export interface RunEvalOptions {
+  /** Label of what is evaluated (stage name or agent spec); keys episodes so several agents share a store. */
+  label: string;
+  agentId: string;
+  suite: string;
+  tasks: Task[];
+  store: RunStore;
+  makeAgent: () => Agent | Promise<Agent>;
+  makeEnv: () => Promise<EpisodeEnv & { close(): Promise<void> }>;
+  start?: (env: EpisodeEnv, task: Task) => Promise<{ observation: Trajectory['steps'][number]['observation']; sessionId?: string }>;
+  verify: (trajectory: Trajectory) => Promise<Verdict>;
+  /** Independent runs over the task list (pass@1 is averaged over them). Default 3. */
+  runs?: number;
+  workers?: number;
+  maxSteps?: number;
+  signal?: AbortSignal;
+  onEpisode?: (done: number, total: number, successRate: number) => void;
+}
+
+/** Tag that marks evaluation trajectories of one label. */
+export function evalTag(label: string): string {
+  return `eval:${label}`;
+}
+
+/**
+ * Evaluates an agent: every task once per run, `runs` runs (the run index is the trajectory's
+ * round), episodes saved under idempotent keys so an interrupted evaluation resumes. Returns
+ * pass@1 averaged over runs with its spread.
+ */
+export async function runEval(o: RunEvalOptions): Promise<EvalSummary & { complete: boolean }> {
+  const runs = o.runs ?? 3;
+  const tag = evalTag(o.label);
+  const jobs: EpisodeJob[] = [];
+  for (let r = 0; r < runs; r++) {
+    for (const task of o.tasks) jobs.push({ task, key: `${tag}:${task.id}#${r}`, round: r, tags: ['eval', tag], seed: r });
+  }
+  const total = jobs.length;
+  let done = jobs.filter((j) => o.store.hasEpisode(j.key)).length;
+  let ok = o.store.listTrajectorySummaries({ tag, success: true }).length;
+  const res = await runEpisodePool({
+    jobs,
+    store: o.store,
+    makeAgent: o.makeAgent,
+    makeEnv: o.makeEnv,
+    start: o.start,
+    verify: o.verify,
+    workers: o.workers,
+    maxSteps: o.maxSteps,
+    signal: o.signal,
+    onEpisode: ({ trajectory }) => {
+      done++;
+      if (trajectory.verdict?.success) ok++;
+      o.onEpisode?.(done, total, done ? ok / done : 0);
+    },
+  });
+  const ids = new Set(o.tasks.map((t) => t.id));
+  const trajs = o.store.listTrajectories({ tag }).filter((t) => ids.has(t.task.id) && t.round < runs);
+  const summary = summarizeEval(trajs, { agentId: o.agentId, suite: o.suite });
+  return { ...summary, complete: trajs.length === total && res.errors === 0 };
+}
