@@ -58,6 +58,8 @@ export function generateWorldTasks(opts: WorldTaskOptions = {}): Task[] {
             referenceLength: draft.referenceLength,
             category: template.id.split('.').slice(1).join('.'),
             verifier: { kind: 'world', template: template.id, params: draft.params as Record<string, unknown> },
+            // Agents never see meta; tests use the split key to prove train and test are disjoint.
+            meta: { splitKey: draft.splitKey },
           });
         }
       }

@@ -3,10 +3,11 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildCollection, criticalFrom } from '../../data/fixtures.ts';
 import { RunStore } from '../../store/index.ts';
-import { buildProgram } from '../main.ts';
+import { registerExport } from './export.ts';
 
 const execFileP = promisify(execFile);
 const BIN = join(import.meta.dirname, '..', '..', '..', 'bin', 'rmsweb.js');
@@ -27,7 +28,9 @@ async function rmsweb(...args: string[]): Promise<{ code: number; stdout: string
 async function inProcess(...args: string[]): Promise<string> {
   const spy = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
   try {
-    await buildProgram().exitOverride().parseAsync(['node', 'rmsweb', ...args]);
+    const program = new Command('rmsweb').exitOverride();
+    registerExport(program);
+    await program.parseAsync(['node', 'rmsweb', ...args]);
     return spy.mock.calls.map((c) => String(c[0])).join('');
   } finally {
     spy.mockRestore();
@@ -44,8 +47,15 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 describe('rmsweb export', () => {
   it('export sft writes the format and prints a JSON summary', async () => {
     const out = join(root, 'sft');
-    const summary = JSON.parse(await inProcess('export', 'sft', '--run', run, '--format', 'llamafactory', '--out', out, '--json'));
-    expect(summary).toMatchObject({ format: 'llamafactory', examples: 6, trajectories: 3, droppedNoteLeak: 1 });
+    const summary = JSON.parse(
+      await inProcess('export', 'sft', '--run', run, '--format', 'llamafactory', '--out', out, '--json'),
+    );
+    expect(summary).toMatchObject({
+      format: 'llamafactory',
+      examples: 6,
+      trajectories: 3,
+      droppedNoteLeak: 1,
+    });
     expect(existsSync(join(out, 'dataset_info.json'))).toBe(true);
   });
 
@@ -55,15 +65,37 @@ describe('rmsweb export', () => {
     store.close();
     const good = join(root, 'critical.jsonl');
     writeFileSync(good, `${JSON.stringify(cs)}\n`);
-    const ok = await inProcess('export', 'rl', '--run', run, '--critical', good, '--format', 'verl', '--out', join(root, 'rl.parquet'));
+    const ok = await inProcess(
+      'export',
+      'rl',
+      '--run',
+      run,
+      '--critical',
+      good,
+      '--format',
+      'verl',
+      '--out',
+      join(root, 'rl.parquet'),
+    );
     expect(ok).toContain('exported 1 critical states as verl rows');
     const bad = join(root, 'bad.jsonl');
     writeFileSync(bad, `${JSON.stringify(cs)}\n${JSON.stringify(cs)}\nnot json\n`);
-    const r = await rmsweb('export', 'rl', '--run', run, '--critical', bad, '--format', 'verl', '--out', join(root, 'bad.parquet'));
+    const r = await rmsweb(
+      'export',
+      'rl',
+      '--run',
+      run,
+      '--critical',
+      bad,
+      '--format',
+      'verl',
+      '--out',
+      join(root, 'bad.parquet'),
+    );
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/bad\.jsonl, line 3: not valid JSON/);
-    await expect(inProcess('export', 'sft', '--run', run, '--format', 'alpaca', '--out', join(root, 'x'))).rejects.toThrow(
-      /unknown SFT format "alpaca"/,
-    );
+    await expect(
+      inProcess('export', 'sft', '--run', run, '--format', 'alpaca', '--out', join(root, 'x')),
+    ).rejects.toThrow(/unknown SFT format "alpaca"/);
   });
 });

@@ -3,12 +3,12 @@ import { InputError } from '../../core/index.ts';
 import {
   type ExportRlSummary,
   type ExportSftSummary,
-  RL_FORMATS,
-  SFT_FORMATS,
   exportRl,
   exportSft,
   parseRlFormat,
   parseSftFormat,
+  RL_FORMATS,
+  SFT_FORMATS,
 } from '../../data/index.ts';
 import { createProgress } from '../progress.ts';
 
@@ -19,7 +19,10 @@ function collect(value: string, previous: string[] = []): string[] {
 function maxHistoryOption(raw: string | undefined): number | undefined {
   if (raw === undefined) return undefined;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 0 || n > 1000) throw new InputError(`--max-history must be an integer in [0, 1000], got "${raw}"`, { field: 'max-history' });
+  if (!Number.isInteger(n) || n < 0 || n > 1000)
+    throw new InputError(`--max-history must be an integer in [0, 1000], got "${raw}"`, {
+      field: 'max-history',
+    });
   return n;
 }
 
@@ -54,57 +57,91 @@ export function registerExport(program: Command): void {
 
   exp
     .command('sft')
-    .description('One supervised example per step of verified successes, notes stripped, with images beside the JSONL')
+    .description(
+      'One supervised example per step of verified successes, notes stripped, with images beside the JSONL',
+    )
     .requiredOption('--run <dir>', 'run folder (repeatable)', collect, [])
     .requiredOption('--format <format>', `one of ${SFT_FORMATS.join(', ')}`)
     .requiredOption('--out <dir>', 'output folder')
-    .option('--image-paths <mode>', 'relative | absolute (default: relative for llamafactory, absolute otherwise)')
+    .option(
+      '--image-paths <mode>',
+      'relative | absolute (default: relative for llamafactory, absolute otherwise)',
+    )
     .option('--max-history <n>', 'previous steps shown in each prompt (default 20)')
     .option('--progress', 'show progress even when stderr is not a terminal')
     .option('--json', 'print the summary as JSON')
-    .action((o: { run: string[]; format: string; out: string; imagePaths?: string; maxHistory?: string; progress?: boolean; json?: boolean }) => {
-      const format = parseSftFormat(o.format);
-      if (o.imagePaths !== undefined && o.imagePaths !== 'relative' && o.imagePaths !== 'absolute') {
-        throw new InputError(`--image-paths must be relative or absolute, got "${o.imagePaths}"`, { field: 'image-paths' });
-      }
-      const bar = createProgress('export sft', 0, { force: o.progress, quiet: !o.progress && !process.stderr.isTTY });
-      try {
-        const summary = exportSft({
-          runs: o.run,
-          format,
-          out: o.out,
-          imagePaths: o.imagePaths as 'relative' | 'absolute' | undefined,
-          maxHistory: maxHistoryOption(o.maxHistory),
-          onProgress: (done, total) => {
-            bar.setTotal(total);
-            bar.update(done);
-          },
+    .action(
+      (o: {
+        run: string[];
+        format: string;
+        out: string;
+        imagePaths?: string;
+        maxHistory?: string;
+        progress?: boolean;
+        json?: boolean;
+      }) => {
+        const format = parseSftFormat(o.format);
+        if (o.imagePaths !== undefined && o.imagePaths !== 'relative' && o.imagePaths !== 'absolute') {
+          throw new InputError(`--image-paths must be relative or absolute, got "${o.imagePaths}"`, {
+            field: 'image-paths',
+          });
+        }
+        const bar = createProgress('export sft', 0, {
+          force: o.progress,
+          quiet: !o.progress && !process.stderr.isTTY,
         });
-        bar.stop();
-        printSft(summary, o.json ?? false);
-      } catch (e) {
-        bar.stop();
-        throw e;
-      }
-    });
+        try {
+          const summary = exportSft({
+            runs: o.run,
+            format,
+            out: o.out,
+            imagePaths: o.imagePaths as 'relative' | 'absolute' | undefined,
+            maxHistory: maxHistoryOption(o.maxHistory),
+            onProgress: (done, total) => {
+              bar.setTotal(total);
+              bar.update(done);
+            },
+          });
+          bar.stop();
+          printSft(summary, o.json ?? false);
+        } catch (e) {
+          bar.stop();
+          throw e;
+        }
+      },
+    );
 
   exp
     .command('rl')
     .description('Critical states (JSONL from `rmsweb mine`) as verl parquet rows or JSONL')
-    .requiredOption('--run <dir>', 'run folder holding the trajectories and screenshots (repeatable)', collect, [])
+    .requiredOption(
+      '--run <dir>',
+      'run folder holding the trajectories and screenshots (repeatable)',
+      collect,
+      [],
+    )
     .requiredOption('--critical <file>', 'critical states, one JSON object per line')
     .requiredOption('--format <format>', `one of ${RL_FORMATS.join(', ')}`)
     .requiredOption('--out <file>', 'output file (.parquet for verl, .jsonl for jsonl)')
     .option('--max-history <n>', 'previous steps shown in each prompt (default 20)')
     .option('--json', 'print the summary as JSON')
-    .action((o: { run: string[]; critical: string; format: string; out: string; maxHistory?: string; json?: boolean }) => {
-      const summary = exportRl({
-        runs: o.run,
-        critical: o.critical,
-        format: parseRlFormat(o.format),
-        out: o.out,
-        maxHistory: maxHistoryOption(o.maxHistory),
-      });
-      printRl(summary, o.json ?? false);
-    });
+    .action(
+      (o: {
+        run: string[];
+        critical: string;
+        format: string;
+        out: string;
+        maxHistory?: string;
+        json?: boolean;
+      }) => {
+        const summary = exportRl({
+          runs: o.run,
+          critical: o.critical,
+          format: parseRlFormat(o.format),
+          out: o.out,
+          maxHistory: maxHistoryOption(o.maxHistory),
+        });
+        printRl(summary, o.json ?? false);
+      },
+    );
 }

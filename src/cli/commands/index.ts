@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { registerNotLanded } from '../not-landed.ts';
+import { registerObserve } from './observe.ts';
 import { registerRunTask } from './run-task.ts';
 import { registerCollect } from './collect.ts';
 import { registerStats } from './stats.ts';
@@ -15,7 +16,7 @@ type Register = (program: Command) => void;
 // Each command lives in its own file under commands/; a capability that has not landed yet is
 // registered with registerNotLanded so `--help` always shows the whole surface.
 export const COMMANDS: Register[] = [
-  (p) => registerNotLanded(p, 'observe', 'Print the agent\'s view of a page (elements, text view, screenshot)', 'issue 2 (foundation)'),
+  registerObserve,
   (p) => registerNotLanded(p, 'world', 'Serve the offline web world, list its tasks, check a session', 'issue 3 (offline world)'),
   registerTasks,
   registerRunTask,

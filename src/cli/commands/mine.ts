@@ -1,6 +1,5 @@
 import { mkdirSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
-import cliProgress from 'cli-progress';
 import type { Command } from 'commander';
 import { CriticalState, describeZodIssues, InputError, type Trajectory } from '../../core/index.ts';
 import {
@@ -14,6 +13,7 @@ import {
 } from '../../mine/index.ts';
 import { createChatModel } from '../../models/index.ts';
 import { RunStore, writeFileAtomic } from '../../store/index.ts';
+import { createProgress, type Progress } from '../progress.ts';
 
 interface MineCliOptions {
   run: string[];
@@ -99,14 +99,7 @@ export function registerMine(program: Command): void {
       const concurrency = numberOption(o.concurrency, 'concurrency', 1, 256, true) ?? (o.judge === 'rules' ? 1 : 8);
       const trajectories = readRuns(o.run);
 
-      const showBar = o.progress || process.stderr.isTTY;
-      const bar = showBar
-        ? new cliProgress.SingleBar(
-            { format: 'mine [{bar}] {value}/{total} pairs | {eta_formatted} left', stream: process.stderr },
-            cliProgress.Presets.shades_classic,
-          )
-        : null;
-      let started = false;
+      let progress: Progress | null = null;
       const result = await mineCriticalStates(trajectories, {
         minComparability,
         maxCandidates,
@@ -114,15 +107,11 @@ export function registerMine(program: Command): void {
         concurrency,
         dedupe: !o.keepDuplicates,
         onProgress: (done, total) => {
-          if (!bar) return;
-          if (!started) {
-            bar.start(total, 0);
-            started = true;
-          }
-          bar.update(done);
+          progress ??= createProgress('mine', total, { force: o.progress });
+          progress.update(done);
         },
       });
-      if (started) bar?.stop();
+      (progress as Progress | null)?.stop();
 
       writeJsonl(o.out, result);
       const statsPath = statsPathFor(o.out);

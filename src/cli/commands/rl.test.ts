@@ -41,8 +41,19 @@ beforeAll(async () => {
         CriticalState.parse({
           id: `cs_${t.id}_${i}`,
           task: t.task,
-          success: { trajectoryId: t.id, stepIndex: i, observation: s.observation, action: s.action, history: t.steps.slice(0, i).map((p) => p.action) },
-          failure: { trajectoryId: 'other', stepIndex: i, observation: s.observation, action: { type: 'go_back' } },
+          success: {
+            trajectoryId: t.id,
+            stepIndex: i,
+            observation: s.observation,
+            action: s.action,
+            history: t.steps.slice(0, i).map((p) => p.action),
+          },
+          failure: {
+            trajectoryId: 'other',
+            stepIndex: i,
+            observation: s.observation,
+            action: { type: 'go_back' },
+          },
           comparability: { url: 1, elements: 1, memory: 1, progress: 1, total: 1 },
           label: 'other',
           labelSource: 'test',
@@ -62,8 +73,23 @@ describe('rmsweb rl', () => {
   it('trains from critical states, saves a loadable checkpoint and the curves', async () => {
     const out = join(dir, 'out-sds');
     const text = await run([
-      '--data', join(dir, 'critical.jsonl'), '--init', join(dir, 'sft'), '--out', out,
-      '--steps', '3', '--batch', '4', '--group-size', '4', '--seed', '2', '--json', '--log-run', join(dir, 'run'),
+      '--data',
+      join(dir, 'critical.jsonl'),
+      '--init',
+      join(dir, 'sft'),
+      '--out',
+      out,
+      '--steps',
+      '3',
+      '--batch',
+      '4',
+      '--group-size',
+      '4',
+      '--seed',
+      '2',
+      '--json',
+      '--log-run',
+      join(dir, 'run'),
     ]);
     const summary = JSON.parse(text);
     expect(summary).toMatchObject({ algo: 'salvage-ds', reward: 'polarized', rolloutsSampled: 3 * 4 * 4 });
@@ -85,8 +111,22 @@ describe('rmsweb rl', () => {
   it('runs DAPO on the full corpus with the text-similarity reward', async () => {
     const out = join(dir, 'out-dapo');
     const text = await run([
-      '--algo', 'dapo', '--reward', 'textsim', '--full-corpus', join(dir, 'run'), '--init', join(dir, 'sft'), '--out', out,
-      '--steps', '2', '--batch', '3', '--group-size', '4',
+      '--algo',
+      'dapo',
+      '--reward',
+      'textsim',
+      '--full-corpus',
+      join(dir, 'run'),
+      '--init',
+      join(dir, 'sft'),
+      '--out',
+      out,
+      '--steps',
+      '2',
+      '--batch',
+      '3',
+      '--group-size',
+      '4',
     ]);
     // 8 synthetic successes of 4, 2, 1 and 2 steps
     expect(text).toContain('dapo (textsim) on 18 states: 2 steps');
@@ -96,10 +136,20 @@ describe('rmsweb rl', () => {
   it('rejects bad usage with InputError', async () => {
     const base = ['--init', join(dir, 'sft'), '--out', join(dir, 'never')];
     await expect(run(base)).rejects.toThrow(/exactly one of --data/);
-    await expect(run([...base, '--data', 'a', '--full-corpus', 'b'])).rejects.toThrow(/exactly one of --data/);
-    await expect(run([...base, '--data', join(dir, 'critical.jsonl'), '--algo', 'ppo'])).rejects.toThrow(/algo must be one of/);
-    await expect(run([...base, '--data', join(dir, 'critical.jsonl'), '--algo', 'grpo', '--no-salvage'])).rejects.toThrow(/salvage-ds only/);
-    await expect(run([...base, '--data', join(dir, 'critical.jsonl'), '--steps', '0'])).rejects.toSatisfy(InputError.isInstance);
-    await expect(run([...base, '--data', join(dir, 'missing.jsonl')])).rejects.toThrow(/cannot read critical states/);
+    await expect(run([...base, '--data', 'a', '--full-corpus', 'b'])).rejects.toThrow(
+      /exactly one of --data/,
+    );
+    await expect(run([...base, '--data', join(dir, 'critical.jsonl'), '--algo', 'ppo'])).rejects.toThrow(
+      /algo must be one of/,
+    );
+    await expect(
+      run([...base, '--data', join(dir, 'critical.jsonl'), '--algo', 'grpo', '--no-salvage']),
+    ).rejects.toThrow(/salvage-ds only/);
+    await expect(run([...base, '--data', join(dir, 'critical.jsonl'), '--steps', '0'])).rejects.toSatisfy(
+      InputError.isInstance,
+    );
+    await expect(run([...base, '--data', join(dir, 'missing.jsonl')])).rejects.toThrow(
+      /cannot read critical states/,
+    );
   });
 });

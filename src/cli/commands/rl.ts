@@ -40,11 +40,20 @@ export interface RlCliOptions {
   json?: boolean;
 }
 
-function numberOption(raw: string | undefined, field: string, min: number, max: number, int = false): number | undefined {
+function numberOption(
+  raw: string | undefined,
+  field: string,
+  min: number,
+  max: number,
+  int = false,
+): number | undefined {
   if (raw === undefined) return undefined;
   const n = Number(raw);
   if (!Number.isFinite(n) || n < min || n > max || (int && !Number.isInteger(n))) {
-    throw new InputError(`${field} must be ${int ? 'an integer' : 'a number'} in [${min}, ${max}], got "${raw}"`, { field });
+    throw new InputError(
+      `${field} must be ${int ? 'an integer' : 'a number'} in [${min}, ${max}], got "${raw}"`,
+      { field },
+    );
   }
   return n;
 }
@@ -58,7 +67,9 @@ function oneOf<T extends string>(raw: string, allowed: readonly T[], field: stri
 
 async function loadExamples(o: RlCliOptions): Promise<RlExample[]> {
   if ((o.data === undefined) === (o.fullCorpus === undefined)) {
-    throw new InputError('give exactly one of --data <critical.jsonl> or --full-corpus <run dir>', { field: 'data' });
+    throw new InputError('give exactly one of --data <critical.jsonl> or --full-corpus <run dir>', {
+      field: 'data',
+    });
   }
   return o.data !== undefined ? loadCriticalStates(o.data) : loadFullCorpus(o.fullCorpus!);
 }
@@ -80,7 +91,8 @@ export async function rlCommand(
   const lr = numberOption(o.lr, 'lr', 1e-9, 10);
   const seed = numberOption(o.seed, 'seed', 0, 2 ** 31 - 1, true);
   const temperature = numberOption(o.temperature, 'temperature', 1e-3, 100);
-  if (!o.salvage && algo !== 'salvage-ds') throw new InputError(`--no-salvage applies to salvage-ds only, not ${algo}`, { field: 'salvage' });
+  if (!o.salvage && algo !== 'salvage-ds')
+    throw new InputError(`--no-salvage applies to salvage-ds only, not ${algo}`, { field: 'salvage' });
   const examples = await loadExamples(o);
   const policy = await loadPolicy(o.init);
   const store = o.logRun ? RunStore.open(o.logRun) : undefined;
@@ -91,6 +103,8 @@ export async function rlCommand(
           {
             format: `rl ${algo} [{bar}] {value}/{total} steps | reward {reward} | salvage {salvage} | {eta_formatted} left`,
             stream: process.stderr,
+            // --progress on a pipe: one line per redraw (training is synchronous, so redraws are driven below)
+            noTTYOutput: !process.stderr.isTTY,
           },
           cliProgress.Presets.shades_classic,
         )
@@ -112,11 +126,13 @@ export async function rlCommand(
       salvage: algo === 'salvage-ds' ? o.salvage : undefined,
       metricsStore: store,
       metricsSeries: `rl/${algo}/${o.out}`,
-      onMetrics: (m) =>
+      onMetrics: (m) => {
         bar?.update(m.step, {
           reward: m[METRICS.meanReward].toFixed(3),
           salvage: m[METRICS.salvageShare].toFixed(2),
-        }),
+        });
+        if (bar && !process.stderr.isTTY) bar.render();
+      },
     });
   } finally {
     bar?.stop();
@@ -133,13 +149,24 @@ export async function rlCommand(
     data: o.data ?? null,
     fullCorpus: o.fullCorpus ?? null,
     out: o.out,
-    options: { steps, groupSize, batchSize, lr, seed, temperature, salvage: algo === 'salvage-ds' ? o.salvage : null },
+    options: {
+      steps,
+      groupSize,
+      batchSize,
+      lr,
+      seed,
+      temperature,
+      salvage: algo === 'salvage-ds' ? o.salvage : null,
+    },
     examples: result.examples,
     rolloutsSampled: result.rolloutsSampled,
     wallMs: result.wallMs,
     final: last ?? null,
   };
-  writeFileAtomic(join(o.out, RL_METRICS_FILE), `${JSON.stringify({ ...summary, metrics: result.metrics }, null, 2)}\n`);
+  writeFileAtomic(
+    join(o.out, RL_METRICS_FILE),
+    `${JSON.stringify({ ...summary, metrics: result.metrics }, null, 2)}\n`,
+  );
 
   if (o.json) {
     process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
@@ -170,7 +197,10 @@ export function registerRl(program: Command): void {
     .option('--algo <name>', `algorithm: ${RL_ALGOS.join(' | ')}`, 'salvage-ds')
     .option('--reward <name>', `reward: ${REWARD_NAMES.join(' | ')}`, 'polarized')
     .option('--data <file>', 'critical states JSONL (from rmsweb mine)')
-    .option('--full-corpus <dir>', 'instead of --data: every step of the verified successes in this run folder')
+    .option(
+      '--full-corpus <dir>',
+      'instead of --data: every step of the verified successes in this run folder',
+    )
     .option('--steps <n>', 'optimizer steps (default 50)')
     .option('--group-size <n>', 'actions sampled per state, G (default 8)')
     .option('--batch <n>', 'states per step (default 8)')

@@ -5,26 +5,32 @@ import type { Command } from 'commander';
 import { InputError, RmswebError, Task } from '../../core/index.ts';
 import { BENCHMARK_SUITES, type BenchmarkSuite, loadSuite } from '../../judge/index.ts';
 import {
-  LlmTaskRewriter,
-  type RewriteOutcome,
-  type SourcedQuery,
-  type TaskRewriter,
-  UsageMeter,
   createChatModel,
   getOfflineRewriter,
   hasOfflineRewriter,
+  LlmTaskRewriter,
   loadPriceTable,
+  type RewriteOutcome,
   readQueries,
   registerOfflineRewriter,
+  type SourcedQuery,
+  type TaskRewriter,
+  UsageMeter,
 } from '../../models/index.ts';
 import { writeFileAtomic } from '../../store/index.ts';
 
 export const LIST_SUITES = ['world', ...BENCHMARK_SUITES] as const;
 
-function intOption(raw: string | undefined, field: string, min: number, max = Number.MAX_SAFE_INTEGER): number | undefined {
+function intOption(
+  raw: string | undefined,
+  field: string,
+  min: number,
+  max = Number.MAX_SAFE_INTEGER,
+): number | undefined {
   if (raw === undefined) return undefined;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < min || n > max) throw new InputError(`must be an integer in [${min}, ${max}], got "${raw}"`, { field });
+  if (!Number.isInteger(n) || n < min || n > max)
+    throw new InputError(`must be an integer in [${min}, ${max}], got "${raw}"`, { field });
   return n;
 }
 
@@ -34,22 +40,31 @@ async function worldTasks(o: { seed?: string; split?: string; site?: string }): 
     throw new InputError(`--split must be train or test, got "${o.split}"`, { field: 'split' });
   }
   const world = await import('../../world/index.ts').catch((e: unknown) => {
-    throw new RmswebError(`the offline world is not available yet: ${(e as Error).message}`, { code: 'NOT_AVAILABLE', cause: e });
+    throw new RmswebError(`the offline world is not available yet: ${(e as Error).message}`, {
+      code: 'NOT_AVAILABLE',
+      cause: e,
+    });
   });
   const tasks = world.generateWorldTasks({
     ...(o.seed !== undefined ? { seed: intOption(o.seed, 'seed', 0) } : {}),
     ...(o.split ? { split: o.split as 'train' | 'test' } : {}),
     ...(o.site ? { site: o.site } : {}),
   });
-  if (o.site && tasks.length === 0) throw new InputError(`the offline world has no site "${o.site}"`, { field: 'site' });
+  if (o.site && tasks.length === 0)
+    throw new InputError(`the offline world has no site "${o.site}"`, { field: 'site' });
   return tasks;
 }
 
 /** Tasks of a suite, validated. */
-export async function listSuiteTasks(suite: string, o: { benchmarksDir?: string; seed?: string; split?: string; site?: string }): Promise<Task[]> {
+export async function listSuiteTasks(
+  suite: string,
+  o: { benchmarksDir?: string; seed?: string; split?: string; site?: string },
+): Promise<Task[]> {
   if (suite === 'world') return worldTasks(o);
   if (!(BENCHMARK_SUITES as readonly string[]).includes(suite)) {
-    throw new InputError(`unknown suite "${suite}"; expected one of ${LIST_SUITES.join(', ')}`, { field: 'suite' });
+    throw new InputError(`unknown suite "${suite}"; expected one of ${LIST_SUITES.join(', ')}`, {
+      field: 'suite',
+    });
   }
   const tasks = loadSuite(suite as BenchmarkSuite, { dir: o.benchmarksDir });
   return o.site ? tasks.filter((t) => t.site.toLowerCase() === o.site!.toLowerCase()) : tasks;
@@ -68,7 +83,8 @@ async function offlineRewriter(): Promise<TaskRewriter> {
   if (!hasOfflineRewriter()) {
     const world = (await import('../../world/index.ts')) as Record<string, unknown>;
     const factory = world.createOfflineRewriter;
-    if (typeof factory === 'function') registerOfflineRewriter(() => factory() as TaskRewriter | Promise<TaskRewriter>);
+    if (typeof factory === 'function')
+      registerOfflineRewriter(() => factory() as TaskRewriter | Promise<TaskRewriter>);
   }
   return getOfflineRewriter();
 }
@@ -138,12 +154,31 @@ async function synth(o: SynthOptions): Promise<void> {
 
   const tasks = outcomes.flatMap((r) => (r.feasible ? [Task.parse(r.task)] : []));
   const dropped = outcomes.flatMap((r) =>
-    r.feasible ? [] : [{ line: r.query.line, query: r.query.query, site: r.query.site, startUrl: r.query.startUrl, feasible: false, reason: r.reason }],
+    r.feasible
+      ? []
+      : [
+          {
+            line: r.query.line,
+            query: r.query.query,
+            site: r.query.site,
+            startUrl: r.query.startUrl,
+            feasible: false,
+            reason: r.reason,
+          },
+        ],
   );
   const droppedFile = o.dropped ?? droppedPathFor(o.out);
   writeJsonl(o.out, tasks);
   writeJsonl(droppedFile, dropped);
-  const summary = { rewriter: rewriter.id, queries: queries.length, tasks: tasks.length, dropped: dropped.length, out: o.out, droppedFile, usage: meter.total() };
+  const summary = {
+    rewriter: rewriter.id,
+    queries: queries.length,
+    tasks: tasks.length,
+    dropped: dropped.length,
+    out: o.out,
+    droppedFile,
+    usage: meter.total(),
+  };
   if (o.json) {
     process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
   } else {
@@ -156,41 +191,64 @@ async function synth(o: SynthOptions): Promise<void> {
 
 /** Registers `rmsweb tasks list` and `rmsweb tasks synth`. */
 export function registerTasks(program: Command): void {
-  const tasks = program.command('tasks').description('Synthesize tasks from raw queries; list benchmark suites');
+  const tasks = program
+    .command('tasks')
+    .description('Synthesize tasks from raw queries; list benchmark suites');
 
   tasks
     .command('list')
     .description('List the tasks of a suite (the offline world, or a live-web benchmark file)')
     .requiredOption('--suite <name>', `one of ${LIST_SUITES.join(', ')}`)
-    .option('--benchmarks-dir <dir>', 'folder holding the benchmark files (default: $RMSWEB_BENCHMARKS, ../shared/benchmarks, ./benchmarks)')
+    .option(
+      '--benchmarks-dir <dir>',
+      'folder holding the benchmark files (default: $RMSWEB_BENCHMARKS, ../shared/benchmarks, ./benchmarks)',
+    )
     .option('--site <site>', 'only tasks of this site')
     .option('--seed <n>', 'world seed (world suite only)')
     .option('--split <split>', 'train or test (world suite only)')
     .option('--limit <n>', 'print at most n tasks')
     .option('--json', 'print the tasks as a JSON array on stdout')
-    .action(async (o: { suite: string; benchmarksDir?: string; site?: string; seed?: string; split?: string; limit?: string; json?: boolean }) => {
-      const limit = intOption(o.limit, 'limit', 0);
-      const all = await listSuiteTasks(o.suite, o);
-      const shown = limit === undefined ? all : all.slice(0, limit);
-      if (o.json) {
-        process.stdout.write(`${JSON.stringify(shown, null, 2)}\n`);
-        return;
-      }
-      for (const t of shown) {
-        const extra = t.level ?? t.category ?? t.verifier.kind;
-        process.stdout.write(`${t.id}\t${t.site}\t${extra}\t${oneLine(t.objective, 100)}\n`);
-      }
-      process.stderr.write(`${shown.length} of ${all.length} task(s) in ${o.suite}\n`);
-    });
+    .action(
+      async (o: {
+        suite: string;
+        benchmarksDir?: string;
+        site?: string;
+        seed?: string;
+        split?: string;
+        limit?: string;
+        json?: boolean;
+      }) => {
+        const limit = intOption(o.limit, 'limit', 0);
+        const all = await listSuiteTasks(o.suite, o);
+        const shown = limit === undefined ? all : all.slice(0, limit);
+        if (o.json) {
+          process.stdout.write(`${JSON.stringify(shown, null, 2)}\n`);
+          return;
+        }
+        for (const t of shown) {
+          const extra = t.level ?? t.category ?? t.verifier.kind;
+          process.stdout.write(`${t.id}\t${t.site}\t${extra}\t${oneLine(t.objective, 100)}\n`);
+        }
+        process.stderr.write(`${shown.length} of ${all.length} task(s) in ${o.suite}\n`);
+      },
+    );
 
   tasks
     .command('synth')
-    .description('Rewrite raw user queries into executable browsing tasks, dropping infeasible ones with a reason')
+    .description(
+      'Rewrite raw user queries into executable browsing tasks, dropping infeasible ones with a reason',
+    )
     .option('--queries <file>', 'raw queries: one per line, or JSONL {query, site?, startUrl?}')
-    .requiredOption('--model <spec>', "rewriter: a model spec openai:<model>[@<url>], or 'offline' (the offline world's rewriter)")
+    .requiredOption(
+      '--model <spec>',
+      "rewriter: a model spec openai:<model>[@<url>], or 'offline' (the offline world's rewriter)",
+    )
     .requiredOption('--out <file>', 'output JSONL, one Task per line')
     .option('--dropped <file>', 'where dropped queries and their reasons go (default: <out>.dropped.jsonl)')
-    .option('--base-url <url>', 'endpoint base URL (overrides RMSWEB_REWRITER_BASE_URL and OPENAI_BASE_URL); the key comes from RMSWEB_REWRITER_API_KEY or OPENAI_API_KEY')
+    .option(
+      '--base-url <url>',
+      'endpoint base URL (overrides RMSWEB_REWRITER_BASE_URL and OPENAI_BASE_URL); the key comes from RMSWEB_REWRITER_API_KEY or OPENAI_API_KEY',
+    )
     .option('--cache-dir <dir>', 'cache model replies on disk, keyed by request hash')
     .option('--concurrency <n>', 'queries rewritten at once (default 4)')
     .option('--timeout-ms <n>', 'per-request timeout (default 120000)')

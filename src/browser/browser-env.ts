@@ -1,0 +1,252 @@
+import type { Browser, BrowserContext, Page, Route } from 'playwright-core';
+import { z } from 'zod';
+import {
+  Action,
+  describeZodIssues,
+  InputError,
+  NavigationError,
+  OBSERVATION_SCHEMA_VERSION,
+  type Observation,
+  TargetClosedError,
+} from '../core/index.ts';
+import { type ActionContext, runAction } from './actions.ts';
+import { type Allowlist, compileAllowlist } from './allowlist.ts';
+import { firstLine, isClosedError, withDeadline } from './deadline.ts';
+import { extractElements, type PageExtraction } from './extract.ts';
+import type { BrowserEnvOptions } from './options.ts';
+import { captureScreenshot, type Screenshot } from './screenshot.ts';
+import { serializeView } from './serialize.ts';
+import { TabSet } from './tabs.ts';
+import { isLoadableUrl, navigationReason, normalizeUrl } from './url.ts';
+
+/** What reset needs of a task: where it starts. A core Task fits. */
+export interface ResetTask {
+  startUrl: string;
+}
+
+const ResetOptions = z.object({
+  cookies: z
+    .array(z.object({ name: z.string().min(1), value: z.string(), url: z.string().url() }))
+    .default([]),
+});
+/** Options of one reset: cookies to set before the start page loads (e.g. a world session). */
+export type ResetOptions = z.input<typeof ResetOptions>;
+
+/** Where the time of the last step went, in ms. */
+export interface StepTiming {
+  actionMs: number;
+  observeMs: number;
+  totalMs: number;
+}
+
+// A page that navigates while we index it destroys the evaluation context; indexing again is right.
+const RETRYABLE = /Execution context was destroyed|Cannot find context|navigation|frame was detached/i;
+
+/**
+ * One browsing environment: an isolated browser context (own cookies, storage and tabs) in a shared
+ * browser. `reset(task)` opens the start page, `step(action)` acts and observes. A failed action
+ * never throws: it is reported as `lastActionError` in the returned observation; only a browser or
+ * context that went away throws (TargetClosedError), and an observation past its deadline
+ * (TimeoutError). Obtain one with `BrowserHost.newEnv(options)`.
+ */
+export class BrowserEnv {
+  private context: BrowserContext | null = null;
+  private tabs: TabSet | null = null;
+  private contextClosed = false;
+  private steps = 0;
+  private readonly blocked: string[] = [];
+  private readonly allowlist: Allowlist;
+  /** Timing of the last step, for benchmarks and logs. */
+  lastStepTiming?: StepTiming;
+
+  /** @internal use BrowserHost.newEnv */
+  constructor(
+    private readonly browser: Browser,
+    readonly config: BrowserEnvOptions,
+    private readonly onClose: (env: BrowserEnv) => void = () => {},
+  ) {
+    this.allowlist = compileAllowlist(config.allowlist);
+  }
+
+  /** The active page. For reference solvers and tests; agents act through step(). */
+  get page(): Page {
+    const p = this.tabs?.active;
+    if (!p) throw new InputError('the environment has no open page: call reset(task) first');
+    return p;
+  }
+
+  /** Opens a fresh context (no cookies, storage or tabs from earlier episodes) on the task's start URL. */
+  async reset(task: ResetTask, opts: ResetOptions = {}): Promise<Observation> {
+    const raw = typeof task?.startUrl === 'string' ? task.startUrl.trim() : '';
+    const url = normalizeUrl(raw);
+    if (!raw || !isLoadableUrl(url)) throw new InputError(`invalid start URL "${raw}"`, { field: 'startUrl' });
+    const parsed = ResetOptions.safeParse(opts);
+    if (!parsed.success)
+      throw new InputError(`invalid reset options: ${describeZodIssues(parsed.error.issues)}`, {
+        field: String(parsed.error.issues[0]?.path.join('.')),
+      });
+    await this.closeContext();
+    const c = this.config;
+    const context = await withDeadline(
+      'creating a browser context',
+      c.navigationTimeoutMs,
+      this.browser.newContext({
+        viewport: c.viewport,
+        deviceScaleFactor: 1,
+        acceptDownloads: false,
+        locale: c.locale,
+        timezoneId: c.timezoneId,
+        userAgent: c.userAgent,
+        ignoreHTTPSErrors: c.ignoreHTTPSErrors,
+        reducedMotion: 'reduce',
+        // Service workers would serve pages past our routes and the allowlist.
+        serviceWorkers: 'block',
+      }),
+    );
+    this.context = context;
+    this.contextClosed = false;
+    context.on('close', () => {
+      this.contextClosed = true;
+    });
+    context.setDefaultTimeout(c.actionTimeoutMs);
+    context.setDefaultNavigationTimeout(c.navigationTimeoutMs);
+    if (this.allowlist.patterns.length) await context.route('**/*', (route) => this.gate(route));
+    if (parsed.data.cookies.length) await context.addCookies(parsed.data.cookies);
+    this.tabs = new TabSet(context);
+    const page = await withDeadline('opening a tab', c.actionTimeoutMs, context.newPage());
+    this.tabs.activate(page);
+    this.steps = 0;
+    if (!this.allowlist.allows(url)) throw new NavigationError(url, 'blocked by the allowlist');
+    try {
+      await page.goto(url, { waitUntil: 'domcontentloaded', timeout: c.navigationTimeoutMs });
+    } catch (e) {
+      if (isClosedError(e)) throw new TargetClosedError(`loading ${url}`, e);
+      throw new NavigationError(url, navigationReason(firstLine(e)), e);
+    }
+    await page.waitForLoadState('load', { timeout: Math.min(2_000, c.navigationTimeoutMs) }).catch(() => {});
+    return this.capture(null);
+  }
+
+  /** Blocks document loads outside the allowlist; other requests pass. */
+  private async gate(route: Route): Promise<void> {
+    const req = route.request();
+    if (req.isNavigationRequest() && !this.allowlist.allows(req.url())) {
+      this.blocked.push(req.url());
+      await route.abort('blockedbyclient').catch(() => {});
+      return;
+    }
+    await route.fallback().catch(() => {});
+  }
+
+  /**
+   * Validates and runs one action, then observes. An invalid action (a zod error naming the field)
+   * or a failed one is reported in `lastActionError`; it does not throw.
+   */
+  async step(action: Action | unknown): Promise<Observation> {
+    this.requireContext();
+    const t0 = performance.now();
+    this.steps++;
+    const parsed = Action.safeParse(action);
+    let error: string | null;
+    if (!parsed.success) error = `invalid action: ${describeZodIssues(parsed.error.issues)}`;
+    else error = await runAction(this.actionContext(), parsed.data);
+    const t1 = performance.now();
+    const obs = await this.capture(error);
+    const t2 = performance.now();
+    this.lastStepTiming = { actionMs: t1 - t0, observeMs: t2 - t1, totalMs: t2 - t0 };
+    return obs;
+  }
+
+  /** A fresh observation of the active tab, without acting. */
+  async observe(): Promise<Observation> {
+    this.requireContext();
+    return this.capture(null);
+  }
+
+  /** Closes this environment's context and tabs. The shared browser stays up. */
+  async close(): Promise<void> {
+    await this.closeContext();
+    this.onClose(this);
+  }
+
+  private requireContext(): void {
+    if (!this.context || !this.tabs)
+      throw new InputError('the environment has no open page: call reset(task) first');
+    if (this.contextClosed || !this.browser.isConnected()) throw new TargetClosedError('browser context');
+  }
+
+  private async closeContext(): Promise<void> {
+    const ctx = this.context;
+    this.context = null;
+    this.tabs = null;
+    if (ctx) await ctx.close().catch(() => {});
+  }
+
+  private actionContext(): ActionContext {
+    const tabs = this.tabs!;
+    return {
+      tabs,
+      config: this.config,
+      allowlist: this.allowlist,
+      blocked: this.blocked,
+      page: () => this.activePage(),
+      alive: () => !this.contextClosed && this.browser.isConnected(),
+    };
+  }
+
+  private async activePage(): Promise<Page> {
+    this.requireContext();
+    return this.tabs!.active ?? (await this.tabs!.openBlank());
+  }
+
+  private async capture(lastActionError: string | null): Promise<Observation> {
+    const c = this.config;
+    let page = await this.activePage();
+    let ex: PageExtraction | null = null;
+    let shot: Screenshot | null = null;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        [ex, shot] = await Promise.all([
+          extractElements(
+            page,
+            { maxElements: c.maxElements, maxTextLength: c.maxTextLength },
+            c.actionTimeoutMs,
+          ),
+          c.screenshot.enabled
+            ? captureScreenshot(page, c.screenshot, c.actionTimeoutMs)
+            : Promise.resolve(null),
+        ]);
+        break;
+      } catch (e) {
+        if (isClosedError(e)) {
+          if (!this.browser.isConnected() || this.contextClosed)
+            throw new TargetClosedError('observing the page', e);
+          page = await this.activePage(); // the tab closed itself: observe the one now active
+        } else if (attempt >= 2 || !RETRYABLE.test(firstLine(e))) {
+          throw e;
+        }
+        await page.waitForLoadState('domcontentloaded', { timeout: c.navigationTimeoutMs }).catch(() => {});
+      }
+    }
+    const tabs = await this.tabs!.list(ex.title);
+    const view = {
+      url: ex.url,
+      title: ex.title,
+      tabs,
+      elements: ex.elements,
+      texts: ex.texts,
+      scroll: ex.scroll,
+    };
+    return {
+      schemaVersion: OBSERVATION_SCHEMA_VERSION,
+      ...view,
+      text: serializeView({ ...view, layout: ex.layout }),
+      screenshot: shot,
+      lastActionError,
+      stepIndex: this.steps,
+      memory: '',
+      progress: '',
+      notes: [],
+    };
+  }
+}

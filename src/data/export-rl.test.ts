@@ -1,0 +1,124 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parquetMetadata, parquetReadObjects, parquetSchema } from 'hyparquet';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type CriticalState, fromBrowserUse, sha256 } from '../core/index.ts';
+import { RunStore } from '../store/index.ts';
+import { exportRl } from './export-rl.ts';
+import { readJsonl } from './export-sft.ts';
+import { buildCollection, criticalFrom, NOTE, NOTE_C } from './fixtures.ts';
+import { NoteScrubber, words } from './note-scrub.ts';
+
+let root: string;
+let run: string;
+let states: CriticalState[];
+let critical: string;
+
+beforeAll(async () => {
+  root = mkdtempSync(join(tmpdir(), 'rmsweb-rl-'));
+  run = join(root, 'run');
+  await buildCollection(run);
+  const store = RunStore.open(run, { readonly: true });
+  const fromOther = criticalFrom(store, 'tA_r1', 'tA_r0', 2, 'cs_detached');
+  // A state whose success trajectory is not in the run: the prompt falls back to the state alone.
+  fromOther.success.trajectoryId = 'traj_elsewhere';
+  states = [criticalFrom(store, 'tA_r1', 'tA_r0', 1), criticalFrom(store, 'tB_r0', 'tA_r0', 1), fromOther];
+  store.close();
+  critical = join(root, 'critical.jsonl');
+  writeFileSync(critical, `${states.map((s) => JSON.stringify(s)).join('\n')}\n`);
+});
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+const scrubber = new NoteScrubber([NOTE, NOTE_C]);
+
+describe('exportRl', () => {
+  it('writes verl parquet rows that read back with hyparquet', async () => {
+    const out = join(root, 'rl', 'train.parquet');
+    const sum = exportRl({ runs: [run], critical, format: 'verl', out });
+    expect(sum).toMatchObject({ rows: 3, images: 3, withTrajectoryHistory: 2, droppedNoteLeak: 0 });
+    const file = new Uint8Array(readFileSync(out)).buffer;
+    const meta = parquetMetadata(file);
+    expect(Number(meta.num_rows)).toBe(3);
+    expect(parquetSchema(meta).children.map((c) => c.element.name)).toEqual([
+      'data_source',
+      'prompt',
+      'images',
+      'ability',
+      'reward_model',
+      'extra_info',
+    ]);
+    const rows = (await parquetReadObjects({ file, utf8: false })) as any[];
+    const store = RunStore.open(run, { readonly: true });
+    rows.forEach((row, i) => {
+      const cs = states[i];
+      expect(row.data_source).toBe('rmsweb/world');
+      expect(row.ability).toBe('web_navigation');
+      expect(row.prompt.map((m: any) => m.role)).toEqual(['system', 'user']);
+      const placeholders = row.prompt.reduce(
+        (n: number, m: any) => n + m.content.split('<image>').length - 1,
+        0,
+      );
+      expect(row.images).toHaveLength(placeholders);
+      expect(sha256(row.images[0].bytes)).toBe(cs.success.observation.screenshot!.hash);
+      expect(store.hasImage(sha256(row.images[0].bytes))).toBe(true);
+      expect(row.reward_model.style).toBe('rule');
+      expect(fromBrowserUse(JSON.parse(row.reward_model.ground_truth))).toEqual(cs.success.action);
+      expect(row.extra_info).toMatchObject({
+        critical_state_id: cs.id,
+        task_id: cs.task.id,
+        label: 'lookalike-element',
+        index: BigInt(i),
+      });
+      expect(row.extra_info.comparability).toBeCloseTo(0.8);
+      expect(row.prompt[1].content).toContain(cs.task.objective);
+      for (const m of row.prompt) {
+        expect(scrubber.leaks(m.content)).toBe(false);
+        expect(words(m.content)).not.toContain('zephyr');
+      }
+    });
+    // Step 1 of task A: the history shows step 0 from the stored trajectory, scrubbed.
+    expect(rows[0].prompt[1].content).toContain('Memory: The cart holds 2 items.');
+    expect(rows[2].prompt[1].content).toContain('Action: {"click":{"index":3}}');
+    store.close();
+  });
+
+  it('writes JSONL rows with images beside the file', () => {
+    const out = join(root, 'rl-jsonl', 'train.jsonl');
+    const sum = exportRl({ runs: [run], critical, format: 'jsonl', out });
+    expect(sum.rows).toBe(3);
+    const rows = readJsonl(out) as any[];
+    expect(rows).toHaveLength(3);
+    for (const r of rows) {
+      expect(r.images).toHaveLength(1);
+      expect(existsSync(join(root, 'rl-jsonl', r.images[0]))).toBe(true);
+      expect(JSON.parse(r.reward_model.ground_truth)).toBeTypeOf('object');
+      expect(scrubber.leaks(JSON.stringify(r))).toBe(false);
+    }
+    expect(existsSync(join(root, 'rl-jsonl', 'train.jsonl.export.json'))).toBe(true);
+  });
+
+  it('names the line of a corrupt critical-state record', () => {
+    const bad = join(root, 'bad.jsonl');
+    writeFileSync(bad, `${JSON.stringify(states[0])}\n{"id": "cs_x", oops\n`);
+    expect(() =>
+      exportRl({ runs: [run], critical: bad, format: 'verl', out: join(root, 'x.parquet') }),
+    ).toThrow(/bad\.jsonl, line 2: not valid JSON/);
+    const bad2 = join(root, 'bad2.jsonl');
+    writeFileSync(bad2, `\n${JSON.stringify({ ...states[0], label: 'weird' })}\n`);
+    expect(() =>
+      exportRl({ runs: [run], critical: bad2, format: 'jsonl', out: join(root, 'x.jsonl') }),
+    ).toThrow(/line 2, field label/);
+  });
+
+  it('fails naming the line when a screenshot is in no run store', () => {
+    const s = structuredClone(states[1]);
+    s.success.observation.screenshot!.hash = 'f'.repeat(64);
+    const file = join(root, 'missing.jsonl');
+    writeFileSync(file, `${JSON.stringify(states[0])}\n${JSON.stringify(s)}\n`);
+    expect(() =>
+      exportRl({ runs: [run], critical: file, format: 'verl', out: join(root, 'y.parquet') }),
+    ).toThrow(/line 2: screenshot f+ of critical state/);
+    expect(existsSync(join(root, 'y.parquet'))).toBe(false);
+  });
+});

@@ -1,0 +1,206 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import { type CriticalState, InputError, sha256, type Trajectory, toBrowserUse } from '../core/index.ts';
+import { type RunStore, writeFileAtomic } from '../store/index.ts';
+import { openRuns } from './export-sft.ts';
+import { JsonlWriter } from './jsonl-writer.ts';
+import { NoteScrubber } from './note-scrub.ts';
+import { type HistoryItem, historyText, IMAGE_SLOT, systemPrompt, userText } from './prompt.ts';
+import { readCriticalStates } from './read-critical.ts';
+import { reflectionNotes, stepPrompt, visibleNotes } from './sft-flatten.ts';
+import { type VerlRow, writeVerlParquet } from './verl-parquet.ts';
+
+export const RL_FORMATS = ['verl', 'jsonl'] as const;
+export type RlFormat = (typeof RL_FORMATS)[number];
+
+export interface ExportRlOptions {
+  /** Run folders holding the trajectories and screenshots the critical states refer to. */
+  runs: string[];
+  /** JSONL file of CriticalState records (as `rmsweb mine` writes them). */
+  critical: string;
+  format: RlFormat;
+  /** Output file (.parquet for verl, .jsonl for jsonl); JSONL images go to images/ beside it. */
+  out: string;
+  maxHistory?: number;
+}
+
+export interface ExportRlSummary {
+  format: RlFormat;
+  out: string;
+  rows: number;
+  images: number;
+  /** Rows whose prompt history came from the stored success trajectory (else from the state alone). */
+  withTrajectoryHistory: number;
+  droppedNoteLeak: number;
+}
+
+/** Label the verl `ability` column carries for every row. */
+export const RL_ABILITY = 'web_navigation';
+
+export function parseRlFormat(s: string): RlFormat {
+  if (!(RL_FORMATS as readonly string[]).includes(s)) {
+    throw new InputError(`unknown RL format "${s}"; expected one of ${RL_FORMATS.join(', ')}`, {
+      field: 'format',
+    });
+  }
+  return s as RlFormat;
+}
+
+function findTrajectory(stores: RunStore[], id: string): { store: RunStore; t: Trajectory } | null {
+  for (const store of stores) {
+    const t = store.getTrajectory(id);
+    if (t) return { store, t };
+  }
+  return null;
+}
+
+/**
+ * The prompt of a critical state's success side, built exactly as the SFT prompt of that step
+ * when the success trajectory is in one of the runs; otherwise from the state alone (history of
+ * actions without the agent's texts). Notes are stripped by the same rule as SFT export.
+ */
+function criticalPrompt(cs: CriticalState, stores: RunStore[], maxHistory: number) {
+  const extraNotes = [
+    ...cs.success.observation.notes,
+    ...stores.flatMap((s) => reflectionNotes(s, cs.task.id)),
+  ];
+  const found = findTrajectory(stores, cs.success.trajectoryId);
+  const stepIdx = found ? found.t.steps.findIndex((s) => s.index === cs.success.stepIndex) : -1;
+  if (found && stepIdx >= 0) {
+    const scrubber = new NoteScrubber(visibleNotes(found.t, extraNotes));
+    const p = stepPrompt(found.t, stepIdx, { scrubber, maxHistory, observation: cs.success.observation });
+    return { ...p, scrubber, fromTrajectory: true };
+  }
+  const scrubber = new NoteScrubber(extraNotes);
+  const history: HistoryItem[] = cs.success.history.map((action) => ({
+    evaluation: '',
+    memory: '',
+    nextGoal: '',
+    action,
+    result: { error: null, isDone: false, success: null, extractedContent: null },
+  }));
+  const o = cs.success.observation;
+  const imageHash = o.screenshot?.hash ?? null;
+  const memory = scrubber.scrub(o.memory);
+  const progress = scrubber.scrub(o.progress);
+  const user = userText({
+    objective: cs.task.objective,
+    history: historyText(history, maxHistory),
+    observation: o,
+    memory,
+    progress,
+    withImage: imageHash !== null,
+  });
+  return {
+    system: systemPrompt(),
+    user,
+    agentText: [memory, progress],
+    imageHash,
+    scrubber,
+    fromTrajectory: false,
+  };
+}
+
+/**
+ * The screenshot's bytes: from the first run store holding the hash, else from an inline base64
+ * payload on the state's observation when it hashes to the same address.
+ */
+function imageBytes(hash: string, stores: RunStore[], cs: CriticalState): Uint8Array | null {
+  const store = stores.find((s) => s.hasImage(hash));
+  if (store) return store.readImage(hash);
+  const data = cs.success.observation.screenshot?.data;
+  if (!data) return null;
+  const bytes = Buffer.from(data.replace(/^data:[^;,]+;base64,/, ''), 'base64');
+  return sha256(bytes) === hash ? bytes : null;
+}
+
+/**
+ * Converts critical states into RL training rows: the success side's prompt, and its action as
+ * the rule reward's ground truth (Browser Use wire JSON, the shape the policy answers in).
+ */
+export function exportRl(opts: ExportRlOptions): ExportRlSummary {
+  const format = parseRlFormat(opts.format);
+  const out = resolve(opts.out);
+  const states = readCriticalStates(opts.critical);
+  const stores = openRuns(opts.runs);
+  const summary: ExportRlSummary = {
+    format,
+    out,
+    rows: 0,
+    images: 0,
+    withTrajectoryHistory: 0,
+    droppedNoteLeak: 0,
+  };
+  const rows: VerlRow[] = [];
+  const imageData = new Map<string, Uint8Array>();
+  try {
+    for (const { line, state: cs } of states) {
+      const p = criticalPrompt(cs, stores, opts.maxHistory ?? 20);
+      if (p.agentText.some((x) => p.scrubber.leaks(x))) {
+        summary.droppedNoteLeak++;
+        continue;
+      }
+      const images: VerlRow['images'] = [];
+      if (p.imageHash) {
+        const bytes = imageBytes(p.imageHash, stores, cs);
+        if (!bytes) {
+          throw new InputError(
+            `screenshot ${p.imageHash} of critical state ${cs.id} is in none of the run stores (${opts.runs.join(', ')})`,
+            { file: opts.critical, line },
+          );
+        }
+        imageData.set(p.imageHash, bytes);
+        images.push({ bytes, path: `images/${p.imageHash}.jpg` });
+      }
+      if (p.fromTrajectory) summary.withTrajectoryHistory++;
+      rows.push({
+        data_source: `rmsweb/${cs.task.suite}`,
+        prompt: [
+          { role: 'system', content: p.system },
+          { role: 'user', content: p.user.replace(IMAGE_SLOT, '<image>') },
+        ],
+        images,
+        ability: RL_ABILITY,
+        reward_model: { style: 'rule', ground_truth: JSON.stringify(toBrowserUse(cs.success.action)) },
+        extra_info: {
+          split: 'train',
+          index: rows.length,
+          critical_state_id: cs.id,
+          task_id: cs.task.id,
+          site: cs.task.site,
+          label: cs.label,
+          label_source: cs.labelSource,
+          success_trajectory_id: cs.success.trajectoryId,
+          success_step: cs.success.stepIndex,
+          failure_trajectory_id: cs.failure.trajectoryId,
+          failure_step: cs.failure.stepIndex,
+          failure_action: JSON.stringify(toBrowserUse(cs.failure.action)),
+          comparability: cs.comparability.total,
+        },
+      });
+    }
+  } finally {
+    for (const s of stores) s.close();
+  }
+  mkdirSync(dirname(out), { recursive: true });
+  if (format === 'verl') {
+    writeVerlParquet(out, rows);
+  } else {
+    const imagesDir = join(dirname(out), 'images');
+    mkdirSync(imagesDir, { recursive: true });
+    for (const [hash, bytes] of imageData) {
+      const dest = join(imagesDir, `${hash}.jpg`);
+      if (!existsSync(dest)) writeFileAtomic(dest, bytes);
+    }
+    const w = new JsonlWriter(out);
+    for (const r of rows) w.write({ ...r, images: r.images.map((i) => i.path) });
+    w.commit();
+  }
+  summary.rows = rows.length;
+  summary.images = imageData.size;
+  writeFileAtomic(
+    join(dirname(out), `${basename(out)}.export.json`),
+    `${JSON.stringify({ kind: 'rl', critical: resolve(opts.critical), runs: opts.runs.map((r) => resolve(r)), ...summary, exportedAt: new Date().toISOString() }, null, 2)}\n`,
+  );
+  return summary;
+}

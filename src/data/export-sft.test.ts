@@ -1,0 +1,196 @@
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { isAbsolute, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseAgentOutput, sha256 } from '../core/index.ts';
+import { RunStore } from '../store/index.ts';
+import { exportSft, readJsonl } from './export-sft.ts';
+import { buildCollection, NOTE, NOTE_C } from './fixtures.ts';
+import { NoteScrubber, words } from './note-scrub.ts';
+import { SFT_FORMATS } from './sft-formats.ts';
+
+let root: string;
+let run: string;
+const NOTE_SCRUBBER = new NoteScrubber([NOTE, NOTE_C]);
+// 3 + 2 + 2 steps of verified successes, minus the one step whose action copies a note.
+const EXPECTED_EXAMPLES = 6;
+
+beforeAll(async () => {
+  root = mkdtempSync(join(tmpdir(), 'rmsweb-sft-'));
+  run = join(root, 'runs', 'collect1');
+  await buildCollection(run);
+});
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+function allFiles(dir: string): string[] {
+  return readdirSync(dir, { recursive: true })
+    .map((f) => join(dir, String(f)))
+    .filter((f) => statSync(f).isFile());
+}
+
+function allStrings(v: unknown, out: string[] = []): string[] {
+  if (typeof v === 'string') out.push(v);
+  else if (Array.isArray(v)) for (const x of v) allStrings(x, out);
+  else if (v && typeof v === 'object') for (const x of Object.values(v)) allStrings(x, out);
+  return out;
+}
+
+/** No 6-word window of any note, nor its distinctive words, in any file (raw, and every JSON string). */
+function expectNoNoteText(dir: string): void {
+  const files = allFiles(dir);
+  expect(files.length).toBeGreaterThan(0);
+  for (const f of files) {
+    const raw = readFileSync(f).toString('latin1');
+    expect(NOTE_SCRUBBER.leaks(raw), f).toBe(false);
+    for (const w of ['zephyr', 'marmalade', 'lavender', 'okapi', 'decoy'])
+      expect(words(raw).includes(w), `${w} in ${f}`).toBe(false);
+    if (f.endsWith('.jsonl') || f.endsWith('.json')) {
+      const rows = f.endsWith('.jsonl') ? readJsonl(f) : [JSON.parse(raw)];
+      for (const s of allStrings(rows)) expect(NOTE_SCRUBBER.leaks(s), `${f}: ${s.slice(0, 80)}`).toBe(false);
+      expect(raw.includes('"notes"')).toBe(false);
+    }
+  }
+}
+
+function assistantOk(text: string): void {
+  const { actions } = parseAgentOutput(JSON.parse(text));
+  expect(actions).toHaveLength(1);
+}
+
+describe('exportSft', () => {
+  it('flattens verified successes only, one example per step, notes stripped', () => {
+    const out = join(root, 'out-swift');
+    const sum = exportSft({ runs: [run], format: 'swift', out });
+    expect(sum.trajectories).toBe(3);
+    expect(sum.examples).toBe(EXPECTED_EXAMPLES);
+    expect(sum.droppedNoteLeak).toBe(1);
+    expect(sum.missingImages).toBe(0);
+    const rows = readJsonl(join(out, 'train.jsonl')) as Array<{
+      messages: Array<{ role: string; content: string }>;
+      images: string[];
+    }>;
+    expect(rows).toHaveLength(EXPECTED_EXAMPLES);
+    // The failed round-0 attempt of task A is not there; its memory text is unique to it.
+    expect(JSON.stringify(rows).includes('Done, I think.')).toBe(false);
+    // Text unrelated to the note survives verbatim, quoted/paraphrased/self-referencing sentences do not.
+    const a0 = JSON.parse(rows[0].messages[2].content);
+    expect(a0).toEqual({
+      thinking: 'The page shows a shipping select.',
+      evaluation_previous_goal: 'Unknown - first step.',
+      memory: 'The cart holds 2 items.',
+      next_goal: '',
+      action: [{ select_dropdown: { index: 1, text: 'Express' } }],
+    });
+    const a1user = rows[1].messages[1].content;
+    expect(a1user).toContain('Memory: The cart holds 2 items.');
+    expect(a1user).toContain('Progress: Shipping chosen.');
+    expect(a1user).toContain('Action: {"select_dropdown":{"index":1,"text":"Express"}}');
+    const b0 = JSON.parse(rows[3].messages[2].content);
+    expect(b0.memory).toBe('Voucher SPRING10 applies to order B.');
+    expectNoNoteText(out);
+  });
+
+  for (const format of SFT_FORMATS) {
+    it(`${format}: reads back by the format's rules and leaks no note text`, () => {
+      const out = join(root, `out-${format}`);
+      const sum = exportSft({ runs: [run], format, out });
+      expect(sum.examples).toBe(EXPECTED_EXAMPLES);
+      const rows = readJsonl(join(out, 'train.jsonl')) as Array<Record<string, any>>;
+      expect(rows).toHaveLength(EXPECTED_EXAMPLES);
+      const store = RunStore.open(run, { readonly: true });
+      for (const row of rows) checkRow(format, row, out, store);
+      store.close();
+      if (format === 'llamafactory') {
+        const info = JSON.parse(readFileSync(join(out, 'dataset_info.json'), 'utf8'));
+        expect(info.rmsweb_sft).toEqual({
+          file_name: 'train.jsonl',
+          formatting: 'sharegpt',
+          columns: { messages: 'messages', system: 'system', images: 'images' },
+          tags: { role_tag: 'role', content_tag: 'content', user_tag: 'user', assistant_tag: 'assistant' },
+        });
+        expect(existsSync(join(out, info.rmsweb_sft.file_name))).toBe(true);
+      }
+      expect(JSON.parse(readFileSync(join(out, 'export.json'), 'utf8')).examples).toBe(EXPECTED_EXAMPLES);
+      expectNoNoteText(out);
+    });
+  }
+
+  it('merges several runs without duplicating a trajectory', async () => {
+    const run2 = join(root, 'runs', 'collect2');
+    await buildCollection(run2);
+    const out = join(root, 'out-merged');
+    const sum = exportSft({ runs: [run, run2], format: 'trl', out });
+    expect(sum.examples).toBe(EXPECTED_EXAMPLES);
+    expect(sum.trajectories).toBe(3);
+  });
+
+  it('fails clearly on a missing run folder and an unknown format', () => {
+    expect(() => exportSft({ runs: [join(root, 'nope')], format: 'swift', out: join(root, 'x') })).toThrow(
+      /nope does not exist/,
+    );
+    expect(() => exportSft({ runs: [run], format: 'alpaca' as never, out: join(root, 'x') })).toThrow(
+      /unknown SFT format "alpaca"/,
+    );
+  });
+});
+
+function checkRow(format: string, row: Record<string, any>, out: string, store: RunStore): void {
+  const resolveImg = (p: string) => (isAbsolute(p) ? p : join(out, p));
+  const checkImages = (images: string[], placeholders: number) => {
+    expect(images).toHaveLength(placeholders);
+    for (const p of images) {
+      const bytes = readFileSync(resolveImg(p));
+      expect(store.hasImage(sha256(bytes))).toBe(true);
+    }
+  };
+  if (format === 'trl') {
+    expect(Object.keys(row).sort()).toEqual(['images', 'messages']);
+    expect(row.messages.map((m: any) => m.role)).toEqual(['system', 'user', 'assistant']);
+    let imageParts = 0;
+    for (const m of row.messages) {
+      expect(Array.isArray(m.content)).toBe(true);
+      for (const part of m.content) {
+        expect(['text', 'image']).toContain(part.type);
+        if (part.type === 'text') expect(typeof part.text).toBe('string');
+        else imageParts++;
+      }
+    }
+    checkImages(row.images, imageParts);
+    expect(row.images.every((p: string) => isAbsolute(p))).toBe(true);
+    assistantOk(row.messages[2].content[0].text);
+  } else if (format === 'swift') {
+    expect(row.messages.map((m: any) => m.role)).toEqual(['system', 'user', 'assistant']);
+    const placeholders = row.messages.reduce(
+      (n: number, m: any) => n + m.content.split('<image>').length - 1,
+      0,
+    );
+    checkImages(row.images, placeholders);
+    assistantOk(row.messages[2].content);
+  } else if (format === 'llamafactory') {
+    expect(typeof row.system).toBe('string');
+    expect(row.system).toContain('select_dropdown');
+    const roles = row.messages.map((m: any) => m.role);
+    expect(roles).toEqual(roles.map((_: string, i: number) => (i % 2 === 0 ? 'user' : 'assistant')));
+    expect(roles.length % 2).toBe(0);
+    const placeholders = row.messages.reduce(
+      (n: number, m: any) => n + m.content.split('<image>').length - 1,
+      0,
+    );
+    expect(row.images.every((p: string) => !isAbsolute(p))).toBe(true);
+    checkImages(row.images, placeholders);
+    assistantOk(row.messages[1].content);
+  } else {
+    expect(Object.keys(row)).toEqual(['messages']);
+    expect(row.messages.map((m: any) => m.role)).toEqual(['system', 'user', 'assistant']);
+    const parts = row.messages[1].content;
+    expect(parts[0].type).toBe('text');
+    const img = parts.find((p: any) => p.type === 'image_url');
+    const m = /^data:image\/jpeg;base64,(.+)$/.exec(img.image_url.url);
+    expect(m).not.toBeNull();
+    const bytes = Buffer.from(m![1], 'base64');
+    expect(bytes[0]).toBe(0xff);
+    expect(bytes[1]).toBe(0xd8);
+    expect(store.hasImage(sha256(bytes))).toBe(true);
+    assistantOk(row.messages[2].content);
+  }
+}

@@ -1,0 +1,39 @@
+export {
+  type ExportRlOptions,
+  type ExportRlSummary,
+  exportRl,
+  parseRlFormat,
+  RL_ABILITY,
+  RL_FORMATS,
+  type RlFormat,
+} from './export-rl.ts';
+export {
+  type ExportSftOptions,
+  type ExportSftSummary,
+  exportSft,
+  openRuns,
+  parseSftFormat,
+  readJsonl,
+} from './export-sft.ts';
+export { NoteScrubber, noteTexts, sentences, words } from './note-scrub.ts';
+export { actionSpaceText, historyText, IMAGE_SLOT, systemPrompt, userText } from './prompt.ts';
+export { readCriticalStates } from './read-critical.ts';
+export {
+  type FlattenOptions,
+  type FlattenResult,
+  flattenTrajectory,
+  reflectionNotes,
+  type SftExample,
+  stepPrompt,
+  successfulTrajectories,
+  visibleNotes,
+} from './sft-flatten.ts';
+export {
+  LLAMAFACTORY_DATASET_NAME,
+  llamafactoryDatasetInfo,
+  SFT_FILE,
+  SFT_FORMATS,
+  SFT_RENDERERS,
+  type SftFormat,
+} from './sft-formats.ts';
+export { type VerlExtraInfo, type VerlRow, verlParquetBuffer, writeVerlParquet } from './verl-parquet.ts';

@@ -1,0 +1,172 @@
+import type { Verdict } from '../core/index.ts';
+import { type ChatContentPart, type ChatModel, firstText, textPart } from '../models/index.ts';
+import { actionHistory, loadShots, mapLimit, type StepShot, screenshotsOf } from './evidence.ts';
+import { unparseableVerdict, type Verifier, type VerifyInput } from './verifier.ts';
+
+export interface WebJudgeOptions {
+  model: ChatModel;
+  /** Screenshots scoring at least this (1-5) are kept; default 3. */
+  keepThreshold?: number;
+  /** At most this many screenshots reach the final judgement; default 50. */
+  maxKept?: number;
+  /** Screenshot-scoring calls in flight at once; default 4. */
+  concurrency?: number;
+}
+
+const KEY_POINTS_SYSTEM = `You break a web task into the key points an agent must satisfy for the task to count as done.
+Rules:
+- Only list requirements the task states. Do not add your own.
+- Keep every constraint exact: values, ranges, dates, counts, names. "2 bedrooms" is not "2+ bedrooms".
+- Words such as cheapest, newest, highest rated, most popular or closest become a key point about sorting or filtering by that attribute.
+Reply with the line "Key points:" followed by one numbered line per key point.`;
+
+const SCORE_SYSTEM = `You rate one screenshot from a web agent's attempt at a task.
+Decide how much the screenshot helps to tell whether the task's key points were met: does it show a filter, a sort order, a selection, a form, a result or a confirmation that matters?
+Scale: 1 = irrelevant, 2 = barely related, 3 = relevant, 4 = shows important progress, 5 = shows decisive evidence.
+Explain briefly, then end with one line "Score: N" where N is 1 to 5.`;
+
+const OUTCOME_SYSTEM = `You decide whether a web agent completed a task.
+You get the task, its key points, the agent's actions (its final answer is withheld on purpose), and the screenshots judged relevant, each with a note on why.
+Rules:
+- Every key point must be met, exactly as stated. A filter or sort the task requires must actually be applied; a near value does not count.
+- Judge from the actions and the screenshots only. Do not assume a step happened if nothing shows it.
+- If the task asks for information, the pages must show it was reached.
+Explain your reasoning briefly, then end with one line that is exactly
+Status: success
+or
+Status: failure`;
+
+/** Reads numbered or bulleted key points after a "Key points" heading (or anywhere). */
+export function parseKeyPoints(reply: string): string[] {
+  const at = reply.search(/key\s*points\s*:?/i);
+  const body = at >= 0 ? reply.slice(at).replace(/^key\s*points\s*:?/i, '') : reply;
+  return body
+    .split('\n')
+    .map((l) => /^\s*(?:\d+\s*[.)]|[-*•])\s+(.+?)\s*$/.exec(l)?.[1])
+    .filter((x): x is string => !!x && x.length > 1);
+}
+
+/** Reads the last "Score: N" (1-5), or null. */
+export function parseScore(reply: string): number | null {
+  const m = [...reply.matchAll(/score\s*[:=]\s*[*_]*\s*([1-5])\b/gi)].at(-1);
+  return m ? Number(m[1]) : null;
+}
+
+/** Reads the last "Status: success|failure", or null. */
+export function parseStatus(reply: string): { success: boolean; explanation: string } | null {
+  const m = [...reply.matchAll(/status\s*[:-]\s*[*_"'`]*\s*(success|failure)\b/gi)].at(-1);
+  if (!m || m.index === undefined) return null;
+  return { success: m[1].toLowerCase() === 'success', explanation: reply.slice(0, m.index).trim() };
+}
+
+interface ScoredShot {
+  shot: StepShot;
+  part: ChatContentPart;
+  score: number;
+  note: string;
+}
+
+/**
+ * The WebJudge method (Online-Mind2Web): (1) key points from the task, (2) every screenshot scored
+ * 1-5 for relevance and kept at the threshold or above (at most `maxKept`, the highest scores),
+ * (3) the outcome from the task, the key points, the action history without the final answer, and
+ * the kept screenshots.
+ */
+export class WebJudge implements Verifier {
+  readonly id = 'webjudge';
+  private readonly model: ChatModel;
+  private readonly keepThreshold: number;
+  private readonly maxKept: number;
+  private readonly concurrency: number;
+
+  constructor(opts: WebJudgeOptions) {
+    this.model = opts.model;
+    this.keepThreshold = opts.keepThreshold ?? 3;
+    this.maxKept = opts.maxKept ?? 50;
+    this.concurrency = opts.concurrency ?? 4;
+  }
+
+  private async ask(system: string, content: string | ChatContentPart[], maxTokens: number): Promise<string> {
+    const r = await this.model.doGenerate({
+      messages: [
+        { role: 'system', content: system },
+        { role: 'user', content },
+      ],
+      temperature: 0,
+      maxTokens,
+    });
+    return firstText(r);
+  }
+
+  /** Step 1. Falls back to the whole task as one key point when the reply lists none. */
+  async keyPoints(objective: string): Promise<{ points: string[]; fallback: boolean }> {
+    const reply = await this.ask(KEY_POINTS_SYSTEM, `Task: ${objective}`, 500);
+    const points = parseKeyPoints(reply);
+    return points.length ? { points, fallback: false } : { points: [objective], fallback: true };
+  }
+
+  async verify(input: VerifyInput): Promise<Verdict> {
+    const objective = input.task.objective;
+    const kp = await this.keyPoints(objective);
+    const keyPointText = kp.points.map((p, i) => `${i + 1}. ${p}`).join('\n');
+
+    // Step 2: score every screenshot; an unreadable score drops the image rather than guessing.
+    const { parts, missing } = await loadShots(screenshotsOf(input.trajectory), input.loadImage);
+    let unreadable = 0;
+    const scored: ScoredShot[] = await mapLimit(parts, this.concurrency, async ({ shot, part }) => {
+      const reply = await this.ask(
+        SCORE_SYSTEM,
+        [
+          textPart(
+            `Task: ${objective}\nKey points:\n${keyPointText}\nScreenshot from step ${shot.stepIndex + 1} (${shot.url}):`,
+          ),
+          part,
+        ],
+        300,
+      );
+      const score = parseScore(reply);
+      if (score === null) unreadable++;
+      const note = reply
+        .replace(/score\s*[:=].*$/gim, '')
+        .trim()
+        .replace(/\s+/g, ' ')
+        .slice(0, 300);
+      return { shot, part, score: score ?? 0, note };
+    });
+    const kept = scored
+      .filter((s) => s.score >= this.keepThreshold)
+      .sort((a, b) => b.score - a.score || b.shot.stepIndex - a.shot.stepIndex)
+      .slice(0, this.maxKept)
+      .sort((a, b) => a.shot.stepIndex - b.shot.stepIndex);
+
+    // Step 3: the outcome, without the agent's own claim of success.
+    const content: ChatContentPart[] = [
+      textPart(
+        `Task: ${objective}\nKey points:\n${keyPointText}\n\nActions taken by the agent:\n` +
+          `${actionHistory(input.trajectory, { withholdAnswer: true })}\n\n` +
+          (kept.length
+            ? `${kept.length} relevant screenshot(s) follow, in order.`
+            : 'No screenshot was judged relevant.'),
+      ),
+    ];
+    for (const k of kept) {
+      content.push(textPart(`Step ${k.shot.stepIndex + 1}, relevance ${k.score}/5: ${k.note}`), k.part);
+    }
+    const reply = await this.ask(OUTCOME_SYSTEM, content, 800);
+    const status = parseStatus(reply);
+    if (!status) return unparseableVerdict(this.id, 'no "Status: success|failure" line found', reply);
+    const notes = [
+      `${kp.points.length} key point(s)${kp.fallback ? ' (key-point reply unreadable; used the task itself)' : ''}`,
+      `${kept.length}/${parts.length} screenshot(s) kept`,
+      ...(unreadable ? [`${unreadable} screenshot score(s) unreadable, dropped`] : []),
+      ...(missing ? [`${missing} screenshot(s) missing`] : []),
+    ].join('; ');
+    return {
+      success: status.success,
+      score: status.success ? 1 : 0,
+      reason: `${status.explanation.slice(0, 1500)} [${notes}]`,
+      verifierId: this.id,
+      failedConditions: status.success ? [] : ['judged_failure'],
+    };
+  }
+}

@@ -1,0 +1,100 @@
+import type { Verdict } from '../core/index.ts';
+import { type ChatContentPart, type ChatModel, firstText, textPart } from '../models/index.ts';
+import { loadShots, screenshotsOf } from './evidence.ts';
+import { unparseableVerdict, type Verifier, type VerifyInput } from './verifier.ts';
+
+export interface WebVoyagerJudgeOptions {
+  model: ChatModel;
+  /** How many of the last screenshots to show; default 15, as the reference scripts use. */
+  lastK?: number;
+  maxTokens?: number;
+}
+
+const SYSTEM = `You check whether a web-browsing agent really completed a task.
+You are given the task, the final answer the agent reported, and screenshots of the last pages it saw, oldest first.
+
+How to decide:
+- Every part of the task counts. If the task asks for several things, all of them must be done or answered.
+- The screenshots are the evidence. When the answer and the screenshots disagree, believe the screenshots.
+- Do not credit results the screenshots do not support; do not invent what the pages might have shown.
+- An answer that is vague, hedged or about a different item than the task names is not a success.
+
+Write a few sentences of reasoning, then end with one line that is exactly
+Verdict: SUCCESS
+or
+Verdict: NOT SUCCESS`;
+
+/**
+ * Reads a SUCCESS / NOT SUCCESS verdict. A `Verdict:` line wins; otherwise the last upper-case
+ * keyword in the text. Returns null when neither is there.
+ */
+export function parseSuccessKeyword(reply: string): { success: boolean; explanation: string } | null {
+  const lines = [...reply.matchAll(/verdict\s*[:-]\s*[*_"'`]*\s*(not\s+success|success)\b/gi)];
+  let match = lines.at(-1);
+  if (!match) match = [...reply.matchAll(/\b(NOT SUCCESS|SUCCESS)\b/g)].at(-1);
+  if (!match || match.index === undefined) return null;
+  const success = !/^not/i.test(match[1]);
+  const explanation = reply.slice(0, match.index).trim() || reply.trim();
+  return { success, explanation };
+}
+
+/**
+ * The WebVoyager-style judge: task, the agent's final answer and its last k screenshots go to a
+ * vision model, which answers SUCCESS or NOT SUCCESS. An attempt without an answer scores 0
+ * without asking the model.
+ */
+export class WebVoyagerJudge implements Verifier {
+  readonly id = 'webvoyager-judge';
+  private readonly model: ChatModel;
+  private readonly lastK: number;
+  private readonly maxTokens: number;
+
+  constructor(opts: WebVoyagerJudgeOptions) {
+    this.model = opts.model;
+    this.lastK = opts.lastK ?? 15;
+    this.maxTokens = opts.maxTokens ?? 800;
+  }
+
+  async verify(input: VerifyInput): Promise<Verdict> {
+    const answer = input.finalAnswer?.trim() ?? '';
+    if (!answer) {
+      return {
+        success: false,
+        score: 0,
+        reason: 'the agent gave no final answer',
+        verifierId: this.id,
+        failedConditions: ['no_answer'],
+      };
+    }
+    const shots = screenshotsOf(input.trajectory).slice(-this.lastK);
+    const { parts, missing } = await loadShots(shots, input.loadImage);
+    const content: ChatContentPart[] = [
+      textPart(
+        `Task: ${input.task.objective}\nStart page: ${input.task.startUrl}\nFinal answer reported by the agent: ${answer}\n` +
+          (parts.length
+            ? `The last ${parts.length} screenshot(s) follow, oldest first.`
+            : 'No screenshots are available.'),
+      ),
+      ...parts.map((p) => p.part),
+    ];
+    const result = await this.model.doGenerate({
+      messages: [
+        { role: 'system', content: SYSTEM },
+        { role: 'user', content },
+      ],
+      temperature: 0,
+      maxTokens: this.maxTokens,
+    });
+    const reply = firstText(result);
+    const parsed = parseSuccessKeyword(reply);
+    if (!parsed) return unparseableVerdict(this.id, 'no SUCCESS / NOT SUCCESS verdict found', reply);
+    const note = missing ? ` (${missing} screenshot(s) could not be loaded)` : '';
+    return {
+      success: parsed.success,
+      score: parsed.success ? 1 : 0,
+      reason: `${parsed.explanation.slice(0, 1500)}${note}`,
+      verifierId: this.id,
+      failedConditions: parsed.success ? [] : ['judged_not_success'],
+    };
+  }
+}

@@ -1,0 +1,27 @@
+export { type AlignedPair, alignRuns } from './align.ts';
+export {
+  type ComparabilityWeights,
+  comparability,
+  comparabilityTotal,
+  DEFAULT_COMPARABILITY_WEIGHTS,
+  DEFAULT_MIN_COMPARABILITY,
+  progressSimilarity,
+  urlSimilarity,
+  weightedJaccard,
+} from './comparability.ts';
+export {
+  chooseDivergence,
+  DEFAULT_LABEL_PRIORS,
+  DEFAULT_RECENCY_DECAY,
+  type Divergence,
+  type DivergenceOptions,
+  divergenceScore,
+  findDivergences,
+} from './divergence.ts';
+export { buildTaggerMessages, LlmTag, LlmTagger, type LlmTaggerOptions, TAGGER_SYSTEM_PROMPT } from './llm-tagger.ts';
+export { type MineOptions, type MineResult, mineCriticalStates, toCriticalState } from './mine.ts';
+export { type PairingSummary, pairTrajectories, type RunKind, type RunPair, runKind } from './pairing.ts';
+export { describeAction, rulesTagger, tagByRules } from './rules-tagger.ts';
+export { elementKey, Interner, type StateFeatures, type TrajectoryFeatures, trajectoryFeatures } from './state-features.ts';
+export { emptyMineStats, formatMineStats, type MineStats, type SiteMineStats } from './stats.ts';
+export { LABEL_ORDER, TAXONOMY, type TagResult, type Tagger } from './taxonomy.ts';

@@ -1,0 +1,149 @@
+import { describe, expect, it } from 'vitest';
+import { CriticalState, Rng, type Trajectory } from '../core/index.ts';
+import { DEFAULT_LABEL_PRIORS } from './divergence.ts';
+import { act, trajectory } from './fixtures.ts';
+import { mineCriticalStates } from './mine.ts';
+import {
+  ERROR_FAILURE,
+  LOOKALIKE_FAILURE,
+  LOOP_WANDERER,
+  product,
+  RESULTS,
+  SAME_ACTIONS_FAILURE,
+  SCROLL_WANDERER,
+  SUCCESS,
+  T,
+  UNVERIFIED,
+} from './scenarios.test-helpers.ts';
+import type { Tagger } from './taxonomy.ts';
+
+describe('mineCriticalStates', () => {
+  it('finds the divergence at the known step, with the success action as ground truth', async () => {
+    const { criticalStates, stats } = await mineCriticalStates([SUCCESS, LOOKALIKE_FAILURE]);
+    expect(criticalStates).toHaveLength(1);
+    const cs = CriticalState.parse(criticalStates[0]);
+    expect(cs.success).toMatchObject({ trajectoryId: 'succ-1', stepIndex: 1, action: { type: 'click', index: 4 } });
+    expect(cs.failure).toMatchObject({ trajectoryId: 'fail-lookalike', stepIndex: 1, action: { type: 'click', index: 5 } });
+    expect(cs.success.history).toEqual([act.input(0, 'trail shoes')]);
+    expect(cs.failure.history).toEqual([act.input(0, 'trail shoes')]);
+    expect(cs.success.observation.url).toBe(RESULTS.url);
+    expect(cs.label).toBe('lookalike-element');
+    expect(cs.labelSource).toBe('rules');
+    expect(cs.labelReason).toContain('Trail Runner 2 GTX');
+    expect(cs.comparability.total).toBeGreaterThanOrEqual(0.7);
+    expect(cs.comparability.url).toBe(1);
+    expect(stats).toMatchObject({ pairsConsidered: 1, failedPairs: 1, criticalStates: 1, successSteps: 4, yield: 0.25 });
+    expect(stats.perLabel['lookalike-element']).toBe(1);
+    expect(stats.perSite.shop).toMatchObject({ pairs: 1, criticalStates: 1, successSteps: 4 });
+  });
+
+  it('yields nothing when the runs never diverge from comparable states', async () => {
+    for (const failure of [SAME_ACTIONS_FAILURE, ERROR_FAILURE]) {
+      const { criticalStates, stats } = await mineCriticalStates([SUCCESS, failure]);
+      expect(criticalStates).toEqual([]);
+      expect(stats.pairsConsidered).toBe(1);
+      expect(stats.pairsWithDivergence).toBe(0);
+      expect(stats.yield).toBe(0);
+    }
+  });
+
+  it('pairs wandering runs (no verdict, step limit or loop) and labels them', async () => {
+    const { criticalStates, stats } = await mineCriticalStates([SUCCESS, SCROLL_WANDERER, LOOP_WANDERER, UNVERIFIED], {
+      dedupe: false,
+    });
+    expect(stats).toMatchObject({ wandering: 2, unverified: 1, pairsConsidered: 2, wanderingPairs: 2 });
+    const byFailure = Object.fromEntries(criticalStates.map((c) => [c.failure.trajectoryId, c]));
+    expect(byFailure['wander-scroll'].label).toBe('scroll-stall');
+    expect(byFailure['wander-loop'].label).toBe('repetition-loop');
+    for (const cs of criticalStates) expect(cs.success.action).toEqual(act.click(4));
+  });
+
+  it('merges critical states from the same success state unless asked not to', async () => {
+    const all = [SUCCESS, LOOKALIKE_FAILURE, SCROLL_WANDERER, LOOP_WANDERER];
+    const merged = await mineCriticalStates(all);
+    const kept = await mineCriticalStates(all, { dedupe: false });
+    expect(kept.criticalStates).toHaveLength(3);
+    expect(merged.criticalStates).toHaveLength(1);
+    expect(merged.stats.duplicatesMerged).toBe(2);
+    expect(merged.stats.criticalStates + merged.stats.duplicatesMerged).toBe(kept.stats.criticalStates);
+  });
+
+  it('is deterministic: the same output whatever the input order', async () => {
+    const all = [SUCCESS, LOOKALIKE_FAILURE, SCROLL_WANDERER, LOOP_WANDERER, ERROR_FAILURE, UNVERIFIED];
+    const a = await mineCriticalStates(all, { dedupe: false });
+    const b = await mineCriticalStates(new Rng(7).shuffle(all), { dedupe: false });
+    expect(JSON.stringify(b.criticalStates)).toBe(JSON.stringify(a.criticalStates));
+    expect(a.criticalStates.map((c) => c.id)).toEqual(b.criticalStates.map((c) => c.id));
+    expect(new Set(a.criticalStates.map((c) => c.id)).size).toBe(a.criticalStates.length);
+  });
+
+  it('strips reflection notes and screenshot bytes from the observations it emits', async () => {
+    const noted: Trajectory = {
+      ...LOOKALIKE_FAILURE,
+      steps: LOOKALIKE_FAILURE.steps.map((s) => ({
+        ...s,
+        observation: { ...s.observation, notes: ['avoid GTX'], screenshot: { hash: 'h', mime: 'image/jpeg', width: 1, height: 1, data: 'AAAA' } },
+      })),
+    };
+    const { criticalStates } = await mineCriticalStates([SUCCESS, noted]);
+    expect(criticalStates[0].failure.observation.notes).toEqual([]);
+    expect(criticalStates[0].failure.observation.screenshot).toEqual({ hash: 'h', mime: 'image/jpeg', width: 1, height: 1 });
+  });
+});
+
+describe('the label is a soft prior', () => {
+  // Two comparable divergences on one product page: the quantity typed (input-error, earlier) and
+  // the button pressed next (no rule explains it: 'other', later).
+  const P = product('2', 'Trail Runner 2');
+  const success = trajectory(
+    's2',
+    T,
+    [
+      [P, act.input(2, '2')],
+      [P, act.click(0)],
+      [P, act.click(3)],
+    ],
+    true,
+  );
+  const failure = trajectory(
+    'f2',
+    T,
+    [
+      [P, act.input(2, '3')],
+      [P, act.click(1)],
+    ],
+    false,
+  );
+  const corpus = [success, failure, SUCCESS, LOOKALIKE_FAILURE, SCROLL_WANDERER, LOOP_WANDERER, ERROR_FAILURE];
+  const uniform = Object.fromEntries(Object.keys(DEFAULT_LABEL_PRIORS).map((l) => [l, 1]));
+  const allOther: Tagger = { id: 'all-other', tag: () => ({ label: 'other', reason: 'test' }) };
+
+  it('changes which divergence is chosen', async () => {
+    const withPrior = await mineCriticalStates([success, failure]);
+    const flat = await mineCriticalStates([success, failure], { labelPriors: uniform });
+    expect(withPrior.criticalStates[0]).toMatchObject({ label: 'input-error', success: { stepIndex: 0 } });
+    expect(flat.criticalStates[0]).toMatchObject({ label: 'other', success: { stepIndex: 1 } });
+    expect(withPrior.stats.labelChangedChoice).toBe(1);
+    expect(flat.stats.labelChangedChoice).toBe(0);
+    expect(withPrior.stats.candidates).toBe(2);
+  });
+
+  it('never removes a pair: every prior and tagger yields one critical state per diverging pair', async () => {
+    const runs = await Promise.all([
+      mineCriticalStates(corpus, { dedupe: false }),
+      mineCriticalStates(corpus, { dedupe: false, labelPriors: uniform }),
+      mineCriticalStates(corpus, { dedupe: false, tagger: allOther }),
+      mineCriticalStates(corpus, { dedupe: false, labelPriors: { ...uniform, other: 0 } }),
+    ]);
+    const pairsOf = (r: (typeof runs)[number]) => r.criticalStates.map((c) => `${c.success.trajectoryId}/${c.failure.trajectoryId}`);
+    for (const r of runs) {
+      expect(r.stats.pairsWithDivergence).toBe(runs[0].stats.pairsWithDivergence);
+      expect(r.stats.candidates).toBe(runs[0].stats.candidates);
+      expect(pairsOf(r)).toEqual(pairsOf(runs[0]));
+    }
+    expect(runs[0].criticalStates.length).toBe(runs[0].stats.pairsWithDivergence);
+    // The zero prior on 'other' still keeps the all-'other' choice: ranking only.
+    const zeroOther = await mineCriticalStates(corpus, { dedupe: false, tagger: allOther, labelPriors: { other: 0 } });
+    expect(pairsOf(zeroOther)).toEqual(pairsOf(runs[0]));
+  });
+});

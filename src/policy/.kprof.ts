@@ -1,0 +1,21 @@
+import * as tf from '@tensorflow/tfjs';
+import { createStudentPolicy } from './student-policy.ts';
+import { initPolicyBackend } from './backend.ts';
+import { syntheticTrajectories } from './testing/synthetic.ts';
+await initPolicyBackend('wasm');
+const trajs = syntheticTrajectories(40, 1, 120);
+const ex = trajs.flatMap((t) => t.steps.map((s, i) => ({ state: { task: t.task, observation: s.observation, history: t.steps.slice(0, i).map((x) => x.action) }, action: s.action })));
+const p = await createStudentPolicy({ model: { seed: 3 } });
+const opt = tf.train.adam(1e-3);
+const sl = ex.slice(0, 32);
+const batch = p.encode(sl.map((x) => x.state));
+const step = () => opt.minimize(() => { const f = p.forward(batch, sl.map((x) => x.action)); return tf.neg(tf.mean(tf.sum(tf.mul(f.partLogProbs, f.partMask), 1))) as tf.Scalar; }, false, p.trainableVariables());
+step(); step();
+const prof = await tf.profile(() => { step(); });
+const agg = new Map<string, number>();
+for (const k of prof.kernels) { const ms = await (k.kernelTimeMs as any); agg.set(k.name, (agg.get(k.name) ?? 0) + (typeof ms === 'number' ? ms : 0)); }
+const tot = [...agg.values()].reduce((a, b) => a + b, 0);
+console.log('total kernel ms', tot.toFixed(1));
+console.log([...agg.entries()].sort((a, b) => b[1] - a[1]).slice(0, 15).map(([k, v]) => `${k} ${v.toFixed(1)}`).join('\n'));
+let t0 = performance.now(); step(); console.log('wall step', performance.now() - t0);
+t0 = performance.now(); const b2 = p.encode(sl.map((x) => x.state)); console.log('encode wall', performance.now() - t0);

@@ -1,0 +1,255 @@
+import type { Element, Observation } from '../core/observation.ts';
+import { isSelectLike, POLICY_KEYS, selectOptions } from './action-space.ts';
+import { contentWords, normalizeText, STOPWORDS } from './text.ts';
+
+/**
+ * Argument candidates: the finite set of texts the argument head chooses from. Text spans come from
+ * the task (quoted strings, numbers, spans after cue words, capitalized runs, n-grams), the agent's
+ * memory, the page (short element texts, text-view lines) and select options; plus the fixed
+ * arguments of scroll (down, up), send_keys (POLICY_KEYS) and done's empty answer. Order is
+ * deterministic: fixed ones first, then by source priority and position; duplicates (same
+ * normalized text) merge into the first, keeping their sources.
+ */
+
+export type CandidateKind = 'text' | 'scroll' | 'key' | 'empty';
+
+/** Source bits of a candidate (a candidate can have several). */
+export const SRC = {
+  task: 1,
+  quoted: 2,
+  number: 4,
+  cue: 8,
+  capitalized: 16,
+  memory: 32,
+  page: 64,
+  option: 128,
+  ngram: 256,
+} as const;
+export const SOURCE_BITS = Object.values(SRC);
+
+export interface ArgCandidate {
+  /** The text the action carries ('down'/'up' for scroll, the key for send_keys). */
+  text: string;
+  norm: string;
+  kind: CandidateKind;
+  sources: number;
+  /** The cue word right before the span in the task ('' if none). */
+  cue: string;
+  /** Up to three words before the span in its source text (or the select's label for options). */
+  context: string;
+  /** Relative position of the span in the task, or -1. */
+  taskPos: number;
+  /** Positions (in the kept element list) of the select elements that offer this text. */
+  optionOf: number[];
+}
+
+/** Words after which a task usually states a value. */
+export const CUE_WORDS = new Set([
+  'to',
+  'for',
+  'named',
+  'called',
+  'with',
+  'from',
+  'in',
+  'at',
+  'as',
+  'by',
+  'under',
+  'below',
+  'above',
+  'over',
+  'subject',
+  'body',
+  'message',
+  'saying',
+  'titled',
+  'is',
+  'on',
+]);
+
+const SENTENCE_END = /[,.;:!?)\]"”]$/;
+const EDGE_PUNCT = /^[("'“‘[]+|[)"'”’\],.;:!?]+$/g;
+
+interface RawToken {
+  text: string;
+  /** True when a clause boundary follows the token. */
+  breakAfter: boolean;
+}
+
+function rawTokens(text: string): RawToken[] {
+  const out: RawToken[] = [];
+  for (const t of text.split(/\s+/)) {
+    if (!t) continue;
+    const clean = t.replace(EDGE_PUNCT, '');
+    if (!clean) continue;
+    out.push({ text: clean, breakAfter: SENTENCE_END.test(t) });
+  }
+  return out;
+}
+
+/** Limits of candidate extraction (part of the featurizer config). */
+export interface CandidateLimits {
+  maxCandidates: number;
+  maxNgram: number;
+  maxOptionsPerSelect: number;
+  maxPageCandidates: number;
+}
+
+class CandidateSet {
+  readonly list: ArgCandidate[] = [];
+  private readonly byNorm = new Map<string, ArgCandidate>();
+  constructor(private readonly max: number) {}
+
+  add(text: string, kind: CandidateKind, sources: number, extra: Partial<ArgCandidate> = {}): ArgCandidate | null {
+    const norm = kind === 'text' ? normalizeText(text) : `${kind}:${text}`;
+    if (kind === 'text' && (norm.length === 0 || norm.length > 200)) return null;
+    const seen = this.byNorm.get(norm);
+    if (seen) {
+      seen.sources |= sources;
+      if (!seen.cue && extra.cue) seen.cue = extra.cue;
+      if (seen.taskPos < 0 && extra.taskPos !== undefined) seen.taskPos = extra.taskPos;
+      // Options are chosen by their visible text: keep the option's spelling.
+      if (sources & SRC.option) seen.text = text.trim();
+      if (extra.optionOf) for (const p of extra.optionOf) if (!seen.optionOf.includes(p)) seen.optionOf.push(p);
+      return seen;
+    }
+    if (this.list.length >= this.max) return null;
+    const c: ArgCandidate = {
+      text: kind === 'text' ? text.trim() : text,
+      norm,
+      kind,
+      sources,
+      cue: extra.cue ?? '',
+      context: extra.context ?? '',
+      taskPos: extra.taskPos ?? -1,
+      optionOf: extra.optionOf ? [...extra.optionOf] : [],
+    };
+    this.list.push(c);
+    this.byNorm.set(norm, c);
+    return c;
+  }
+}
+
+function isSpanEdgeOk(tokens: RawToken[], i: number, j: number): boolean {
+  const first = tokens[i].text.toLowerCase();
+  const last = tokens[j].text.toLowerCase();
+  if (STOPWORDS.has(first) || STOPWORDS.has(last)) return i === j ? /\d/.test(first) : false;
+  for (let k = i; k < j; k++) if (tokens[k].breakAfter) return false;
+  return true;
+}
+
+function spanText(tokens: RawToken[], i: number, j: number): string {
+  return tokens
+    .slice(i, j + 1)
+    .map((t) => t.text)
+    .join(' ');
+}
+
+function contextBefore(tokens: RawToken[], i: number): string {
+  return tokens
+    .slice(Math.max(0, i - 3), i)
+    .map((t) => t.text)
+    .join(' ');
+}
+
+/** Spans of a free text (task or memory), in priority order. */
+function addTextSpans(set: CandidateSet, text: string, base: number, limits: CandidateLimits, isTask: boolean): void {
+  // Memory (the agent's own notes) only contributes literal values: quoted strings and numbers.
+  const tokens = rawTokens(text);
+  const n = Math.max(1, tokens.length);
+  const pos = (i: number) => (isTask ? i / n : -1);
+  for (const m of text.matchAll(/"([^"]{1,80})"|“([^”]{1,80})”|'([^']{2,80})'/g)) {
+    const q = m[1] ?? m[2] ?? m[3];
+    const at = rawTokens(text.slice(0, m.index)).length;
+    set.add(q, 'text', base | SRC.quoted, { context: contextBefore(tokens, at), taskPos: pos(at) });
+  }
+  tokens.forEach((t, i) => {
+    if (!/\d/.test(t.text)) return;
+    const ctx = contextBefore(tokens, i);
+    set.add(t.text, 'text', base | SRC.number, { context: ctx, taskPos: pos(i) });
+    const digits = t.text.replace(/^[$€£]/, '').replace(/,/g, '');
+    if (digits !== t.text) set.add(digits, 'text', base | SRC.number, { context: ctx, taskPos: pos(i) });
+  });
+  if (!isTask) return;
+  tokens.forEach((t, i) => {
+    const cue = t.text.toLowerCase();
+    if (!CUE_WORDS.has(cue) || t.breakAfter) return;
+    for (let j = i + 1; j < Math.min(tokens.length, i + 1 + 5); j++) {
+      if (CUE_WORDS.has(tokens[j].text.toLowerCase()) && j > i + 1) break;
+      if (isSpanEdgeOk(tokens, i + 1, j)) {
+        set.add(spanText(tokens, i + 1, j), 'text', base | SRC.cue, { cue, context: contextBefore(tokens, i + 1), taskPos: pos(i + 1) });
+      }
+      if (tokens[j].breakAfter) break;
+    }
+  });
+  for (let i = 0; i < tokens.length; i++) {
+    if (!/^\p{Lu}/u.test(tokens[i].text) || i === 0) continue;
+    let j = i;
+    while (j + 1 < tokens.length && j - i < 5 && !tokens[j].breakAfter && /^[\p{Lu}\d]/u.test(tokens[j + 1].text)) j++;
+    set.add(spanText(tokens, i, j), 'text', base | SRC.capitalized, { context: contextBefore(tokens, i), taskPos: pos(i) });
+  }
+  for (let len = 1; len <= limits.maxNgram; len++) {
+    for (let i = 0; i + len <= tokens.length; i++) {
+      if (!isSpanEdgeOk(tokens, i, i + len - 1)) continue;
+      set.add(spanText(tokens, i, i + len - 1), 'text', base | SRC.ngram, { context: contextBefore(tokens, i), taskPos: pos(i) });
+    }
+  }
+}
+
+/**
+ * Texts of the page an answer can be: visible text blocks and element texts, whole (up to 30
+ * words) and split at separators (`Price: $182` gives `$182`), plus the numbers in them.
+ */
+function pageTexts(obs: Observation, elements: readonly Element[], taskWords: ReadonlySet<string>): string[] {
+  const texts: string[] = [];
+  for (const b of obs.texts ?? []) texts.push(b.text);
+  for (const el of elements) texts.push(el.text || el.name);
+  const pieces: string[] = [];
+  for (const t of texts) {
+    const s = t.replace(/\s+/g, ' ').trim();
+    if (!s) continue;
+    if (s.split(' ').length <= 30) pieces.push(s);
+    for (const part of s.split(/\s*(?:[|·•:]|\s-\s)\s*/)) if (part && part !== s && part.split(' ').length <= 12) pieces.push(part);
+    for (const m of s.matchAll(/[$€£]?\d[\d,]*(?:\.\d+)?%?/g)) pieces.push(m[0]);
+  }
+  // Texts sharing words with the task first: the answer to an information task usually does.
+  const scored = pieces.map((p, i) => ({ p, i, overlap: contentWords(p).filter((w) => taskWords.has(w)).length }));
+  scored.sort((a, b) => b.overlap - a.overlap || a.i - b.i);
+  return scored.map((s) => s.p);
+}
+
+/**
+ * Builds the candidate list of a state. `elements` are the kept elements, in the order the element
+ * head sees them (their positions name option owners).
+ */
+export function buildCandidates(
+  objective: string,
+  memory: string,
+  obs: Observation,
+  elements: readonly Element[],
+  limits: CandidateLimits,
+): ArgCandidate[] {
+  const set = new CandidateSet(limits.maxCandidates);
+  set.add('down', 'scroll', 0);
+  set.add('up', 'scroll', 0);
+  for (const k of POLICY_KEYS) set.add(k, 'key', 0);
+  set.add('', 'empty', 0);
+  // Options are needed in full for select masks, so they come before the open-ended spans.
+  elements.forEach((el, p) => {
+    if (!isSelectLike(el)) return;
+    const label = el.name || el.attributes['aria-label'] || el.attributes.name || '';
+    for (const o of selectOptions(el).slice(0, limits.maxOptionsPerSelect)) {
+      set.add(o, 'text', SRC.option, { context: label, optionOf: [p] });
+    }
+  });
+  addTextSpans(set, objective, SRC.task, limits, true);
+  if (memory.trim()) addTextSpans(set, memory, SRC.memory, limits, false);
+  const taskWords = new Set(contentWords(objective));
+  let added = 0;
+  for (const p of pageTexts(obs, elements, taskWords)) {
+    if (added >= limits.maxPageCandidates) break;
+    if (set.add(p, 'text', SRC.page)) added++;
+  }
+  return set.list;
+}

@@ -1,0 +1,234 @@
+import type { Action } from '../core/action.ts';
+import type { Element, Observation } from '../core/observation.ts';
+import { isSelectLike, isTextEntry } from './action-space.ts';
+import { charTrigrams, contentWords, coverage, normalizeText, numbersIn, words } from './text.ts';
+
+/**
+ * What the featurizer knows about the task and the episode so far, computed once per state and
+ * shared by the element and candidate features.
+ */
+export interface TaskContext {
+  objectiveNorm: string;
+  words: Set<string>;
+  content: Set<string>;
+  trigrams: Set<string>;
+  numbers: Set<string>;
+  quoted: string[];
+  memoryWords: Set<string>;
+  /** Element index -> how often earlier actions targeted it. */
+  actedIndex: Map<number, number>;
+  /** Element index -> normalized texts typed into it. */
+  typedInto: Map<number, Set<string>>;
+  /** Every normalized text typed or chosen so far. */
+  typed: Set<string>;
+  lastIndex: number | null;
+}
+
+export function taskContext(objective: string, memory: string, history: readonly Action[]): TaskContext {
+  const content = contentWords(objective);
+  const quoted: string[] = [];
+  for (const m of objective.matchAll(/"([^"]{1,80})"|“([^”]{1,80})”/g)) quoted.push(normalizeText(m[1] ?? m[2]));
+  const actedIndex = new Map<number, number>();
+  const typedInto = new Map<number, Set<string>>();
+  const typed = new Set<string>();
+  let lastIndex: number | null = null;
+  for (const a of history) {
+    const idx = 'index' in a && typeof a.index === 'number' ? a.index : null;
+    lastIndex = idx;
+    if (idx !== null) actedIndex.set(idx, (actedIndex.get(idx) ?? 0) + 1);
+    if (a.type === 'input' || a.type === 'select_dropdown') {
+      const t = normalizeText(a.text);
+      typed.add(t);
+      if (!typedInto.has(a.index)) typedInto.set(a.index, new Set());
+      typedInto.get(a.index)!.add(t);
+    }
+  }
+  return {
+    objectiveNorm: normalizeText(objective),
+    words: new Set(words(objective)),
+    content: new Set(content),
+    trigrams: new Set(charTrigrams(content)),
+    numbers: new Set(numbersIn(objective)),
+    quoted,
+    memoryWords: new Set(contentWords(memory)),
+    actedIndex,
+    typedInto,
+    typed,
+    lastIndex,
+  };
+}
+
+/** The label an agent would read for an element: accessible name, text, and naming attributes. */
+export function elementLabel(el: Element): string {
+  const a = el.attributes;
+  const parts = [el.name, el.text, a['aria-label'], a.placeholder, a.title, a.alt];
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const p of parts) {
+    const t = (p ?? '').replace(/\s+/g, ' ').trim();
+    if (t && !seen.has(t.toLowerCase())) {
+      seen.add(t.toLowerCase());
+      out.push(t);
+    }
+  }
+  return out.join(' ').slice(0, 200);
+}
+
+/** Texts of an element computed once per state and shared by every feature that reads them. */
+export interface ElementInfo {
+  label: string;
+  /** Normalized label. */
+  norm: string;
+  /** Content words of the normalized label. */
+  content: string[];
+}
+
+export function elementInfos(elements: readonly Element[]): ElementInfo[] {
+  return elements.map((el) => {
+    const label = elementLabel(el);
+    const norm = normalizeText(label);
+    return { label, norm, content: contentWords(norm) };
+  });
+}
+
+/** Categorical and structural tokens of an element (hashed in their own namespace). */
+export function elementAttrText(el: Element): string {
+  const a = el.attributes;
+  const toks = [`tag ${el.tag}`, el.role ? `role ${el.role}` : '', a.type ? `type ${a.type}` : ''];
+  if (a.name) toks.push(`name ${a.name}`);
+  if (a.id) toks.push(`id ${a.id}`);
+  if (a.href) toks.push(`href ${a.href.replace(/[/_\-.?=&]+/g, ' ')}`);
+  if (a.class) toks.push(a.class.split(/\s+/).slice(0, 4).join(' '));
+  return toks.filter(Boolean).join(' ');
+}
+
+const truthy = (v: string | undefined) => v !== undefined && v !== 'false' && v !== '0';
+
+/** Names of the dense element features, in order (documentation and tests). */
+export const ELEMENT_FEATURES = [
+  'inViewport',
+  'covered',
+  'disabled',
+  'checked',
+  'selectedOrExpanded',
+  'textEntry',
+  'selectLike',
+  'link',
+  'button',
+  'checkboxOrRadio',
+  'hasValue',
+  'valueInTask',
+  'required',
+  'labelCoveredByTask',
+  'taskCoveredByLabel',
+  'labelPhraseInTask',
+  'trigramOverlap',
+  'extraWords',
+  'numberMatch',
+  'numberMismatch',
+  'quotedMatch',
+  'duplicateLabels',
+  'actedBefore',
+  'lastTarget',
+  'typedInto',
+  'relY',
+  'relX',
+  'rank',
+  'depth',
+  'hasParent',
+  'labelLength',
+  'hasHref',
+  'hrefOverlap',
+  'emptyLabel',
+  'memoryOverlap',
+  'visibleUncovered',
+] as const;
+export const NUM_ELEMENT_FEATURES = ELEMENT_FEATURES.length;
+
+/** Lexical relevance of an element to the task; used to choose which elements to keep. */
+export function elementRelevance(el: Element, ctx: TaskContext): number {
+  const cw = contentWords(elementLabel(el));
+  const cov = coverage(cw, ctx.content);
+  const phrase = cw.length > 0 && ctx.objectiveNorm.includes(normalizeText(elementLabel(el))) ? 1 : 0;
+  const entry = isTextEntry(el) || isSelectLike(el) ? 0.5 : 0;
+  return 3 * cov + 2 * phrase + (el.inViewport ? 1 : 0) + entry + (truthy(el.attributes.covered) ? 0 : 0.25);
+}
+
+/**
+ * Keeps at most `max` elements: the most task-relevant first (lexical overlap, in viewport, form
+ * controls), ties broken by index; the kept ones are returned in document (index) order.
+ */
+export function selectElements(obs: Observation, ctx: TaskContext, max: number): Element[] {
+  if (obs.elements.length <= max) return [...obs.elements].sort((a, b) => a.index - b.index);
+  const scored = obs.elements.map((el) => ({ el, s: elementRelevance(el, ctx) }));
+  scored.sort((a, b) => b.s - a.s || a.el.index - b.el.index);
+  return scored
+    .slice(0, max)
+    .map((x) => x.el)
+    .sort((a, b) => a.index - b.index);
+}
+
+/** Dense features of the kept elements, row-major [elements.length, NUM_ELEMENT_FEATURES]. */
+export function elementDense(obs: Observation, elements: readonly Element[], infos: readonly ElementInfo[], ctx: TaskContext): Float32Array {
+  const F = NUM_ELEMENT_FEATURES;
+  const out = new Float32Array(elements.length * F);
+  const labels = infos.map((i) => i.norm);
+  const labelCount = new Map<string, number>();
+  for (const l of labels) if (l) labelCount.set(l, (labelCount.get(l) ?? 0) + 1);
+  const vh = obs.scroll.viewportHeight || 800;
+  const vw = obs.scroll.viewportWidth || 1280;
+  elements.forEach((el, p) => {
+    const a = el.attributes;
+    const label = labels[p];
+    const cw = infos[p].content;
+    const cwSet = new Set(cw);
+    const tri = charTrigrams(cw);
+    const nums = numbersIn(label);
+    const value = normalizeText(a.value ?? '');
+    const tag = el.tag.toLowerCase();
+    const role = el.role.toLowerCase();
+    const type = (a.type ?? '').toLowerCase();
+    const hrefWords = a.href ? contentWords(a.href.replace(/[/_\-.?=&]+/g, ' ')) : [];
+    const extra = cw.filter((w) => !ctx.content.has(w)).length;
+    const v = [
+      el.inViewport ? 1 : 0,
+      truthy(a.covered) ? 1 : 0,
+      truthy(a.disabled) || a['aria-disabled'] === 'true' ? 1 : 0,
+      truthy(a.checked) || a['aria-checked'] === 'true' ? 1 : 0,
+      truthy(a.selected) || a['aria-selected'] === 'true' || a['aria-expanded'] === 'true' ? 1 : 0,
+      isTextEntry(el) ? 1 : 0,
+      isSelectLike(el) ? 1 : 0,
+      tag === 'a' || role === 'link' ? 1 : 0,
+      tag === 'button' || role === 'button' || type === 'submit' || type === 'button' ? 1 : 0,
+      type === 'checkbox' || type === 'radio' || role === 'checkbox' || role === 'radio' ? 1 : 0,
+      value ? 1 : 0,
+      value && ctx.objectiveNorm.includes(value) ? 1 : 0,
+      truthy(a.required) || a['aria-required'] === 'true' ? 1 : 0,
+      coverage(cw, ctx.content),
+      ctx.content.size ? [...ctx.content].filter((w) => cwSet.has(w)).length / ctx.content.size : 0,
+      cw.length > 0 && ctx.objectiveNorm.includes(label) ? 1 : 0,
+      coverage(tri, ctx.trigrams),
+      Math.min(extra, 6) / 3,
+      nums.some((n) => ctx.numbers.has(n)) ? 1 : 0,
+      nums.length > 0 && !nums.some((n) => ctx.numbers.has(n)) ? 1 : 0,
+      label && ctx.quoted.some((q) => q === label || label.includes(q)) ? 1 : 0,
+      label ? Math.log1p((labelCount.get(label) ?? 1) - 1) : 0,
+      Math.min(ctx.actedIndex.get(el.index) ?? 0, 3) / 3,
+      ctx.lastIndex === el.index ? 1 : 0,
+      ctx.typedInto.has(el.index) ? 1 : 0,
+      Math.max(-2, Math.min(4, (el.bbox.y - obs.scroll.y) / vh)) / 2,
+      Math.max(0, Math.min(1, el.bbox.x / vw)),
+      elements.length > 1 ? p / (elements.length - 1) : 0,
+      Math.min(el.depth, 10) / 10,
+      el.parentIndex !== null ? 1 : 0,
+      Math.log1p(cw.length) / 3,
+      a.href ? 1 : 0,
+      coverage(hrefWords, ctx.content),
+      label ? 0 : 1,
+      coverage(cw, ctx.memoryWords),
+      el.inViewport && !truthy(a.covered) ? 1 : 0,
+    ];
+    out.set(v, p * F);
+  });
+  return out;
+}

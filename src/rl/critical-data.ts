@@ -1,0 +1,111 @@
+import { readFile } from 'node:fs/promises';
+import type { Action } from '../core/action.ts';
+import { CriticalState } from '../core/critical-state.ts';
+import { describeZodIssues, InputError } from '../core/errors.ts';
+import type { Observation } from '../core/observation.ts';
+import { agentView } from '../core/task.ts';
+import type { Trajectory } from '../core/trajectory.ts';
+import type { PolicyState } from '../policy/types.ts';
+import { RunStore } from '../store/index.ts';
+
+/** One RL training example: a state the policy acts in and the ground-truth action there. */
+export interface RlExample {
+  /** Critical-state id, or `<trajectoryId>#<step>` in full-corpus mode. */
+  id: string;
+  state: PolicyState;
+  truth: Action;
+}
+
+// Reflection notes are injected for the teacher's retry only: no training record may carry them.
+function withoutNotes(o: Observation): Observation {
+  return o.notes.length ? { ...o, notes: [] } : o;
+}
+
+/** The success side of a critical state as an RL example (only the success side enters RL). */
+export function criticalStateExample(cs: CriticalState): RlExample {
+  return {
+    id: cs.id,
+    state: {
+      task: agentView(cs.task),
+      observation: withoutNotes(cs.success.observation),
+      history: cs.success.history,
+    },
+    truth: cs.success.action,
+  };
+}
+
+/** Parses critical-state JSONL text; errors name the file, the 1-based line and the failing field. */
+export function parseCriticalStates(text: string, file = '<input>'): RlExample[] {
+  const out: RlExample[] = [];
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i].trim();
+    if (line === '') continue;
+    let json: unknown;
+    try {
+      json = JSON.parse(line);
+    } catch (e) {
+      throw new InputError(`not valid JSON (${(e as Error).message})`, { file, line: i + 1 }, e);
+    }
+    const r = CriticalState.safeParse(json);
+    if (!r.success) {
+      throw new InputError(`not a critical state: ${describeZodIssues(r.error.issues)}`, {
+        file,
+        line: i + 1,
+        field: r.error.issues[0]?.path.join('.') || undefined,
+      });
+    }
+    out.push(criticalStateExample(r.data));
+  }
+  return out;
+}
+
+/** Loads a critical-states JSONL file (as written by `rmsweb mine`). */
+export async function loadCriticalStates(file: string): Promise<RlExample[]> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (e) {
+    throw new InputError(`cannot read critical states (${(e as Error).message})`, { file }, e);
+  }
+  const out = parseCriticalStates(text, file);
+  if (out.length === 0) throw new InputError('no critical states in file', { file });
+  return out;
+}
+
+/**
+ * Full-corpus mode (the ablation "same RL on the full corpus"): every step of every verified-success
+ * trajectory as (state, ground truth), history = the earlier actions of that trajectory.
+ */
+export function trajectoryExamples(trajectories: readonly Trajectory[]): RlExample[] {
+  const out: RlExample[] = [];
+  for (const t of trajectories) {
+    if (t.verdict?.success !== true) continue;
+    const task = agentView(t.task);
+    t.steps.forEach((s, i) => {
+      out.push({
+        id: `${t.id}#${s.index}`,
+        state: {
+          task,
+          observation: withoutNotes(s.observation),
+          history: t.steps.slice(0, i).map((p) => p.action),
+        },
+        truth: s.action,
+      });
+    });
+  }
+  return out;
+}
+
+/** Every step of the verified-success trajectories of a run folder. */
+export function loadFullCorpus(runDir: string): RlExample[] {
+  const store = RunStore.open(runDir, { create: false, readonly: true });
+  try {
+    const out = trajectoryExamples(store.listTrajectories({ success: true }));
+    if (out.length === 0)
+      throw new InputError('no verified-success trajectories in run folder', { file: runDir });
+    return out;
+  } finally {
+    store.close();
+  }
+}

@@ -1,0 +1,15 @@
+export { writeFileAtomic } from './atomic-write.ts';
+export { externalizeScreenshots } from './externalize.ts';
+export { ImageStore, isImageHash } from './image-store.ts';
+export {
+  currentVersions,
+  RUN_MANIFEST_SCHEMA_VERSION,
+  RunManifest,
+  type RunManifestInput,
+  RunVersions,
+  readManifestFile,
+  rmswebVersion,
+  writeManifestFile,
+} from './manifest.ts';
+export { type OpenOptions, RunStore, type TrajectoryFilter, type TrajectorySummary } from './run-store.ts';
+export { STORE_SCHEMA_VERSION } from './schema.ts';

@@ -1,0 +1,341 @@
+import { Rng } from '../../../core/rng.ts';
+
+export interface Airport {
+  code: string;
+  city: string;
+  name: string;
+  country: string;
+  lat: number;
+  lon: number;
+}
+
+export interface Airline {
+  code: string;
+  name: string;
+  /** Price factor: budget carriers below 1. */
+  factor: number;
+}
+
+/** The fare a flight is sold in, with its rules (shown on the fare-rules page). */
+export interface Fare {
+  code: 'basic' | 'main' | 'flex';
+  name: string;
+  changeFee: number | null;
+  cancelFee: number | null;
+  bagFee: number;
+  carryOn: boolean;
+  seatChoice: string;
+}
+
+export interface Flight {
+  id: string;
+  from: string;
+  to: string;
+  date: string;
+  airline: string;
+  number: string;
+  /** Minutes after midnight, local to the departure airport. */
+  depart: number;
+  durationMin: number;
+  stops: number;
+  via: string[];
+  price: number;
+  fare: Fare['code'];
+  seatsLeft: number;
+}
+
+export interface RoomType {
+  id: string;
+  name: string;
+  price: number;
+  maxGuests: number;
+  beds: string;
+}
+
+export interface Hotel {
+  id: string;
+  name: string;
+  city: string;
+  district: string;
+  stars: number;
+  guestRating: number;
+  reviewCount: number;
+  amenities: string[];
+  freeCancellation: boolean;
+  rooms: RoomType[];
+  /** Cheapest room per night. */
+  price: number;
+}
+
+export interface City {
+  id: string;
+  name: string;
+  country: string;
+}
+
+export interface TravelData {
+  airports: Airport[];
+  airportByCode: Map<string, Airport>;
+  airlines: Airline[];
+  fares: Fare[];
+  cities: City[];
+  hotels: Hotel[];
+  hotelById: Map<string, Hotel>;
+  seed: number;
+}
+
+/** The world's "today": the date pickers start here and tasks ask about the following weeks. */
+export const TRAVEL_TODAY = '2027-03-01';
+
+const AIRPORTS: Airport[] = [
+  ['JFK', 'New York', 'John F. Kennedy International', 'United States', 40.64, -73.78],
+  ['LGA', 'New York', 'LaGuardia', 'United States', 40.78, -73.87],
+  ['EWR', 'Newark', 'Newark Liberty International', 'United States', 40.69, -74.17],
+  ['BOS', 'Boston', 'Logan International', 'United States', 42.36, -71.01],
+  ['ORD', 'Chicago', "O'Hare International", 'United States', 41.98, -87.9],
+  ['MDW', 'Chicago', 'Midway International', 'United States', 41.79, -87.75],
+  ['LAX', 'Los Angeles', 'Los Angeles International', 'United States', 33.94, -118.41],
+  ['SFO', 'San Francisco', 'San Francisco International', 'United States', 37.62, -122.38],
+  ['SEA', 'Seattle', 'Seattle-Tacoma International', 'United States', 47.45, -122.31],
+  ['PDX', 'Portland', 'Portland International', 'United States', 45.59, -122.6],
+  ['DEN', 'Denver', 'Denver International', 'United States', 39.86, -104.67],
+  ['DFW', 'Dallas', 'Dallas/Fort Worth International', 'United States', 32.9, -97.04],
+  ['DAL', 'Dallas', 'Love Field', 'United States', 32.85, -96.85],
+  ['IAH', 'Houston', 'George Bush Intercontinental', 'United States', 29.99, -95.34],
+  ['ATL', 'Atlanta', 'Hartsfield-Jackson International', 'United States', 33.64, -84.43],
+  ['MIA', 'Miami', 'Miami International', 'United States', 25.8, -80.29],
+  ['MCO', 'Orlando', 'Orlando International', 'United States', 28.43, -81.31],
+  ['PHX', 'Phoenix', 'Sky Harbor International', 'United States', 33.43, -112.01],
+  ['LAS', 'Las Vegas', 'Harry Reid International', 'United States', 36.08, -115.15],
+  ['SAN', 'San Diego', 'San Diego International', 'United States', 32.73, -117.19],
+  ['SLC', 'Salt Lake City', 'Salt Lake City International', 'United States', 40.79, -111.98],
+  ['MSP', 'Minneapolis', 'Minneapolis-Saint Paul International', 'United States', 44.88, -93.22],
+  ['DTW', 'Detroit', 'Detroit Metropolitan Wayne County', 'United States', 42.21, -83.35],
+  ['PHL', 'Philadelphia', 'Philadelphia International', 'United States', 39.87, -75.24],
+  ['DCA', 'Washington', 'Ronald Reagan Washington National', 'United States', 38.85, -77.04],
+  ['IAD', 'Washington', 'Washington Dulles International', 'United States', 38.95, -77.46],
+  ['CLT', 'Charlotte', 'Charlotte Douglas International', 'United States', 35.21, -80.94],
+  ['AUS', 'Austin', 'Austin-Bergstrom International', 'United States', 30.19, -97.67],
+  ['MSY', 'New Orleans', 'Louis Armstrong New Orleans International', 'United States', 29.99, -90.26],
+  ['BNA', 'Nashville', 'Nashville International', 'United States', 36.13, -86.67],
+  ['RDU', 'Raleigh', 'Raleigh-Durham International', 'United States', 35.88, -78.79],
+  ['LHR', 'London', 'Heathrow', 'United Kingdom', 51.47, -0.45],
+  ['LGW', 'London', 'Gatwick', 'United Kingdom', 51.15, -0.19],
+  ['CDG', 'Paris', 'Charles de Gaulle', 'France', 49.01, 2.55],
+  ['ORY', 'Paris', 'Orly', 'France', 48.73, 2.37],
+  ['AMS', 'Amsterdam', 'Schiphol', 'Netherlands', 52.31, 4.76],
+  ['FRA', 'Frankfurt', 'Frankfurt am Main', 'Germany', 50.04, 8.56],
+  ['MAD', 'Madrid', 'Adolfo Suárez Madrid-Barajas', 'Spain', 40.47, -3.57],
+  ['BCN', 'Barcelona', 'El Prat', 'Spain', 41.3, 2.08],
+  ['LIS', 'Lisbon', 'Humberto Delgado', 'Portugal', 38.77, -9.13],
+  ['FCO', 'Rome', 'Fiumicino', 'Italy', 41.8, 12.25],
+  ['DUB', 'Dublin', 'Dublin Airport', 'Ireland', 53.43, -6.25],
+  ['YYZ', 'Toronto', 'Pearson International', 'Canada', 43.68, -79.63],
+  ['YVR', 'Vancouver', 'Vancouver International', 'Canada', 49.19, -123.18],
+  ['MEX', 'Mexico City', 'Benito Juárez International', 'Mexico', 19.44, -99.07],
+  ['CUN', 'Cancun', 'Cancún International', 'Mexico', 21.04, -86.87],
+].map(([code, city, name, country, lat, lon]) => ({ code, city, name, country, lat, lon }) as Airport);
+
+const AIRLINES: Airline[] = [
+  { code: 'NX', name: 'Northstar Air', factor: 1.05 },
+  { code: 'BJ', name: 'BlueJet', factor: 0.82 },
+  { code: 'PQ', name: 'Pacific Crest Airlines', factor: 1.0 },
+  { code: 'SM', name: 'Summit Airways', factor: 0.93 },
+  { code: 'AW', name: 'Atlantic Wings', factor: 1.12 },
+  { code: 'MR', name: 'Meridian', factor: 0.88 },
+];
+
+const FARES: Fare[] = [
+  { code: 'basic', name: 'Basic Economy', changeFee: null, cancelFee: null, bagFee: 40, carryOn: false, seatChoice: 'Assigned at check-in' },
+  { code: 'main', name: 'Main Cabin', changeFee: 99, cancelFee: 150, bagFee: 35, carryOn: true, seatChoice: 'Free standard seats' },
+  { code: 'flex', name: 'Economy Flex', changeFee: 0, cancelFee: 50, bagFee: 0, carryOn: true, seatChoice: 'Free seats, including extra legroom' },
+];
+
+const HUBS = ['DEN', 'ORD', 'ATL', 'DFW', 'CLT', 'MSP', 'PHL', 'AMS', 'FRA', 'LHR'];
+
+function km(a: Airport, b: Airport): number {
+  const r = Math.PI / 180;
+  const h =
+    Math.sin(((b.lat - a.lat) * r) / 2) ** 2 +
+    Math.cos(a.lat * r) * Math.cos(b.lat * r) * Math.sin(((b.lon - a.lon) * r) / 2) ** 2;
+  return 2 * 6371 * Math.asin(Math.sqrt(h));
+}
+
+/**
+ * The flights of one route and date, generated on demand from the seed (the same query always
+ * lists the same flights). Every route has 8-13 flights; long routes have fewer nonstops.
+ */
+export function flightsFor(data: TravelData, from: string, to: string, date: string): Flight[] {
+  const a = data.airportByCode.get(from);
+  const b = data.airportByCode.get(to);
+  if (!a || !b || from === to || !/^\d{4}-\d{2}-\d{2}$/.test(date)) return [];
+  const rng = new Rng(`${data.seed}:flights:${from}-${to}:${date}`);
+  const dist = km(a, b);
+  const base = Math.max(55, Math.round(dist / 780 * 60 + 35));
+  const n = rng.int(8, 13);
+  const out: Flight[] = [];
+  const used = new Set<string>();
+  for (let i = 0; i < n; i++) {
+    const airline = rng.pick(data.airlines);
+    let number = `${airline.code} ${rng.int(100, 2999)}`;
+    while (used.has(number)) number = `${airline.code} ${rng.int(100, 2999)}`;
+    used.add(number);
+    const pNonstop = dist < 2500 ? 0.6 : dist < 6000 ? 0.4 : 0.3;
+    const stops = rng.bool(pNonstop) ? 0 : rng.bool(0.8) ? 1 : 2;
+    const via = rng.shuffle(HUBS.filter((h) => h !== from && h !== to)).slice(0, stops);
+    const duration = base + stops * rng.int(50, 170) + rng.int(-8, 25);
+    const depart = rng.int(5 * 12, 22 * 12) * 5;
+    const fare = rng.pick(data.fares).code;
+    const fareFactor = fare === 'basic' ? 0.82 : fare === 'flex' ? 1.35 : 1;
+    const price = Math.round((60 + dist * 0.11) * airline.factor * fareFactor * (1 - stops * 0.12) * (0.85 + rng.next() * 0.4));
+    out.push({
+      id: `${from}-${to}-${date.replace(/-/g, '')}-${i}`,
+      from,
+      to,
+      date,
+      airline: airline.code,
+      number,
+      depart,
+      durationMin: Math.round(duration / 5) * 5,
+      stops,
+      via,
+      price,
+      fare,
+      seatsLeft: rng.int(1, 9),
+    });
+  }
+  return out;
+}
+
+/** Looks up a flight by id (the id encodes route, date and position). */
+export function flightById(data: TravelData, id: string): Flight | undefined {
+  const m = /^([A-Z]{3})-([A-Z]{3})-(\d{4})(\d{2})(\d{2})-(\d+)$/.exec(id);
+  if (!m) return undefined;
+  return flightsFor(data, m[1], m[2], `${m[3]}-${m[4]}-${m[5]}`)[Number(m[6])];
+}
+
+const CITIES: City[] = [
+  ['New York', 'United States'], ['Boston', 'United States'], ['Chicago', 'United States'], ['Los Angeles', 'United States'],
+  ['San Francisco', 'United States'], ['Seattle', 'United States'], ['Denver', 'United States'], ['Miami', 'United States'],
+  ['Orlando', 'United States'], ['Las Vegas', 'United States'], ['Austin', 'United States'], ['Nashville', 'United States'],
+  ['New Orleans', 'United States'], ['Washington', 'United States'], ['San Diego', 'United States'], ['Portland', 'United States'],
+  ['London', 'United Kingdom'], ['Paris', 'France'], ['Amsterdam', 'Netherlands'], ['Lisbon', 'Portugal'], ['Rome', 'Italy'],
+  ['Barcelona', 'Spain'], ['Madrid', 'Spain'], ['Dublin', 'Ireland'], ['Toronto', 'Canada'], ['Vancouver', 'Canada'],
+  ['Mexico City', 'Mexico'], ['Cancun', 'Mexico'],
+].map(([name, country]) => ({ id: name.toLowerCase().replace(/ /g, '-'), name, country }));
+
+export const AMENITIES = ['Free WiFi', 'Pool', 'Free parking', 'Fitness center', 'Spa', 'Restaurant', 'Pet friendly', 'Airport shuttle', 'Breakfast included'];
+
+const CHAINS = ['Parkline Suites', 'Harborview', 'Meridian Inn', 'Grandview Hotel', 'Cityline Lodge', 'The Wren'];
+const DISTRICTS = ['Downtown', 'Old Town', 'Riverside', 'Airport', 'Central Station', 'Harbor', 'Uptown', 'Arts District'];
+const BOUTIQUE = ['The Linden', 'Hotel Ambra', 'The Foundry', 'Casa Luz', 'The Alder', 'Hotel Nova', 'The Birchwood', 'Maison Claire', 'The Lantern', 'Hotel Solace', 'The Marlow', 'Hotel Verde'];
+const ROOMS: Array<[string, number, number, string]> = [
+  ['Standard Queen', 1, 2, '1 queen bed'],
+  ['Standard Double', 1.05, 3, '2 double beds'],
+  ['Deluxe King', 1.3, 2, '1 king bed'],
+  ['Family Room', 1.45, 4, '2 queen beds'],
+  ['Junior Suite', 1.8, 3, '1 king bed and sofa bed'],
+  ['Studio', 1.2, 2, '1 queen bed and kitchenette'],
+];
+
+function buildHotels(seed: number): Hotel[] {
+  const rng = new Rng(`${seed}:travel:hotels`);
+  const out: Hotel[] = [];
+  for (const city of CITIES) {
+    const n = rng.int(10, 13);
+    const names = new Set<string>();
+    // Chain hotels come in lookalike pairs ("Parkline Suites Downtown" and "Parkline Suites Airport").
+    const chain = rng.pick(CHAINS);
+    const pairDistricts = rng.shuffle(DISTRICTS).slice(0, 2);
+    for (const d of pairDistricts) names.add(`${chain} ${city.name} ${d}`);
+    while (names.size < n) {
+      names.add(rng.bool(0.5) ? `${rng.pick(BOUTIQUE)} ${city.name}` : `${rng.pick(CHAINS)} ${city.name} ${rng.pick(DISTRICTS)}`);
+    }
+    for (const name of names) {
+      const stars = rng.pick([2, 3, 3, 4, 4, 4, 5, 5]);
+      const district = DISTRICTS.find((d) => name.endsWith(d)) ?? rng.pick(DISTRICTS);
+      const base = Math.round(45 + stars * 38 + rng.int(-20, 60));
+      const amenities = AMENITIES.filter((a) => rng.bool(a === 'Free WiFi' ? 0.9 : stars >= 4 && (a === 'Pool' || a === 'Fitness center' || a === 'Restaurant') ? 0.7 : 0.35));
+      const rooms = rng
+        .shuffle(ROOMS)
+        .slice(0, rng.int(3, 5))
+        .sort((x, y) => x[1] - y[1])
+        .map(([rname, f, g, beds]) => ({ id: rname.toLowerCase().replace(/ /g, '-'), name: rname, price: Math.round(base * f), maxGuests: g, beds }));
+      out.push({
+        id: name.toLowerCase().replace(/[^a-z0-9]+/g, '-'),
+        name,
+        city: city.id,
+        district,
+        stars,
+        guestRating: Math.round((6 + stars * 0.4 + rng.next() * 2.2) * 10) / 10,
+        reviewCount: rng.int(40, 4200),
+        amenities,
+        freeCancellation: rng.bool(0.55),
+        rooms,
+        price: Math.min(...rooms.map((r) => r.price)),
+      });
+    }
+  }
+  return out;
+}
+
+/** Builds the travel site's data from the world seed: 46 airports, 6 airlines, ~320 hotels. */
+export function buildTravelData(seed: number): TravelData {
+  const hotels = buildHotels(seed);
+  return {
+    airports: AIRPORTS,
+    airportByCode: new Map(AIRPORTS.map((a) => [a.code, a])),
+    airlines: AIRLINES,
+    fares: FARES,
+    cities: CITIES,
+    hotels,
+    hotelById: new Map(hotels.map((h) => [h.id, h])),
+    seed,
+  };
+}
+
+export function airlineName(data: TravelData, code: string): string {
+  return data.airlines.find((a) => a.code === code)?.name ?? code;
+}
+
+export function fareOf(data: TravelData, code: string): Fare {
+  return data.fares.find((f) => f.code === code) ?? data.fares[1];
+}
+
+/** "6:05 AM" from minutes after midnight (wrapping past midnight). */
+export function clock(min: number): string {
+  const m = ((min % 1440) + 1440) % 1440;
+  const h = Math.floor(m / 60);
+  return `${h % 12 === 0 ? 12 : h % 12}:${String(m % 60).padStart(2, '0')} ${h < 12 ? 'AM' : 'PM'}`;
+}
+
+/** "5h 20m" */
+export function durationText(min: number): string {
+  return `${Math.floor(min / 60)}h ${String(min % 60).padStart(2, '0')}m`;
+}
+
+/** Airport label as the autocomplete lists it. */
+export function airportLabel(a: Airport): string {
+  return `${a.city} (${a.code}) – ${a.name}`;
+}
+
+/** How a task names an airport: the city alone when it has one airport, else city and code. */
+export function airportMention(data: TravelData, code: string): string {
+  const a = data.airportByCode.get(code)!;
+  const shared = data.airports.filter((x) => x.city === a.city).length > 1;
+  return shared ? `${a.city} ${a.name} (${a.code})` : a.city;
+}
+
+export function cityLabel(c: City): string {
+  return `${c.name}, ${c.country}`;
+}
+
+/** Nights between two ISO dates. */
+export function nights(checkin: string, checkout: string): number {
+  return Math.round((Date.parse(`${checkout}T00:00:00Z`) - Date.parse(`${checkin}T00:00:00Z`)) / 86_400_000);
+}
+
+/** "March 12, 2027" */
+export function longDate(iso: string): string {
+  return new Date(`${iso}T00:00:00Z`).toLocaleDateString('en-US', { month: 'long', day: 'numeric', year: 'numeric', timeZone: 'UTC' });
+}
