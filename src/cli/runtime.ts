@@ -10,6 +10,7 @@ import { InputError } from '../core/errors.ts';
 import type { Task } from '../core/task.ts';
 import type { Trajectory, Verdict } from '../core/trajectory.ts';
 import { worldVerifier } from '../judge/world-verifier.ts';
+import { AnswerMatchVerifier, RubricVerifier, type Verifier, WebJudge, WebVoyagerJudge } from '../judge/index.ts';
 import { createChatModel } from '../models/openai-chat-model.ts';
 import { loadPolicyAgent } from '../policy/policy-agent.ts';
 import { ensureWorld } from '../world/ensure.ts';
@@ -88,4 +89,44 @@ export function resolveReflector(spec: string): Reflector {
   if (spec === 'rules') return new RulesReflector();
   if (spec.startsWith('openai:')) return new LlmReflector(createChatModel(spec, { role: 'reflector' }));
   throw new InputError(`unknown reflector "${spec}"; use rules or openai:<model>[@<url>]`, { field: 'reflector' });
+}
+
+/** A browser for the live web (no world): episodes start at the task's own URL. */
+export async function openWebRuntime(o: RuntimeOptions & { allowlist?: string[] } = {}): Promise<Omit<WorldRuntime, 'origin' | 'verify' | 'start'>> {
+  const host = o.browserWs ? await BrowserHost.connect(o.browserWs) : await BrowserHost.launch();
+  return {
+    host,
+    makeEnv: () =>
+      host.newEnv({
+        ...(o.allowlist ? { allowlist: o.allowlist } : {}),
+        screenshot: { enabled: o.screenshots ?? true, quality: o.screenshotQuality ?? 60 },
+      }),
+    close: () => host.close().catch(() => {}),
+  };
+}
+
+/**
+ * Resolves `--judge` for a live suite: `answer` (offline reference-answer match, heuristic), or an
+ * `openai:` model as the suite's judge (WebVoyager: screenshots + answer; Online-Mind2Web: WebJudge;
+ * WebTailBench: rubric). The verifier reads screenshots from the in-memory trajectory.
+ */
+export function resolveLiveJudge(suite: string, spec: string): (t: Trajectory) => Promise<Verdict> {
+  let verifier: Verifier;
+  if (spec === 'answer') verifier = new AnswerMatchVerifier();
+  else if (spec.startsWith('openai:')) {
+    const model = createChatModel(spec, { role: 'judge' });
+    verifier =
+      suite === 'online-mind2web' ? new WebJudge({ model }) : suite === 'webtailbench' ? new RubricVerifier({ model }) : new WebVoyagerJudge({ model });
+  } else throw new InputError(`unknown judge "${spec}"; use openai:MODEL[@URL] or answer`, { field: '--judge' });
+  return (trajectory) =>
+    verifier.verify({
+      task: trajectory.task,
+      trajectory,
+      finalAnswer: trajectory.finalAnswer,
+      loadImage: async (hash) => {
+        const step = trajectory.steps.find((s) => s.observation.screenshot?.hash === hash);
+        const data = step?.observation.screenshot?.data;
+        return data ? Buffer.from(data, 'base64') : null;
+      },
+    });
 }

@@ -5,6 +5,7 @@ import type { Element, Observation } from '../../core/observation.ts';
 import { type ReflectionRule, parseNoteRules } from '../../core/reflection.ts';
 import type { AgentTask } from '../../core/task.ts';
 import type { Agent, AgentDecision, AgentInput, HistoryEntry } from '../agent.ts';
+import { actionMemory } from '../memory.ts';
 import { type SortIntent, type TaskGoal, parseGoal, phraseMatch } from './goal.ts';
 import {
   isChecked, isClickable, isCovered, isDisabled, isEditable, isSearchBox, isSelect, isToggle, labelOf,
@@ -70,18 +71,13 @@ export class HeuristicAgent implements Agent {
     const output = makeAgentOutput(
       {
         evaluation_previous_goal: last ? (last.result.error ? `Failed: ${last.result.error}` : `Done: ${formatAction(last.action)}`) : 'Starting the task.',
-        memory: memoryText(history, choice),
+        memory: actionMemory([...history, { action: choice.action, result: { error: null } } as HistoryEntry]),
         next_goal: choice.goal,
       },
       [choice.action],
     );
     return { output, actions: [choice.action] };
   }
-}
-
-function memoryText(history: HistoryEntry[], choice: Choice): string {
-  const done = history.filter((h) => !h.result.error).map((h) => formatAction(h.action));
-  return `Steps taken: ${done.length}. ${done.slice(-3).join('; ')}${done.length ? '; ' : ''}next: ${choice.goal}`.slice(0, 300);
 }
 
 /** Chooses the next action. Each stage returns a choice or passes to the next. */

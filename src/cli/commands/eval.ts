@@ -9,7 +9,8 @@ import { RunStore } from '../../store/run-store.ts';
 import { recordStage } from '../manifest.ts';
 import { abortOnSigint, parseOptions } from '../parse-options.ts';
 import { createProgress } from '../progress.ts';
-import { openWorldRuntime, resolveAgent } from '../runtime.ts';
+import { openWebRuntime, openWorldRuntime, resolveAgent, resolveLiveJudge } from '../runtime.ts';
+import { type BenchmarkSuite, loadSuite } from '../../judge/benchmarks.ts';
 import { sampleTasks } from '../tasks-arg.ts';
 import { generateWorldTasks } from '../../world/tasks.ts';
 
@@ -30,6 +31,7 @@ const Options = z.object({
   worldSeed: z.coerce.number().int().default(1),
   port: z.coerce.number().int().min(0).max(65535).optional(),
   browserWs: z.string().optional(),
+  benchmarksDir: z.string().optional(),
   json: z.boolean().default(false),
   progress: z.boolean().default(false),
 });
@@ -56,21 +58,25 @@ export function registerEval(program: Command): void {
     .option('--world-seed <n>', 'seed of the offline world', '1')
     .option('--port <n>', 'world port')
     .option('--browser-ws <url>', 'connect to a remote browser instead of launching Chromium')
+    .option('--benchmarks-dir <dir>', 'folder with the benchmark task files (default: $RMSWEB_BENCHMARKS, ../shared/benchmarks, ./benchmarks)')
     .option('--json', 'print the summary as JSON')
     .option('--progress', 'force the progress bar even without a terminal')
     .action(async (raw) => {
       const o = parseOptions(Options, raw, 'eval');
       if ((LIVE as readonly string[]).includes(o.suite)) {
-        if (!o.judge) throw new InputError(`suite ${o.suite} runs on the live web and needs an LLM judge: pass --judge openai:MODEL[@URL]`, { field: '--judge' });
+        if (!o.judge) throw new InputError(`suite ${o.suite} runs on the live web and needs a judge: pass --judge openai:MODEL[@URL] (or --judge answer for WebVoyager's reference answers)`, { field: '--judge' });
         await assertNetwork();
       }
       if (o.suite === 'miniwob') throw new InputError('the miniwob suite is not available yet (it needs --miniwob-dir support, not implemented)', { field: '--suite' });
-      const all = generateWorldTasks({ split: o.split, seed: o.worldSeed });
+      const live = o.suite !== 'world';
+      const all = live ? loadSuite(o.suite as BenchmarkSuite, { dir: o.benchmarksDir }) : generateWorldTasks({ split: o.split, seed: o.worldSeed });
       const tasks = o.limit ? sampleTasks(all, o.limit, o.seed) : all;
       const store = RunStore.open(o.out);
       const label = o.label ?? o.agent;
       recordStage(store, `eval:${label}`, { ...o, tasks: tasks.length }, o.seed);
-      const rt = await openWorldRuntime({ port: o.port, seed: o.worldSeed, browserWs: o.browserWs });
+      const rt = live
+        ? { ...(await openWebRuntime({ browserWs: o.browserWs })), start: undefined, verify: resolveLiveJudge(o.suite, o.judge!) }
+        : await openWorldRuntime({ port: o.port, seed: o.worldSeed, browserWs: o.browserWs });
       const sig = abortOnSigint('eval');
       const bar = createProgress(`eval ${label}`, tasks.length * o.runs, { force: o.progress, quiet: o.json });
       const t0 = Date.now();
