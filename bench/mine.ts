@@ -23,7 +23,10 @@ const SEED = arg('seed', 1);
 const FAILURES_PER_SUCCESS = 5;
 const LIMIT_S = 60;
 
-const WORDS = 'trail road running shoe boot jacket red blue black size small large price sale new pro max lite gtx waterproof'.split(' ');
+const WORDS =
+  'trail road running shoe boot jacket red blue black size small large price sale new pro max lite gtx waterproof'.split(
+    ' ',
+  );
 
 interface Template {
   url: string;
@@ -31,7 +34,10 @@ interface Template {
 }
 
 function siteTemplates(rng: Rng, site: number): Template[] {
-  const nav = ['Home', 'Deals', 'Cart', 'Account', 'Help'].map((n) => ({ name: n, href: `/${n.toLowerCase()}` }));
+  const nav = ['Home', 'Deals', 'Cart', 'Account', 'Help'].map((n) => ({
+    name: n,
+    href: `/${n.toLowerCase()}`,
+  }));
   return Array.from({ length: 8 }, (_, p) => {
     const items = Array.from({ length: rng.int(12, 24) }, (_, k) => {
       const name = `${rng.pick(WORDS)} ${rng.pick(WORDS)} ${rng.pick(WORDS)} ${k}`;
@@ -74,7 +80,10 @@ function generate(): Trajectory[] {
     const site = k % 50;
     const templates = siteTemplates(rng.fork(`site${site}`), site);
     const t = task(`task-${k}`, `site${site}`);
-    const path = Array.from({ length: STEPS }, (_, i) => templates[Math.min(7, Math.floor((i * 8) / STEPS) + rng.int(0, 1))]);
+    const path = Array.from(
+      { length: STEPS },
+      (_, i) => templates[Math.min(7, Math.floor((i * 8) / STEPS) + rng.int(0, 1))],
+    );
     const moves: Array<[Observation, Action]> = path.map((tp, i) => [
       observe(tp, `step ${i} ${rng.pick(WORDS)} ${rng.pick(WORDS)}`),
       i === STEPS - 1 ? act.done(`answer ${k}`) : randomAction(rng, tp),

@@ -38,18 +38,14 @@ const STALE =
   'the page changed since the last observation (a new document loaded), so its element indices are unknown; observe again';
 
 /** Calls the in-page script under the action deadline; a `{ error }` result becomes an ActionFailure. */
-async function inPage<T extends object>(
-  ctx: ActionContext,
-  page: Page,
-  what: string,
-  expr: string,
-): Promise<T> {
+async function inPage<T>(ctx: ActionContext, page: Page, what: string, expr: string): Promise<T> {
   const r = await withDeadline(
     what,
     ctx.config.actionTimeoutMs,
     callPage<T | { error: string }>(page, expr, false, { error: STALE }),
   );
-  if ('error' in r && typeof r.error === 'string') throw new ActionFailure(r.error);
+  if (typeof r === 'object' && r !== null && 'error' in r && typeof r.error === 'string')
+    throw new ActionFailure(r.error);
   return r as T;
 }
 
@@ -206,6 +202,11 @@ async function goBack(ctx: ActionContext): Promise<Outcome> {
   const r = await page.goBack({ waitUntil: 'domcontentloaded', timeout: ctx.config.navigationTimeoutMs });
   // A same-document back (hash, pushState) returns null too, but changes the URL.
   if (r === null && page.url() === before) throw new ActionFailure('there is no previous page in this tab');
+  // Every tab starts on about:blank; going back to it is never what the agent wants.
+  if (page.url() === 'about:blank' && before !== 'about:blank') {
+    await page.goForward({ waitUntil: 'domcontentloaded', timeout: ctx.config.navigationTimeoutMs });
+    throw new ActionFailure('there is no previous page in this tab');
+  }
   return { settle: false };
 }
 

@@ -79,7 +79,8 @@ export class BrowserEnv {
   async reset(task: ResetTask, opts: ResetOptions = {}): Promise<Observation> {
     const raw = typeof task?.startUrl === 'string' ? task.startUrl.trim() : '';
     const url = normalizeUrl(raw);
-    if (!raw || !isLoadableUrl(url)) throw new InputError(`invalid start URL "${raw}"`, { field: 'startUrl' });
+    if (!raw || !isLoadableUrl(url))
+      throw new InputError(`invalid start URL "${raw}"`, { field: 'startUrl' });
     const parsed = ResetOptions.safeParse(opts);
     if (!parsed.success)
       throw new InputError(`invalid reset options: ${describeZodIssues(parsed.error.issues)}`, {
@@ -132,7 +133,8 @@ export class BrowserEnv {
     const req = route.request();
     if (req.isNavigationRequest() && !this.allowlist.allows(req.url())) {
       this.blocked.push(req.url());
-      await route.abort('blockedbyclient').catch(() => {});
+      // A 204 answer cancels a navigation and leaves the page as it was; an abort would show an error page.
+      await route.fulfill({ status: 204, body: '' }).catch(() => {});
       return;
     }
     await route.fallback().catch(() => {});

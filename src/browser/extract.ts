@@ -25,7 +25,7 @@ export function pageScript(): string {
   return script;
 }
 
-/** What one extraction pass returns: the page's identity, scroll state and indexed elements. */
+/** What one extraction pass returns: the page's identity, scroll state, elements and text blocks. */
 export interface PageExtraction {
   url: string;
   title: string;
@@ -37,6 +37,70 @@ export interface PageExtraction {
   layout: TextPlacement[];
   /** Elements dropped by the `maxElements` cap. */
   truncated: number;
+}
+
+// The compact rows page/extract.js returns (see there): keys once per page, not once per element.
+type ElementRow = [
+  number,
+  string,
+  string,
+  string | null,
+  string,
+  Record<string, string>,
+  number,
+  number,
+  number,
+  number,
+  string,
+  0 | 1,
+  string,
+  0 | 1,
+  number,
+  number,
+];
+type TextRow = [string, string, number, number, number, number, 0 | 1, number, number];
+interface RawExtraction {
+  url: string;
+  title: string;
+  scroll: ScrollInfo;
+  elements: ElementRow[];
+  texts: TextRow[];
+  truncated: number;
+}
+
+/** Turns the page's compact rows into core Elements and TextBlocks. */
+function expand(raw: RawExtraction): PageExtraction {
+  const elements: Element[] = raw.elements.map((r) => ({
+    index: r[0],
+    tag: r[1],
+    role: r[2],
+    name: r[3] ?? r[4],
+    text: r[4],
+    attributes: r[5],
+    bbox: { x: r[6], y: r[7], width: r[8], height: r[9] },
+    nodeKey: r[10],
+    inViewport: r[11] === 1,
+    frame: r[12],
+    inShadow: r[13] === 1,
+    depth: r[14],
+    parentIndex: r[15] === 0 ? null : r[15],
+  }));
+  const texts: TextBlock[] = raw.texts.map((r) => ({
+    text: r[0],
+    tag: r[1],
+    bbox: { x: r[2], y: r[3], width: r[4], height: r[5] },
+    inViewport: r[6] === 1,
+  }));
+  const layout = raw.texts.map((r) => ({ after: r[7], depth: r[8] }));
+  return {
+    url: raw.url,
+    title: raw.title,
+    scroll: raw.scroll,
+    elements,
+    texts,
+    layout,
+    truncated: raw.truncated,
+  };
 }
 
 /** Where a text block sits in the text view. */
@@ -78,5 +142,5 @@ export async function extractElements(
     timeoutMs,
     callPage<string>(page, `window.__rmsweb.extract(${arg})`, true, ''),
   );
-  return JSON.parse(json) as PageExtraction;
+  return expand(JSON.parse(json) as RawExtraction);
 }

@@ -60,7 +60,8 @@ const NATIVE_ROLE: Record<string, string> = {
 const SHOWN_OPTIONS = 10;
 
 function quote(v: string): string {
-  return /^[^\s"'<>=/]+$/.test(v) ? v : JSON.stringify(v);
+  // Bare when unambiguous; a trailing '/' would read as the end of the tag (`href=/>`).
+  return /^[^\s"'<>=]+$/.test(v) && !v.endsWith('/') ? v : JSON.stringify(v);
 }
 
 /** The label shown after the tag: the visible text, else the accessible name. */

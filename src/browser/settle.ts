@@ -10,17 +10,25 @@ export class NavWatch {
   private request: Request | null = null;
   private committed = false;
   private failure: string | null = null;
+  private finished = false;
   private wake: (() => void) | null = null;
   private readonly onRequest = (r: Request) => {
     if (this.isMainNav(r)) {
       this.request = r;
       this.failure = null;
+      this.finished = false;
       this.ping();
     }
   };
   private readonly onFailed = (r: Request) => {
     if (r === this.request) {
       this.failure = r.failure()?.errorText ?? 'failed';
+      this.ping();
+    }
+  };
+  private readonly onFinished = (r: Request) => {
+    if (r === this.request) {
+      this.finished = true;
       this.ping();
     }
   };
@@ -34,6 +42,7 @@ export class NavWatch {
   constructor(private readonly page: Page) {
     page.on('request', this.onRequest);
     page.on('requestfailed', this.onFailed);
+    page.on('requestfinished', this.onFinished);
     page.on('framenavigated', this.onNavigated);
   }
 
@@ -55,7 +64,8 @@ export class NavWatch {
       const left = end - Date.now();
       if (left <= 0) return false;
       await new Promise<void>((resolve) => {
-        const t = setTimeout(resolve, left);
+        // Events on this page wake us at once; `extra` conditions (a new tab) are polled.
+        const t = setTimeout(resolve, Math.min(left, 20));
         this.wake = () => {
           clearTimeout(t);
           resolve();
@@ -75,7 +85,12 @@ export class NavWatch {
     if (this.page.isClosed()) return null;
     await this.until(() => this.request !== null || this.committed || (extra?.() ?? false), settleMs);
     if (this.request && !this.committed) {
-      const done = await this.until(() => this.committed || this.failure !== null, navigationTimeoutMs);
+      const done = await this.until(
+        () => this.committed || this.failure !== null || this.finished,
+        navigationTimeoutMs,
+      );
+      // A response that does not replace the page (204, a download) finishes without committing.
+      if (this.finished && !this.committed) await this.until(() => this.committed, 150);
       if (this.failure !== null) return `navigation to ${this.request.url()} failed (${this.failure})`;
       if (!done) return `navigation to ${this.request.url()} did not commit within ${navigationTimeoutMs}ms`;
     }
@@ -96,6 +111,7 @@ export class NavWatch {
   dispose(): void {
     this.page.off('request', this.onRequest);
     this.page.off('requestfailed', this.onFailed);
+    this.page.off('requestfinished', this.onFinished);
     this.page.off('framenavigated', this.onNavigated);
     this.ping();
   }

@@ -5,6 +5,7 @@
 export function normalizeUrl(raw: string): string {
   const s = raw.trim();
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(s) || /^(about|data|blob|javascript):/i.test(s)) return s;
+  if (/^\/(?!\/)/.test(s)) return s; // a path has no host to complete: left for the caller to reject
   const local = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\]|0\.0\.0\.0)(:\d+)?(\/|$|\?|#)/i.test(s);
   return `${local ? 'http' : 'https'}://${s.replace(/^\/\//, '')}`;
 }

@@ -35,7 +35,7 @@ export interface CollectOptions {
 }
 
 /** Per-task state of collection, rebuilt from the store on resume. */
-interface TaskProgress {
+export interface TaskProgress {
   round: number;
   successes: number;
   reflections: Reflection[];
@@ -47,7 +47,8 @@ export function episodeKey(taskId: string, round: number): string {
   return `collect:${taskId}#${round}`;
 }
 
-function progressFromStore(store: RunStore, task: Task, maxRounds: number, stopAfter: number): TaskProgress {
+/** Rebuilds a task's collection state from the store (also used by queued collection). */
+export function progressFromStore(store: RunStore, task: Task, maxRounds: number, stopAfter: number): TaskProgress {
   const summaries = store.listTrajectorySummaries({ taskId: task.id, tag: 'collect' });
   const rounds = new Set(summaries.map((s) => s.round));
   let round = 0;

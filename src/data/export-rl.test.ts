@@ -7,7 +7,7 @@ import { type CriticalState, fromBrowserUse, sha256 } from '../core/index.ts';
 import { RunStore } from '../store/index.ts';
 import { exportRl } from './export-rl.ts';
 import { readJsonl } from './export-sft.ts';
-import { buildCollection, criticalFrom, NOTE, NOTE_C } from './fixtures.ts';
+import { buildCollection, criticalFrom, jpeg, NOTE, NOTE_C } from './fixtures.ts';
 import { NoteScrubber, words } from './note-scrub.ts';
 
 let root: string;
@@ -78,8 +78,8 @@ describe('exportRl', () => {
       }
     });
     // Step 1 of task A: the history shows step 0 from the stored trajectory, scrubbed.
-    expect(rows[0].prompt[1].content).toContain('Memory: The cart holds 2 items.');
-    expect(rows[2].prompt[1].content).toContain('Action: {"click":{"index":3}}');
+    expect(rows[0].prompt[1].content).toContain('<memory>\nThe cart holds 2 items.\n</memory>');
+    expect(rows[2].prompt[1].content).toContain('action: click(3) -> ok');
     store.close();
   });
 
@@ -120,5 +120,23 @@ describe('exportRl', () => {
       exportRl({ runs: [run], critical: file, format: 'verl', out: join(root, 'y.parquet') }),
     ).toThrow(/line 2: screenshot f+ of critical state/);
     expect(existsSync(join(root, 'y.parquet'))).toBe(false);
+  });
+
+  it('uses an inline screenshot payload when no store has the image', async () => {
+    const s = structuredClone(states[2]);
+    const bytes = await jpeg(777);
+    s.success.observation.screenshot = {
+      hash: sha256(bytes),
+      mime: 'image/jpeg',
+      width: 16,
+      height: 12,
+      data: bytes.toString('base64'),
+    };
+    const file = join(root, 'inline.jsonl');
+    writeFileSync(file, `${JSON.stringify(s)}\n`);
+    const out = join(root, 'inline', 'rows.jsonl');
+    expect(exportRl({ runs: [run], critical: file, format: 'jsonl', out }).images).toBe(1);
+    const [row] = readJsonl(out) as any[];
+    expect(readFileSync(join(root, 'inline', row.images[0]))).toEqual(bytes);
   });
 });

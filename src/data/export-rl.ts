@@ -1,13 +1,26 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { type CriticalState, InputError, sha256, type Trajectory, toBrowserUse } from '../core/index.ts';
+import {
+  agentView,
+  type CriticalState,
+  InputError,
+  sha256,
+  type Trajectory,
+  toBrowserUse,
+} from '../core/index.ts';
 import { type RunStore, writeFileAtomic } from '../store/index.ts';
 import { openRuns } from './export-sft.ts';
 import { JsonlWriter } from './jsonl-writer.ts';
 import { NoteScrubber } from './note-scrub.ts';
-import { type HistoryItem, historyText, IMAGE_SLOT, systemPrompt, userText } from './prompt.ts';
+import { EXPORT_PROMPT_VERSION, IMAGE_SLOT, stepMessages } from './prompt.ts';
 import { readCriticalStates } from './read-critical.ts';
-import { reflectionNotes, stepPrompt, visibleNotes } from './sft-flatten.ts';
+import {
+  actionOnlyHistory,
+  reflectionNotes,
+  scrubObservation,
+  stepPrompt,
+  visibleNotes,
+} from './sft-flatten.ts';
 import { type VerlRow, writeVerlParquet } from './verl-parquet.ts';
 
 export const RL_FORMATS = ['verl', 'jsonl'] as const;
@@ -21,7 +34,6 @@ export interface ExportRlOptions {
   format: RlFormat;
   /** Output file (.parquet for verl, .jsonl for jsonl); JSONL images go to images/ beside it. */
   out: string;
-  maxHistory?: number;
 }
 
 export interface ExportRlSummary {
@@ -59,7 +71,7 @@ function findTrajectory(stores: RunStore[], id: string): { store: RunStore; t: T
  * when the success trajectory is in one of the runs; otherwise from the state alone (history of
  * actions without the agent's texts). Notes are stripped by the same rule as SFT export.
  */
-function criticalPrompt(cs: CriticalState, stores: RunStore[], maxHistory: number) {
+function criticalPrompt(cs: CriticalState, stores: RunStore[]) {
   const extraNotes = [
     ...cs.success.observation.notes,
     ...stores.flatMap((s) => reflectionNotes(s, cs.task.id)),
@@ -68,33 +80,23 @@ function criticalPrompt(cs: CriticalState, stores: RunStore[], maxHistory: numbe
   const stepIdx = found ? found.t.steps.findIndex((s) => s.index === cs.success.stepIndex) : -1;
   if (found && stepIdx >= 0) {
     const scrubber = new NoteScrubber(visibleNotes(found.t, extraNotes));
-    const p = stepPrompt(found.t, stepIdx, { scrubber, maxHistory, observation: cs.success.observation });
+    const p = stepPrompt(found.t, stepIdx, { scrubber, observation: cs.success.observation });
     return { ...p, scrubber, fromTrajectory: true };
   }
   const scrubber = new NoteScrubber(extraNotes);
-  const history: HistoryItem[] = cs.success.history.map((action) => ({
-    evaluation: '',
-    memory: '',
-    nextGoal: '',
-    action,
-    result: { error: null, isDone: false, success: null, extractedContent: null },
-  }));
-  const o = cs.success.observation;
-  const imageHash = o.screenshot?.hash ?? null;
-  const memory = scrubber.scrub(o.memory);
-  const progress = scrubber.scrub(o.progress);
-  const user = userText({
-    objective: cs.task.objective,
-    history: historyText(history, maxHistory),
-    observation: o,
-    memory,
-    progress,
+  const observation = scrubObservation(cs.success.observation, scrubber);
+  const history = actionOnlyHistory(cs.success.history, observation);
+  const imageHash = observation.screenshot?.hash ?? null;
+  const { system, user } = stepMessages({
+    task: agentView(cs.task),
+    observation,
+    history,
     withImage: imageHash !== null,
   });
   return {
-    system: systemPrompt(),
+    system,
     user,
-    agentText: [memory, progress],
+    agentText: [observation.memory, observation.progress],
     imageHash,
     scrubber,
     fromTrajectory: false,
@@ -135,7 +137,7 @@ export function exportRl(opts: ExportRlOptions): ExportRlSummary {
   const imageData = new Map<string, Uint8Array>();
   try {
     for (const { line, state: cs } of states) {
-      const p = criticalPrompt(cs, stores, opts.maxHistory ?? 20);
+      const p = criticalPrompt(cs, stores);
       if (p.agentText.some((x) => p.scrubber.leaks(x))) {
         summary.droppedNoteLeak++;
         continue;
@@ -200,7 +202,7 @@ export function exportRl(opts: ExportRlOptions): ExportRlSummary {
   summary.images = imageData.size;
   writeFileAtomic(
     join(dirname(out), `${basename(out)}.export.json`),
-    `${JSON.stringify({ kind: 'rl', critical: resolve(opts.critical), runs: opts.runs.map((r) => resolve(r)), ...summary, exportedAt: new Date().toISOString() }, null, 2)}\n`,
+    `${JSON.stringify({ kind: 'rl', promptVersion: EXPORT_PROMPT_VERSION, critical: resolve(opts.critical), runs: opts.runs.map((r) => resolve(r)), ...summary, exportedAt: new Date().toISOString() }, null, 2)}\n`,
   );
   return summary;
 }

@@ -2,6 +2,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } 
 import { tmpdir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { systemPrompt } from '../agent/prompt.ts';
 import { parseAgentOutput, sha256 } from '../core/index.ts';
 import { RunStore } from '../store/index.ts';
 import { exportSft, readJsonl } from './export-sft.ts';
@@ -82,9 +83,14 @@ describe('exportSft', () => {
       action: [{ select_dropdown: { index: 1, text: 'Express' } }],
     });
     const a1user = rows[1].messages[1].content;
-    expect(a1user).toContain('Memory: The cart holds 2 items.');
-    expect(a1user).toContain('Progress: Shipping chosen.');
-    expect(a1user).toContain('Action: {"select_dropdown":{"index":1,"text":"Express"}}');
+    expect(a1user).toContain('<memory>\nThe cart holds 2 items.\n</memory>');
+    expect(a1user).toContain('<progress>Shipping chosen.</progress>');
+    expect(a1user).toContain(
+      'Step 1: evaluation: Unknown - first step.; action: select_dropdown(1, "Express") -> ok',
+    );
+    // Same prompt as LlmAgent acts with (minus notes), so training matches inference.
+    expect(rows[0].messages[0].content).toBe(systemPrompt());
+    expect(a1user).not.toContain('<notes from earlier attempts>');
     const b0 = JSON.parse(rows[3].messages[2].content);
     expect(b0.memory).toBe('Voucher SPRING10 applies to order B.');
     expectNoNoteText(out);

@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import { InputError } from '../core/index.ts';
 import { RunStore, writeFileAtomic } from '../store/index.ts';
 import { JsonlWriter } from './jsonl-writer.ts';
-import { IMAGE_SLOT } from './prompt.ts';
+import { EXPORT_PROMPT_VERSION, IMAGE_SLOT } from './prompt.ts';
 import {
   flattenTrajectory,
   reflectionNotes,
@@ -30,8 +30,6 @@ export interface ExportSftOptions {
    * against its dataset_dir), absolute for trl and swift. OpenAI always gets data URLs.
    */
   imagePaths?: 'relative' | 'absolute';
-  /** Previous steps shown in each prompt's history (default 20). */
-  maxHistory?: number;
   onProgress?: (done: number, total: number) => void;
 }
 
@@ -105,10 +103,7 @@ export function exportSft(opts: ExportSftOptions): ExportSftSummary {
       const cacheKey = `${store.dir}\u0000${trajectory.task.id}`;
       const extraNotes = notesCache.get(cacheKey) ?? reflectionNotes(store, trajectory.task.id);
       notesCache.set(cacheKey, extraNotes);
-      const { examples, droppedNoteLeak } = flattenTrajectory(trajectory, {
-        extraNotes,
-        maxHistory: opts.maxHistory,
-      });
+      const { examples, droppedNoteLeak } = flattenTrajectory(trajectory, { extraNotes });
       summary.droppedNoteLeak += droppedNoteLeak;
       for (const ex of examples) {
         let image: string | null = null;
@@ -152,7 +147,17 @@ export function exportSft(opts: ExportSftOptions): ExportSftSummary {
   }
   writeFileAtomic(
     join(out, 'export.json'),
-    `${JSON.stringify({ kind: 'sft', ...summary, datasetName: format === 'llamafactory' ? LLAMAFACTORY_DATASET_NAME : undefined, exportedAt: new Date().toISOString() }, null, 2)}\n`,
+    `${JSON.stringify(
+      {
+        kind: 'sft',
+        promptVersion: EXPORT_PROMPT_VERSION,
+        ...summary,
+        datasetName: format === 'llamafactory' ? LLAMAFACTORY_DATASET_NAME : undefined,
+        exportedAt: new Date().toISOString(),
+      },
+      null,
+      2,
+    )}\n`,
   );
   return summary;
 }

@@ -16,14 +16,17 @@ export {
   readJsonl,
 } from './export-sft.ts';
 export { NoteScrubber, noteTexts, sentences, words } from './note-scrub.ts';
-export { actionSpaceText, historyText, IMAGE_SLOT, systemPrompt, userText } from './prompt.ts';
+export { EXPORT_PROMPT_VERSION, IMAGE_SLOT, stepMessages } from './prompt.ts';
 export { readCriticalStates } from './read-critical.ts';
 export {
+  actionOnlyHistory,
   type FlattenOptions,
   type FlattenResult,
   flattenTrajectory,
   reflectionNotes,
   type SftExample,
+  scrubbedHistory,
+  scrubObservation,
   stepPrompt,
   successfulTrajectories,
   visibleNotes,

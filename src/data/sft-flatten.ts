@@ -1,5 +1,7 @@
+import type { HistoryEntry } from '../agent/agent.ts';
 import {
   type AgentOutput,
+  agentView,
   type Observation,
   renderNote,
   type Trajectory,
@@ -7,7 +9,7 @@ import {
 } from '../core/index.ts';
 import type { RunStore } from '../store/index.ts';
 import { NoteScrubber } from './note-scrub.ts';
-import { type HistoryItem, historyText, systemPrompt, userText } from './prompt.ts';
+import { stepMessages } from './prompt.ts';
 
 /** One supervised example, independent of any trainer's file format. */
 export interface SftExample {
@@ -29,8 +31,6 @@ export interface SftExample {
 export interface FlattenOptions {
   /** Reflection notes to strip besides those recorded on the trajectory (e.g. the task's reflections). */
   extraNotes?: string[];
-  /** How many previous steps the history shows (default 20). */
-  maxHistory?: number;
 }
 
 export interface FlattenResult {
@@ -46,15 +46,17 @@ export function visibleNotes(t: Trajectory, extra: readonly string[] = []): stri
   return [...all];
 }
 
-/** The scrubbed per-step texts the prompt and the target are built from. */
-interface StepTexts {
-  history: HistoryItem;
-  output: AgentOutput;
-  memory: string;
-  progress: string;
+/** An observation with its agent-written fields scrubbed and its notes removed. */
+export function scrubObservation(o: Observation, scrub: NoteScrubber): Observation {
+  return { ...o, memory: scrub.scrub(o.memory), progress: scrub.scrub(o.progress), notes: [] };
 }
 
-function scrubbedSteps(t: Trajectory, scrub: NoteScrubber): StepTexts[] {
+/**
+ * A trajectory's steps as the agent's history entries, under the note-stripping rule: agent text
+ * scrubbed, notes removed, and only the executed action kept as the output's action (later
+ * actions of a multi-action output never ran, so they are not a verified target).
+ */
+export function scrubbedHistory(t: Trajectory, scrub: NoteScrubber): HistoryEntry[] {
   return t.steps.map((s) => {
     const o = s.output;
     const thinking = o.thinking !== undefined ? scrub.scrub(o.thinking) : undefined;
@@ -63,69 +65,67 @@ function scrubbedSteps(t: Trajectory, scrub: NoteScrubber): StepTexts[] {
       evaluation_previous_goal: scrub.scrub(o.evaluation_previous_goal),
       memory: scrub.scrub(o.memory),
       next_goal: scrub.scrub(o.next_goal),
-      // Only the executed action is a verified target; later actions of a multi-action output never ran.
       action: [toBrowserUse(s.action)] as AgentOutput['action'],
     };
     return {
+      stepIndex: s.index,
+      url: s.observation.url,
+      observation: scrubObservation(s.observation, scrub),
       output,
-      history: {
-        evaluation: output.evaluation_previous_goal,
-        memory: output.memory,
-        nextGoal: output.next_goal,
-        action: s.action,
-        result: s.result,
-      },
-      memory: scrub.scrub(s.observation.memory),
-      progress: scrub.scrub(s.observation.progress),
+      action: s.action,
+      result: s.result,
     };
   });
 }
 
+/** Agent-written strings of a prompt and target: what the last-guard leak check looks at. */
+function agentText(observation: Observation, history: HistoryEntry[], output?: AgentOutput): string[] {
+  return [
+    observation.memory,
+    observation.progress,
+    ...(output ? [JSON.stringify(output)] : []),
+    ...history.map((h) => JSON.stringify(h.output)),
+  ];
+}
+
 /**
- * Builds the prompt (system + user) for step `stepIndex` of `t` under the note-stripping rule,
- * plus the scrubbed target output. Shared by SFT flattening and RL export so both see one prompt.
+ * The prompt (system + user) for step `stepIndex` of `t` under the note-stripping rule, plus the
+ * scrubbed target output. `observation` overrides the step's own (a critical state's copy).
  */
 export function stepPrompt(
   t: Trajectory,
   stepIndex: number,
-  opts: FlattenOptions & { scrubber?: NoteScrubber; texts?: StepTexts[]; observation?: Observation } = {},
+  opts: FlattenOptions & {
+    scrubber?: NoteScrubber;
+    history?: HistoryEntry[];
+    observation?: Observation;
+  } = {},
 ): { system: string; user: string; output: AgentOutput; agentText: string[]; imageHash: string | null } {
   const scrub = opts.scrubber ?? new NoteScrubber(visibleNotes(t, opts.extraNotes));
-  const texts = opts.texts ?? scrubbedSteps(t, scrub);
-  // A caller holding its own copy of the step's observation (a critical state) has it rendered.
-  const observation = opts.observation ?? t.steps[stepIndex].observation;
-  const cur = texts[stepIndex];
-  const memory = opts.observation ? scrub.scrub(observation.memory) : cur.memory;
-  const progress = opts.observation ? scrub.scrub(observation.progress) : cur.progress;
-  const history = texts.slice(0, stepIndex).map((x) => x.history);
+  const all = opts.history ?? scrubbedHistory(t, scrub);
+  const observation = opts.observation
+    ? scrubObservation(opts.observation, scrub)
+    : all[stepIndex].observation;
+  const history = all.slice(0, stepIndex);
   const imageHash = observation.screenshot?.hash ?? null;
-  const user = userText({
-    objective: t.task.objective,
-    history: historyText(history, opts.maxHistory ?? 20),
+  const { system, user } = stepMessages({
+    task: agentView(t.task),
     observation,
-    memory,
-    progress,
+    history,
     withImage: imageHash !== null,
   });
-  const agentText = [
-    memory,
-    progress,
-    JSON.stringify(cur.output),
-    ...history.map(
-      (h) => `${h.evaluation}\n${h.memory}\n${h.nextGoal}\n${JSON.stringify(toBrowserUse(h.action))}`,
-    ),
-  ];
-  return { system: systemPrompt(), user, output: cur.output, agentText, imageHash };
+  const output = all[stepIndex].output;
+  return { system, user, output, agentText: agentText(observation, history, output), imageHash };
 }
 
 /** One example per step of `t` (callers pass verified successes only). */
 export function flattenTrajectory(t: Trajectory, opts: FlattenOptions = {}): FlattenResult {
   const scrubber = new NoteScrubber(visibleNotes(t, opts.extraNotes));
-  const texts = scrubbedSteps(t, scrubber);
+  const history = scrubbedHistory(t, scrubber);
   const examples: SftExample[] = [];
   let droppedNoteLeak = 0;
   for (let i = 0; i < t.steps.length; i++) {
-    const p = stepPrompt(t, i, { ...opts, scrubber, texts });
+    const p = stepPrompt(t, i, { scrubber, history });
     if (p.agentText.some((x) => scrubber.leaks(x))) {
       droppedNoteLeak++;
       continue;
@@ -166,4 +166,24 @@ export function* successfulTrajectories(
       if (trajectory) yield { store, trajectory };
     }
   }
+}
+
+/** For states whose trajectory is not at hand: history entries from the actions alone. */
+export function actionOnlyHistory(
+  actions: HistoryEntry['action'][],
+  observation: Observation,
+): HistoryEntry[] {
+  return actions.map((action, i) => ({
+    stepIndex: i,
+    url: observation.url,
+    observation,
+    output: {
+      evaluation_previous_goal: '',
+      memory: '',
+      next_goal: '',
+      action: [toBrowserUse(action)] as AgentOutput['action'],
+    },
+    action,
+    result: { error: null, isDone: false, success: null, extractedContent: null },
+  }));
 }

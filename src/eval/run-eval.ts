@@ -38,10 +38,7 @@ export function evalTag(label: string): string {
 export async function runEval(o: RunEvalOptions): Promise<EvalSummary & { complete: boolean }> {
   const runs = o.runs ?? 3;
   const tag = evalTag(o.label);
-  const jobs: EpisodeJob[] = [];
-  for (let r = 0; r < runs; r++) {
-    for (const task of o.tasks) jobs.push({ task, key: `${tag}:${task.id}#${r}`, round: r, tags: ['eval', tag], seed: r });
-  }
+  const jobs = evalJobs(o.label, o.tasks, runs);
   const total = jobs.length;
   let done = jobs.filter((j) => o.store.hasEpisode(j.key)).length;
   let ok = o.store.listTrajectorySummaries({ tag, success: true }).length;
@@ -61,8 +58,27 @@ export async function runEval(o: RunEvalOptions): Promise<EvalSummary & { comple
       o.onEpisode?.(done, total, done ? ok / done : 0);
     },
   });
+  return summarizeStoredEval(o, res.errors);
+}
+
+/** The episode jobs of an evaluation: every task once per run, keyed so a rerun resumes. */
+export function evalJobs(label: string, tasks: Task[], runs: number): EpisodeJob[] {
+  const tag = evalTag(label);
+  const jobs: EpisodeJob[] = [];
+  for (let r = 0; r < runs; r++) {
+    for (const task of tasks) jobs.push({ task, key: `${tag}:${task.id}#${r}`, round: r, tags: ['eval', tag], seed: r });
+  }
+  return jobs;
+}
+
+/** Summarizes an evaluation from the episodes in the store (shared by in-process and queued runs). */
+export function summarizeStoredEval(
+  o: Pick<RunEvalOptions, 'label' | 'agentId' | 'suite' | 'tasks' | 'store' | 'runs'>,
+  errors: number,
+): EvalSummary & { complete: boolean } {
+  const runs = o.runs ?? 3;
   const ids = new Set(o.tasks.map((t) => t.id));
-  const trajs = o.store.listTrajectories({ tag }).filter((t) => ids.has(t.task.id) && t.round < runs);
+  const trajs = o.store.listTrajectories({ tag: evalTag(o.label) }).filter((t) => ids.has(t.task.id) && t.round < runs);
   const summary = summarizeEval(trajs, { agentId: o.agentId, suite: o.suite });
-  return { ...summary, complete: trajs.length === total && res.errors === 0 };
+  return { ...summary, complete: trajs.length === o.tasks.length * runs && errors === 0 };
 }

@@ -35,7 +35,7 @@ export function alignRuns(
       total[(i - 1) * m + (j - 1)] = c;
       const up = score[(i - 1) * w + j];
       const left = score[i * w + j - 1];
-      let best = up > left ? up : left;
+      let best = Math.max(up, left);
       if (c >= minComparability) {
         const diag = score[(i - 1) * w + j - 1] + c;
         if (diag >= best) best = diag;

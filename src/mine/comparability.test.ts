@@ -8,7 +8,17 @@ import {
   weightedJaccard,
 } from './comparability.ts';
 import { act, page, trajectory } from './fixtures.ts';
-import { cart, ERROR_PAGE, HOME, LOOKALIKE_FAILURE, product, RESULTS, results, SUCCESS, T } from './scenarios.test-helpers.ts';
+import {
+  cart,
+  ERROR_PAGE,
+  HOME,
+  LOOKALIKE_FAILURE,
+  product,
+  RESULTS,
+  results,
+  SUCCESS,
+  T,
+} from './scenarios.test-helpers.ts';
 import { Interner, trajectoryFeatures } from './state-features.ts';
 
 const W = DEFAULT_COMPARABILITY_WEIGHTS;
@@ -37,8 +47,16 @@ describe('comparability', () => {
 
   it('ranks same page > same path, other query > sibling path > other page, and gates at the threshold', () => {
     const same = comparabilityTotal(state(RESULTS), state(results({ lastActionError: 'x' })), W);
-    const otherQuery = comparabilityTotal(state(RESULTS), state(page('http://shop.test/search?q=boots', RESULTS.elements)), W);
-    const sibling = comparabilityTotal(state(product('2', 'Trail Runner 2')), state(product('22', 'Trail Runner 2 GTX')), W);
+    const otherQuery = comparabilityTotal(
+      state(RESULTS),
+      state(page('http://shop.test/search?q=boots', RESULTS.elements)),
+      W,
+    );
+    const sibling = comparabilityTotal(
+      state(product('2', 'Trail Runner 2')),
+      state(product('22', 'Trail Runner 2 GTX')),
+      W,
+    );
     const unrelated = comparabilityTotal(state(RESULTS), state(ERROR_PAGE), W);
     expect(same).toBeCloseTo(1, 10);
     expect(otherQuery).toBeLessThan(same);
@@ -49,7 +67,10 @@ describe('comparability', () => {
   });
 
   it('reads memory as token overlap and reports each part', () => {
-    const c = comparability(state(RESULTS, 'searched trail shoes'), state(RESULTS, 'searched for road shoes'));
+    const c = comparability(
+      state(RESULTS, 'searched trail shoes'),
+      state(RESULTS, 'searched for road shoes'),
+    );
     expect(c.memory).toBeCloseTo(2 / 5, 10);
     expect(c.url).toBe(1);
     expect(c.elements).toBe(1);

@@ -29,7 +29,9 @@ export interface ElementSpec {
 /** An element at `index`; nodeKey defaults to a key derived from role and name (stable across pages). */
 export function element(index: number, spec: ElementSpec): Element {
   const tag = spec.tag ?? (spec.href ? 'a' : 'button');
-  const role = spec.role ?? (tag === 'a' ? 'link' : tag === 'input' ? 'textbox' : tag === 'select' ? 'combobox' : 'button');
+  const role =
+    spec.role ??
+    (tag === 'a' ? 'link' : tag === 'input' ? 'textbox' : tag === 'select' ? 'combobox' : 'button');
   const attributes = { ...spec.attributes, ...(spec.href ? { href: spec.href } : {}) };
   return {
     index,

@@ -18,10 +18,22 @@ export {
   divergenceScore,
   findDivergences,
 } from './divergence.ts';
-export { buildTaggerMessages, LlmTag, LlmTagger, type LlmTaggerOptions, TAGGER_SYSTEM_PROMPT } from './llm-tagger.ts';
+export {
+  buildTaggerMessages,
+  LlmTag,
+  LlmTagger,
+  type LlmTaggerOptions,
+  TAGGER_SYSTEM_PROMPT,
+} from './llm-tagger.ts';
 export { type MineOptions, type MineResult, mineCriticalStates, toCriticalState } from './mine.ts';
 export { type PairingSummary, pairTrajectories, type RunKind, type RunPair, runKind } from './pairing.ts';
 export { describeAction, rulesTagger, tagByRules } from './rules-tagger.ts';
-export { elementKey, Interner, type StateFeatures, type TrajectoryFeatures, trajectoryFeatures } from './state-features.ts';
+export {
+  elementKey,
+  Interner,
+  type StateFeatures,
+  type TrajectoryFeatures,
+  trajectoryFeatures,
+} from './state-features.ts';
 export { emptyMineStats, formatMineStats, type MineStats, type SiteMineStats } from './stats.ts';
-export { LABEL_ORDER, TAXONOMY, type TagResult, type Tagger } from './taxonomy.ts';
+export { LABEL_ORDER, TAXONOMY, type Tagger, type TagResult } from './taxonomy.ts';

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { ScriptedChatModel } from '../models/testing/scripted-chat-model.ts';
-import { buildTaggerMessages, LlmTagger, TAGGER_SYSTEM_PROMPT } from './llm-tagger.ts';
-import { mineCriticalStates } from './mine.ts';
 import { DEFAULT_COMPARABILITY_WEIGHTS } from './comparability.ts';
 import { findDivergences } from './divergence.ts';
 import { act, element, trajectory } from './fixtures.ts';
+import { buildTaggerMessages, LlmTagger, TAGGER_SYSTEM_PROMPT } from './llm-tagger.ts';
+import { mineCriticalStates } from './mine.ts';
 import { LOOKALIKE_FAILURE, RESULTS, SUCCESS, T } from './scenarios.test-helpers.ts';
 import { Interner, trajectoryFeatures } from './state-features.ts';
 import { LABEL_ORDER } from './taxonomy.ts';
@@ -12,7 +12,10 @@ import { LABEL_ORDER } from './taxonomy.ts';
 describe('LlmTagger', () => {
   it('sends the taxonomy and both sides, and records the model label', async () => {
     const model = new ScriptedChatModel([
-      JSON.stringify({ label: 'lookalike-element', reason: 'Clicked the GTX variant instead of Trail Runner 2.' }),
+      JSON.stringify({
+        label: 'lookalike-element',
+        reason: 'Clicked the GTX variant instead of Trail Runner 2.',
+      }),
     ]);
     const tagger = new LlmTagger(model);
     const { criticalStates, stats } = await mineCriticalStates([SUCCESS, LOOKALIKE_FAILURE], { tagger });
@@ -45,7 +48,10 @@ describe('LlmTagger', () => {
   });
 
   it('bounds the page view on big pages', async () => {
-    const big = { ...RESULTS, elements: Array.from({ length: 200 }, (_, i) => element(i, { name: `Item ${i}`, href: `/p/${i}` })) };
+    const big = {
+      ...RESULTS,
+      elements: Array.from({ length: 200 }, (_, i) => element(i, { name: `Item ${i}`, href: `/p/${i}` })),
+    };
     const s = trajectory('s-big', T, [[big, act.click(3)]], true);
     const f = trajectory('f-big', T, [[big, act.click(4)]], false);
     const interner = new Interner();

@@ -10,7 +10,7 @@ import {
 } from '../models/index.ts';
 import type { Divergence } from './divergence.ts';
 import { describeAction, rulesTagger } from './rules-tagger.ts';
-import { LABEL_ORDER, TAXONOMY, type TagResult, type Tagger } from './taxonomy.ts';
+import { LABEL_ORDER, TAXONOMY, type Tagger, type TagResult } from './taxonomy.ts';
 
 /** What the LLM tagger must answer. */
 export const LlmTag = z.object({
@@ -39,7 +39,10 @@ export const TAGGER_SYSTEM_PROMPT = [
 function pageView(obs: Observation): string {
   const lines = obs.text
     ? obs.text.split('\n')
-    : obs.elements.map((e) => `${'\t'.repeat(e.depth)}[${e.index}]<${e.tag}${e.role ? ` role=${e.role}` : ''}>${e.name || e.text}`);
+    : obs.elements.map(
+        (e) =>
+          `${'\t'.repeat(e.depth)}[${e.index}]<${e.tag}${e.role ? ` role=${e.role}` : ''}>${e.name || e.text}`,
+      );
   const shown = lines.slice(0, MAX_VIEW_LINES);
   if (lines.length > shown.length) shown.push(`... (${lines.length - shown.length} more elements)`);
   return shown.join('\n');
@@ -47,7 +50,9 @@ function pageView(obs: Observation): string {
 
 function sideText(title: string, steps: Step[], k: number, lookahead: number): string {
   const s = steps[k];
-  const history = steps.slice(Math.max(0, k - MAX_HISTORY), k).map((h) => `  ${h.index}: ${describeAction(h)}`);
+  const history = steps
+    .slice(Math.max(0, k - MAX_HISTORY), k)
+    .map((h) => `  ${h.index}: ${describeAction(h)}`);
   const after = steps.slice(k + 1, k + 1 + lookahead).map((h) => `  ${h.index}: ${describeAction(h)}`);
   return [
     `## ${title}`,
@@ -71,7 +76,12 @@ export function buildTaggerMessages(d: Divergence): ChatMessage[] {
     `Task: ${s.task.objective}`,
     `Comparability of the two states: ${d.comparability.total.toFixed(2)}`,
     sideText('Successful run', s.steps, d.i, 0),
-    sideText(`Failing run (ended: ${f.endReason}${f.verdict ? `, verdict: ${f.verdict.reason || 'failed'}` : ''})`, f.steps, d.j, MAX_FAILURE_LOOKAHEAD),
+    sideText(
+      `Failing run (ended: ${f.endReason}${f.verdict ? `, verdict: ${f.verdict.reason || 'failed'}` : ''})`,
+      f.steps,
+      d.j,
+      MAX_FAILURE_LOOKAHEAD,
+    ),
     `Successful action: ${formatAction(s.steps[d.i].action)}; failing action: ${formatAction(f.steps[d.j].action)}.`,
   ].join('\n\n');
   return [
@@ -125,7 +135,11 @@ export class LlmTagger implements Tagger {
       this.usage = addUsage(this.usage, e.usage);
       this.fallbacks++;
       const t = await this.fallback.tag(d);
-      return { ...t, source: this.fallback.id, reason: `${t.reason} (model reply unusable: ${e.message.slice(0, 120)})` };
+      return {
+        ...t,
+        source: this.fallback.id,
+        reason: `${t.reason} (model reply unusable: ${e.message.slice(0, 120)})`,
+      };
     }
   }
 }

@@ -3,6 +3,7 @@ import { CriticalState, Rng, type Trajectory } from '../core/index.ts';
 import { DEFAULT_LABEL_PRIORS } from './divergence.ts';
 import { act, trajectory } from './fixtures.ts';
 import { mineCriticalStates } from './mine.ts';
+import { rulesTagger } from './rules-tagger.ts';
 import {
   ERROR_FAILURE,
   LOOKALIKE_FAILURE,
@@ -22,8 +23,16 @@ describe('mineCriticalStates', () => {
     const { criticalStates, stats } = await mineCriticalStates([SUCCESS, LOOKALIKE_FAILURE]);
     expect(criticalStates).toHaveLength(1);
     const cs = CriticalState.parse(criticalStates[0]);
-    expect(cs.success).toMatchObject({ trajectoryId: 'succ-1', stepIndex: 1, action: { type: 'click', index: 4 } });
-    expect(cs.failure).toMatchObject({ trajectoryId: 'fail-lookalike', stepIndex: 1, action: { type: 'click', index: 5 } });
+    expect(cs.success).toMatchObject({
+      trajectoryId: 'succ-1',
+      stepIndex: 1,
+      action: { type: 'click', index: 4 },
+    });
+    expect(cs.failure).toMatchObject({
+      trajectoryId: 'fail-lookalike',
+      stepIndex: 1,
+      action: { type: 'click', index: 5 },
+    });
     expect(cs.success.history).toEqual([act.input(0, 'trail shoes')]);
     expect(cs.failure.history).toEqual([act.input(0, 'trail shoes')]);
     expect(cs.success.observation.url).toBe(RESULTS.url);
@@ -32,7 +41,13 @@ describe('mineCriticalStates', () => {
     expect(cs.labelReason).toContain('Trail Runner 2 GTX');
     expect(cs.comparability.total).toBeGreaterThanOrEqual(0.7);
     expect(cs.comparability.url).toBe(1);
-    expect(stats).toMatchObject({ pairsConsidered: 1, failedPairs: 1, criticalStates: 1, successSteps: 4, yield: 0.25 });
+    expect(stats).toMatchObject({
+      pairsConsidered: 1,
+      failedPairs: 1,
+      criticalStates: 1,
+      successSteps: 4,
+      yield: 0.25,
+    });
     expect(stats.perLabel['lookalike-element']).toBe(1);
     expect(stats.perSite.shop).toMatchObject({ pairs: 1, criticalStates: 1, successSteps: 4 });
   });
@@ -48,9 +63,12 @@ describe('mineCriticalStates', () => {
   });
 
   it('pairs wandering runs (no verdict, step limit or loop) and labels them', async () => {
-    const { criticalStates, stats } = await mineCriticalStates([SUCCESS, SCROLL_WANDERER, LOOP_WANDERER, UNVERIFIED], {
-      dedupe: false,
-    });
+    const { criticalStates, stats } = await mineCriticalStates(
+      [SUCCESS, SCROLL_WANDERER, LOOP_WANDERER, UNVERIFIED],
+      {
+        dedupe: false,
+      },
+    );
     expect(stats).toMatchObject({ wandering: 2, unverified: 1, pairsConsidered: 2, wanderingPairs: 2 });
     const byFailure = Object.fromEntries(criticalStates.map((c) => [c.failure.trajectoryId, c]));
     expect(byFailure['wander-scroll'].label).toBe('scroll-stall');
@@ -77,17 +95,48 @@ describe('mineCriticalStates', () => {
     expect(new Set(a.criticalStates.map((c) => c.id)).size).toBe(a.criticalStates.length);
   });
 
+  it('gives the same output when a slow tagger runs pairs concurrently', async () => {
+    const all = [SUCCESS, LOOKALIKE_FAILURE, SCROLL_WANDERER, LOOP_WANDERER, ERROR_FAILURE];
+    const rng = new Rng(3);
+    const slow: Tagger = {
+      id: 'rules',
+      tag: async (d) => {
+        await new Promise((r) => setTimeout(r, rng.int(0, 15)));
+        return rulesTagger.tag(d);
+      },
+    };
+    const serial = await mineCriticalStates(all, { dedupe: false });
+    let calls = 0;
+    const parallel = await mineCriticalStates(all, {
+      dedupe: false,
+      tagger: slow,
+      concurrency: 4,
+      onProgress: () => calls++,
+    });
+    expect(JSON.stringify(parallel.criticalStates)).toBe(JSON.stringify(serial.criticalStates));
+    expect(calls).toBe(parallel.stats.pairsConsidered);
+  });
+
   it('strips reflection notes and screenshot bytes from the observations it emits', async () => {
     const noted: Trajectory = {
       ...LOOKALIKE_FAILURE,
       steps: LOOKALIKE_FAILURE.steps.map((s) => ({
         ...s,
-        observation: { ...s.observation, notes: ['avoid GTX'], screenshot: { hash: 'h', mime: 'image/jpeg', width: 1, height: 1, data: 'AAAA' } },
+        observation: {
+          ...s.observation,
+          notes: ['avoid GTX'],
+          screenshot: { hash: 'h', mime: 'image/jpeg', width: 1, height: 1, data: 'AAAA' },
+        },
       })),
     };
     const { criticalStates } = await mineCriticalStates([SUCCESS, noted]);
     expect(criticalStates[0].failure.observation.notes).toEqual([]);
-    expect(criticalStates[0].failure.observation.screenshot).toEqual({ hash: 'h', mime: 'image/jpeg', width: 1, height: 1 });
+    expect(criticalStates[0].failure.observation.screenshot).toEqual({
+      hash: 'h',
+      mime: 'image/jpeg',
+      width: 1,
+      height: 1,
+    });
   });
 });
 
@@ -114,7 +163,15 @@ describe('the label is a soft prior', () => {
     ],
     false,
   );
-  const corpus = [success, failure, SUCCESS, LOOKALIKE_FAILURE, SCROLL_WANDERER, LOOP_WANDERER, ERROR_FAILURE];
+  const corpus = [
+    success,
+    failure,
+    SUCCESS,
+    LOOKALIKE_FAILURE,
+    SCROLL_WANDERER,
+    LOOP_WANDERER,
+    ERROR_FAILURE,
+  ];
   const uniform = Object.fromEntries(Object.keys(DEFAULT_LABEL_PRIORS).map((l) => [l, 1]));
   const allOther: Tagger = { id: 'all-other', tag: () => ({ label: 'other', reason: 'test' }) };
 
@@ -135,7 +192,8 @@ describe('the label is a soft prior', () => {
       mineCriticalStates(corpus, { dedupe: false, tagger: allOther }),
       mineCriticalStates(corpus, { dedupe: false, labelPriors: { ...uniform, other: 0 } }),
     ]);
-    const pairsOf = (r: (typeof runs)[number]) => r.criticalStates.map((c) => `${c.success.trajectoryId}/${c.failure.trajectoryId}`);
+    const pairsOf = (r: (typeof runs)[number]) =>
+      r.criticalStates.map((c) => `${c.success.trajectoryId}/${c.failure.trajectoryId}`);
     for (const r of runs) {
       expect(r.stats.pairsWithDivergence).toBe(runs[0].stats.pairsWithDivergence);
       expect(r.stats.candidates).toBe(runs[0].stats.candidates);
@@ -143,7 +201,11 @@ describe('the label is a soft prior', () => {
     }
     expect(runs[0].criticalStates.length).toBe(runs[0].stats.pairsWithDivergence);
     // The zero prior on 'other' still keeps the all-'other' choice: ranking only.
-    const zeroOther = await mineCriticalStates(corpus, { dedupe: false, tagger: allOther, labelPriors: { other: 0 } });
+    const zeroOther = await mineCriticalStates(corpus, {
+      dedupe: false,
+      tagger: allOther,
+      labelPriors: { other: 0 },
+    });
     expect(pairsOf(zeroOther)).toEqual(pairsOf(runs[0]));
   });
 });

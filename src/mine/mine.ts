@@ -5,7 +5,11 @@ import {
   stableId,
   type Trajectory,
 } from '../core/index.ts';
-import { type ComparabilityWeights, DEFAULT_COMPARABILITY_WEIGHTS, DEFAULT_MIN_COMPARABILITY } from './comparability.ts';
+import {
+  type ComparabilityWeights,
+  DEFAULT_COMPARABILITY_WEIGHTS,
+  DEFAULT_MIN_COMPARABILITY,
+} from './comparability.ts';
 import {
   chooseDivergence,
   DEFAULT_LABEL_PRIORS,
@@ -16,9 +20,9 @@ import {
 } from './divergence.ts';
 import { pairTrajectories } from './pairing.ts';
 import { rulesTagger } from './rules-tagger.ts';
-import { emptyMineStats, type MineStats } from './stats.ts';
 import { Interner, type TrajectoryFeatures, trajectoryFeatures } from './state-features.ts';
-import type { TagResult, Tagger } from './taxonomy.ts';
+import { emptyMineStats, type MineStats } from './stats.ts';
+import type { Tagger, TagResult } from './taxonomy.ts';
 
 /** Options of a mining run; every default is documented where it is defined. */
 export interface MineOptions {
@@ -119,7 +123,8 @@ async function chooseTagged(
       chosenIndex = k;
     }
   }
-  const labelChangedChoice = chosen !== null && chosenIndex !== chooseDivergence(candidates, [], priors, recencyDecay);
+  const labelChangedChoice =
+    chosen !== null && chosenIndex !== chooseDivergence(candidates, [], priors, recencyDecay);
   return { candidates: candidates.length, tagCalls, labelChangedChoice, chosen };
 }
 
@@ -130,7 +135,10 @@ async function chooseTagged(
  * label prior x recency. A pure function of its inputs (and the tagger's answers): the same
  * trajectories give the same critical states, in the same order, with the same ids.
  */
-export async function mineCriticalStates(trajectories: readonly Trajectory[], opts: MineOptions = {}): Promise<MineResult> {
+export async function mineCriticalStates(
+  trajectories: readonly Trajectory[],
+  opts: MineOptions = {},
+): Promise<MineResult> {
   const started = performance.now();
   const weights: ComparabilityWeights = { ...DEFAULT_COMPARABILITY_WEIGHTS, ...opts.weights };
   const minComparability = opts.minComparability ?? DEFAULT_MIN_COMPARABILITY;

@@ -46,7 +46,10 @@ export interface PairingSummary {
  * Pairs every verified success of a task with every failed or wandering run of the same task.
  * Deterministic: tasks by id, runs by id, whatever order the stores returned them in.
  */
-export function pairTrajectories(trajectories: readonly Trajectory[]): { pairs: RunPair[]; summary: PairingSummary } {
+export function pairTrajectories(trajectories: readonly Trajectory[]): {
+  pairs: RunPair[];
+  summary: PairingSummary;
+} {
   const byId = new Map<string, Trajectory>();
   let duplicates = 0;
   let empty = 0;
@@ -85,7 +88,8 @@ export function pairTrajectories(trajectories: readonly Trajectory[]): { pairs: 
       if (kind === 'success') {
         successes.push(t);
         summary.successSteps += t.steps.length;
-        summary.successStepsBySite[t.task.site] = (summary.successStepsBySite[t.task.site] ?? 0) + t.steps.length;
+        summary.successStepsBySite[t.task.site] =
+          (summary.successStepsBySite[t.task.site] ?? 0) + t.steps.length;
       } else if (kind !== 'unverified') failures.push({ t, kind });
     }
     if (successes.length && failures.length) summary.tasksWithPairs++;

@@ -20,7 +20,10 @@ import { Interner, trajectoryFeatures } from './state-features.ts';
 import { LABEL_ORDER, TAXONOMY } from './taxonomy.ts';
 
 /** The label of the last divergence of a pair. */
-function lastLabel(success: Trajectory, failure: Trajectory): { label: FailureLabel; reason: string; i: number } {
+function lastLabel(
+  success: Trajectory,
+  failure: Trajectory,
+): { label: FailureLabel; reason: string; i: number } {
   const interner = new Interner();
   const [d] = findDivergences(trajectoryFeatures(success, interner), trajectoryFeatures(failure, interner), {
     weights: DEFAULT_COMPARABILITY_WEIGHTS,
@@ -53,7 +56,11 @@ const cases: Array<[FailureLabel, Trajectory, Trajectory]> = [
     SUCCESS,
     fail('f-overlay', [
       [HOME, act.input(0, 'trail shoes')],
-      [RESULTS, act.click(6), 'Element <a> is not clickable: another element (div.cookie-banner) would receive the click'],
+      [
+        RESULTS,
+        act.click(6),
+        'Element <a> is not clickable: another element (div.cookie-banner) would receive the click',
+      ],
       [results({ lastActionError: 'click intercepted by overlay' }), act.click(6)],
     ]),
   ],
@@ -86,7 +93,9 @@ const cases: Array<[FailureLabel, Trajectory, Trajectory]> = [
     'input-error',
     SUCCESS,
     fail('f-answer', [
-      ...SUCCESS.steps.slice(0, 3).map((s) => [s.observation, s.action] as [typeof s.observation, typeof s.action]),
+      ...SUCCESS.steps
+        .slice(0, 3)
+        .map((s) => [s.observation, s.action] as [typeof s.observation, typeof s.action]),
       [cart('Trail Runner 2', '2'), act.done('Added Trail Runner 3 to the cart')],
     ]),
   ],

@@ -12,7 +12,7 @@ import {
   type Step,
 } from '../core/index.ts';
 import type { Divergence } from './divergence.ts';
-import type { TagResult, Tagger } from './taxonomy.ts';
+import type { Tagger, TagResult } from './taxonomy.ts';
 
 /**
  * The offline tagger: the rules of TAXONOMY (taxonomy.ts), applied in order. Each rule reads only the
@@ -21,7 +21,8 @@ import type { TagResult, Tagger } from './taxonomy.ts';
 
 const OVERLAY_ERROR_RE =
   /covered|overlay|intercept|obscur|modal|dialog|not clickable|receive the click|pointer[- ]events/i;
-const DISMISS_RE = /\b(close|dismiss|accept|agree|got it|no thanks|not now|reject|continue|ok)\b|^\s*[x×✕✖]\s*$/i;
+const DISMISS_RE =
+  /\b(close|dismiss|accept|agree|got it|no thanks|not now|reject|continue|ok)\b|^\s*[x×✕✖]\s*$/i;
 const CONSTRAINT_ROLES = new Set([
   'checkbox',
   'radio',
@@ -134,7 +135,8 @@ function destinationPath(d: Divergence, side: 'success' | 'failure'): string {
   const k = side === 'success' ? d.i : d.j;
   const step = t.steps[k];
   const e = targetOf(step);
-  if (step.action.type === 'click' && e?.attributes.href) return urlPath(e.attributes.href, step.observation.url);
+  if (step.action.type === 'click' && e?.attributes.href)
+    return urlPath(e.attributes.href, step.observation.url);
   const next = t.steps[k + 1];
   return next ? urlPath(next.observation.url) : '';
 }
@@ -188,7 +190,10 @@ export function tagByRules(d: Divergence): TagResult {
     };
   }
   if (isConstraintAction(s) && !failureLaterDoes(d, s)) {
-    return { label: 'missed-constraint', reason: `success applied a constraint the failure never applied: ${both}` };
+    return {
+      label: 'missed-constraint',
+      reason: `success applied a constraint the failure never applied: ${both}`,
+    };
   }
   if (NAV_TYPES.has(fa.type) || sa.type === 'navigate' || sa.type === 'go_back') {
     return { label: 'wrong-navigation', reason: `navigation differs: ${both}` };
@@ -196,7 +201,10 @@ export function tagByRules(d: Divergence): TagResult {
   const sp = destinationPath(d, 'success');
   const fp = destinationPath(d, 'failure');
   if (sp && fp && sp !== fp) {
-    return { label: 'wrong-navigation', reason: `the actions lead to different pages (${sp} vs ${fp}): ${both}` };
+    return {
+      label: 'wrong-navigation',
+      reason: `the actions lead to different pages (${sp} vs ${fp}): ${both}`,
+    };
   }
   return { label: 'other', reason: `no rule matched: ${both}` };
 }

@@ -141,7 +141,13 @@ function splitUrl(url: string): { path: string; host: string; segments: string[]
 }
 
 /** Action types that change the task's state when they succeed; scrolling and waiting do not. */
-const STATE_CHANGING = new Set<Action['type']>(['click', 'input', 'select_dropdown', 'navigate', 'send_keys']);
+const STATE_CHANGING = new Set<Action['type']>([
+  'click',
+  'input',
+  'select_dropdown',
+  'navigate',
+  'send_keys',
+]);
 
 /** A key identifying a state-changing action by what it did, not by an index that moves between pages. */
 function subgoalKey(action: Action, obs: Observation): string | null {
@@ -187,7 +193,10 @@ let scratch = new Int32Array(256);
  * The page's element multiset as sorted unique keys with summed weights. Keys are packed as
  * id * 2 + (out of viewport ? 1 : 0) so one integer sort does the grouping without a Map per state.
  */
-function elementSet(elements: readonly Element[], interner: Interner): { keys: Int32Array; weights: Float64Array } {
+function elementSet(
+  elements: readonly Element[],
+  interner: Interner,
+): { keys: Int32Array; weights: Float64Array } {
   if (scratch.length < elements.length) scratch = new Int32Array(elements.length * 2);
   const packed = scratch.subarray(0, elements.length);
   for (let k = 0; k < elements.length; k++) {

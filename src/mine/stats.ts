@@ -43,7 +43,10 @@ export interface MineStats extends PairingSummary {
 }
 
 export function emptyMineStats(summary: PairingSummary, options: MineStats['options']): MineStats {
-  const perLabel = Object.fromEntries(FailureLabel.options.map((l) => [l, 0])) as Record<FailureLabel, number>;
+  const perLabel = Object.fromEntries(FailureLabel.options.map((l) => [l, 0])) as Record<
+    FailureLabel,
+    number
+  >;
   return {
     ...summary,
     successStepsBySite: { ...summary.successStepsBySite },

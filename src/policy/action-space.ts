@@ -29,7 +29,13 @@ export type PolicyActionType = (typeof POLICY_ACTION_TYPES)[number];
 /** Types whose second sub-decision is an element. */
 export const ELEMENT_TYPES: ReadonlySet<ActionType> = new Set(['click', 'input', 'select_dropdown']);
 /** Types whose last sub-decision is an argument candidate. */
-export const ARGUMENT_TYPES: ReadonlySet<ActionType> = new Set(['input', 'select_dropdown', 'scroll', 'send_keys', 'done']);
+export const ARGUMENT_TYPES: ReadonlySet<ActionType> = new Set([
+  'input',
+  'select_dropdown',
+  'scroll',
+  'send_keys',
+  'done',
+]);
 
 /** Keys send_keys may press. */
 export const POLICY_KEYS = ['Enter', 'Escape', 'Tab'] as const;
@@ -86,7 +92,11 @@ export function selectOptions(el: Element): string[] {
         const parsed = JSON.parse(trimmed) as unknown;
         if (Array.isArray(parsed)) {
           opts = parsed.map((o) =>
-            typeof o === 'string' ? o : String((o as { text?: unknown; label?: unknown })?.text ?? (o as { label?: unknown })?.label ?? ''),
+            typeof o === 'string'
+              ? o
+              : String(
+                  (o as { text?: unknown; label?: unknown })?.text ?? (o as { label?: unknown })?.label ?? '',
+                ),
           );
         }
       } catch {

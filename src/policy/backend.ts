@@ -41,7 +41,9 @@ async function select(prefer: PolicyBackend): Promise<PolicyBackend> {
       if (ok) return 'wasm';
       process.stderr.write('rmsweb policy: the tfjs wasm backend did not initialize; falling back to cpu\n');
     } catch (e) {
-      process.stderr.write(`rmsweb policy: the tfjs wasm backend failed (${(e as Error).message}); falling back to cpu\n`);
+      process.stderr.write(
+        `rmsweb policy: the tfjs wasm backend failed (${(e as Error).message}); falling back to cpu\n`,
+      );
     }
   }
   await tf.setBackend('cpu');
@@ -89,13 +91,19 @@ export function registerWasmSegmentSum(): void {
       const numSegments = (attrs as { numSegments: number }).numSegments;
       const wasm = backend as unknown as {
         readSync(id: tf.DataId): ArrayLike<number>;
-        makeOutput(shape: number[], dtype: tf.DataType, offset?: number, values?: ArrayLike<number>): tf.TensorInfo;
+        makeOutput(
+          shape: number[],
+          dtype: tf.DataType,
+          offset?: number,
+          values?: ArrayLike<number>,
+        ): tf.TensorInfo;
       };
       const xs = wasm.readSync(x.dataId);
       const ids = wasm.readSync(segmentIds.dataId);
       const inner = ids.length === 0 ? 0 : xs.length / ids.length;
       const outShape = [numSegments, ...x.shape.slice(segmentIds.shape.length)];
-      const out = x.dtype === 'int32' ? new Int32Array(numSegments * inner) : new Float32Array(numSegments * inner);
+      const out =
+        x.dtype === 'int32' ? new Int32Array(numSegments * inner) : new Float32Array(numSegments * inner);
       for (let i = 0; i < ids.length; i++) {
         const s = ids[i];
         if (s < 0 || s >= numSegments) continue;

@@ -1,8 +1,8 @@
 import * as tf from '@tensorflow/tfjs';
 import { POLICY_ACTION_TYPES } from './action-space.ts';
 import { NUM_CANDIDATE_FEATURES } from './candidate-features.ts';
-import { type BagIndex, bagIndex } from './embedding-bag.ts';
 import { NUM_ELEMENT_FEATURES } from './element-features.ts';
+import { type BagIndex, bagIndex, concatBags } from './embedding-bag.ts';
 import { type FeaturizedState, NUM_STATE_FEATURES, STATE_BAGS } from './featurizer.ts';
 import type { EncodedBatch, PolicyState } from './types.ts';
 
@@ -15,9 +15,16 @@ export class PolicyBatch implements EncodedBatch {
   readonly size: number;
   readonly E: number;
   readonly A: number;
-  readonly bag: BagIndex;
-  /** Segment offsets of each bag group inside `bag`. */
-  readonly seg: { state: number; elemLabel: number; elemAttr: number; cand: number; candCtx: number };
+  /** Token bags: state texts [N*4], element labels and attributes [N*E], candidate texts and contexts [N*A]. */
+  readonly bags: {
+    state: BagIndex;
+    elemLabel: BagIndex;
+    elemAttr: BagIndex;
+    cand: BagIndex;
+    candCtx: BagIndex;
+  };
+  /** All bags concatenated in that order (the model embeds them in one op). */
+  readonly allBags: BagIndex;
   readonly stateDense: tf.Tensor2D;
   readonly elemDense: tf.Tensor2D;
   readonly candDense: tf.Tensor2D;
@@ -35,18 +42,23 @@ export class PolicyBatch implements EncodedBatch {
     const A = Math.max(1, ...featurized.map((f) => f.candidates.length));
     this.E = E;
     this.A = A;
-    const bags: number[][] = [];
-    const pad = (rows: number[][], width: number) => {
-      for (let i = 0; i < width; i++) bags.push(rows[i] ?? []);
+    const padded = (rows: (f: FeaturizedState) => number[][], width: number) => {
+      const out: number[][] = [];
+      for (const f of featurized) {
+        const r = rows(f);
+        for (let i = 0; i < width; i++) out.push(r[i] ?? []);
+      }
+      return bagIndex(out);
     };
-    const nb = STATE_BAGS.length;
-    this.seg = { state: 0, elemLabel: N * nb, elemAttr: N * nb + N * E, cand: N * nb + 2 * N * E, candCtx: N * nb + 2 * N * E + N * A };
-    for (const f of featurized) pad(f.stateBags, nb);
-    for (const f of featurized) pad(f.elemLabelIds, E);
-    for (const f of featurized) pad(f.elemAttrIds, E);
-    for (const f of featurized) pad(f.candIds, A);
-    for (const f of featurized) pad(f.candCtxIds, A);
-    this.bag = bagIndex(bags);
+    this.bags = {
+      state: padded((f) => f.stateBags, STATE_BAGS.length),
+      elemLabel: padded((f) => f.elemLabelIds, E),
+      elemAttr: padded((f) => f.elemAttrIds, E),
+      cand: padded((f) => f.candIds, A),
+      candCtx: padded((f) => f.candCtxIds, A),
+    };
+    const { state, elemLabel, elemAttr, cand, candCtx } = this.bags;
+    this.allBags = concatBags([state, elemLabel, elemAttr, cand, candCtx]);
 
     const Fe = NUM_ELEMENT_FEATURES;
     const Fc = NUM_CANDIDATE_FEATURES;

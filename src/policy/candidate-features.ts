@@ -39,7 +39,8 @@ export const PAIR_FEATURES = [
 export const NUM_PAIR_FEATURES = PAIR_FEATURES.length;
 
 const NUMERIC = /^[$€£]?\d[\d,]*(?:\.\d+)?%?$/;
-const DATE_LIKE = /\d{4}-\d{2}-\d{2}|\d{1,2}\/\d{1,2}(?:\/\d{2,4})?|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b/i;
+const DATE_LIKE =
+  /\d{4}-\d{2}-\d{2}|\d{1,2}\/\d{1,2}(?:\/\d{2,4})?|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b/i;
 
 /** Dense candidate features, row-major [cands.length, NUM_CANDIDATE_FEATURES]. */
 export function candidateDense(
@@ -50,7 +51,9 @@ export function candidateDense(
 ): Float32Array {
   const F = NUM_CANDIDATE_FEATURES;
   const out = new Float32Array(cands.length * F);
-  const values = new Set(elements.map((el) => (el.attributes.value ? normalizeText(el.attributes.value) : '')).filter(Boolean));
+  const values = new Set(
+    elements.map((el) => (el.attributes.value ? normalizeText(el.attributes.value) : '')).filter(Boolean),
+  );
   const labels = `\n${infos.map((i) => i.norm).join('\n')}\n`;
   cands.forEach((c, i) => {
     const nw = c.kind === 'text' ? words(c.text).length : 0;
@@ -61,7 +64,7 @@ export function candidateDense(
       c.kind === 'empty' ? 1 : 0,
       ...SOURCE_BITS.map((b) => (c.sources & b ? 1 : 0)),
       Math.min(nw, 10) / 5,
-      c.taskPos >= 0 ? c.taskPos : 0,
+      Math.max(c.taskPos, 0),
       c.taskPos >= 0 ? 1 : 0,
       c.kind === 'text' && NUMERIC.test(c.text) ? 1 : 0,
       c.text.includes('@') ? 1 : 0,
@@ -92,7 +95,9 @@ export function pairDense(
   const K = NUM_PAIR_FEATURES;
   const out = new Float32Array(cands.length * K);
   if (!el) return out;
-  const labelWords = new Set(contentWords(`${elementLabel(el)} ${el.attributes.name ?? ''} ${el.attributes.id ?? ''}`));
+  const labelWords = new Set(
+    contentWords(`${elementLabel(el)} ${el.attributes.name ?? ''} ${el.attributes.id ?? ''}`),
+  );
   const allLabelWords = new Set(words(`${elementLabel(el)} ${el.attributes.name ?? ''}`));
   const value = normalizeText(el.attributes.value ?? '');
   const typedHere = ctx.typedInto.get(el.index);
@@ -103,7 +108,10 @@ export function pairDense(
   cands.forEach((c, i) => {
     if (c.kind !== 'text') return;
     const numeric = NUMERIC.test(c.text);
-    const compatible = (wantsEmail && c.text.includes('@')) || (wantsNumber && numeric) || (wantsDate && DATE_LIKE.test(c.text));
+    const compatible =
+      (wantsEmail && c.text.includes('@')) ||
+      (wantsNumber && numeric) ||
+      (wantsDate && DATE_LIKE.test(c.text));
     const incompatible = (wantsEmail && !c.text.includes('@')) || (wantsNumber && !numeric);
     const v = [
       c.optionOf.includes(elementPos) ? 1 : 0,

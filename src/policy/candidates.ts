@@ -30,6 +30,9 @@ export const SOURCE_BITS = Object.values(SRC);
 export interface ArgCandidate {
   /** The text the action carries ('down'/'up' for scroll, the key for send_keys). */
   text: string;
+  /** Dedup key: lower case, single spaces, no outer punctuation ("$1,250" and "1250" stay apart). */
+  key: string;
+  /** Core normalization (case, punctuation, number format), as actionsEquivalent compares texts. */
   norm: string;
   kind: CandidateKind;
   sources: number;
@@ -96,28 +99,43 @@ export interface CandidateLimits {
   maxPageCandidates: number;
 }
 
+/** Lower case, single spaces, no outer punctuation: texts that differ only so are one candidate. */
+export function candidateKey(text: string): string {
+  return text
+    .toLowerCase()
+    .replace(/\s+/g, ' ')
+    .replace(/^[\s"'“”‘’.,;:!?()[\]{}]+|[\s"'“”‘’.,;:!?()[\]{}]+$/g, '');
+}
+
 class CandidateSet {
   readonly list: ArgCandidate[] = [];
-  private readonly byNorm = new Map<string, ArgCandidate>();
+  private readonly byKey = new Map<string, ArgCandidate>();
   constructor(private readonly max: number) {}
 
-  add(text: string, kind: CandidateKind, sources: number, extra: Partial<ArgCandidate> = {}): ArgCandidate | null {
-    const norm = kind === 'text' ? normalizeText(text) : `${kind}:${text}`;
-    if (kind === 'text' && (norm.length === 0 || norm.length > 200)) return null;
-    const seen = this.byNorm.get(norm);
+  add(
+    text: string,
+    kind: CandidateKind,
+    sources: number,
+    extra: Partial<ArgCandidate> = {},
+  ): ArgCandidate | null {
+    const key = kind === 'text' ? candidateKey(text) : `${kind}:${text}`;
+    if (kind === 'text' && (key.length === 0 || key.length > 200)) return null;
+    const seen = this.byKey.get(key);
     if (seen) {
       seen.sources |= sources;
       if (!seen.cue && extra.cue) seen.cue = extra.cue;
       if (seen.taskPos < 0 && extra.taskPos !== undefined) seen.taskPos = extra.taskPos;
       // Options are chosen by their visible text: keep the option's spelling.
       if (sources & SRC.option) seen.text = text.trim();
-      if (extra.optionOf) for (const p of extra.optionOf) if (!seen.optionOf.includes(p)) seen.optionOf.push(p);
+      if (extra.optionOf)
+        for (const p of extra.optionOf) if (!seen.optionOf.includes(p)) seen.optionOf.push(p);
       return seen;
     }
     if (this.list.length >= this.max) return null;
     const c: ArgCandidate = {
       text: kind === 'text' ? text.trim() : text,
-      norm,
+      key,
+      norm: kind === 'text' ? normalizeText(text) : key,
       kind,
       sources,
       cue: extra.cue ?? '',
@@ -126,7 +144,7 @@ class CandidateSet {
       optionOf: extra.optionOf ? [...extra.optionOf] : [],
     };
     this.list.push(c);
-    this.byNorm.set(norm, c);
+    this.byKey.set(key, c);
     return c;
   }
 }
@@ -154,7 +172,13 @@ function contextBefore(tokens: RawToken[], i: number): string {
 }
 
 /** Spans of a free text (task or memory), in priority order. */
-function addTextSpans(set: CandidateSet, text: string, base: number, limits: CandidateLimits, isTask: boolean): void {
+function addTextSpans(
+  set: CandidateSet,
+  text: string,
+  base: number,
+  limits: CandidateLimits,
+  isTask: boolean,
+): void {
   // Memory (the agent's own notes) only contributes literal values: quoted strings and numbers.
   const tokens = rawTokens(text);
   const n = Math.max(1, tokens.length);
@@ -178,7 +202,11 @@ function addTextSpans(set: CandidateSet, text: string, base: number, limits: Can
     for (let j = i + 1; j < Math.min(tokens.length, i + 1 + 5); j++) {
       if (CUE_WORDS.has(tokens[j].text.toLowerCase()) && j > i + 1) break;
       if (isSpanEdgeOk(tokens, i + 1, j)) {
-        set.add(spanText(tokens, i + 1, j), 'text', base | SRC.cue, { cue, context: contextBefore(tokens, i + 1), taskPos: pos(i + 1) });
+        set.add(spanText(tokens, i + 1, j), 'text', base | SRC.cue, {
+          cue,
+          context: contextBefore(tokens, i + 1),
+          taskPos: pos(i + 1),
+        });
       }
       if (tokens[j].breakAfter) break;
     }
@@ -186,13 +214,25 @@ function addTextSpans(set: CandidateSet, text: string, base: number, limits: Can
   for (let i = 0; i < tokens.length; i++) {
     if (!/^\p{Lu}/u.test(tokens[i].text) || i === 0) continue;
     let j = i;
-    while (j + 1 < tokens.length && j - i < 5 && !tokens[j].breakAfter && /^[\p{Lu}\d]/u.test(tokens[j + 1].text)) j++;
-    set.add(spanText(tokens, i, j), 'text', base | SRC.capitalized, { context: contextBefore(tokens, i), taskPos: pos(i) });
+    while (
+      j + 1 < tokens.length &&
+      j - i < 5 &&
+      !tokens[j].breakAfter &&
+      /^[\p{Lu}\d]/u.test(tokens[j + 1].text)
+    )
+      j++;
+    set.add(spanText(tokens, i, j), 'text', base | SRC.capitalized, {
+      context: contextBefore(tokens, i),
+      taskPos: pos(i),
+    });
   }
   for (let len = 1; len <= limits.maxNgram; len++) {
     for (let i = 0; i + len <= tokens.length; i++) {
       if (!isSpanEdgeOk(tokens, i, i + len - 1)) continue;
-      set.add(spanText(tokens, i, i + len - 1), 'text', base | SRC.ngram, { context: contextBefore(tokens, i), taskPos: pos(i) });
+      set.add(spanText(tokens, i, i + len - 1), 'text', base | SRC.ngram, {
+        context: contextBefore(tokens, i),
+        taskPos: pos(i),
+      });
     }
   }
 }
@@ -210,11 +250,16 @@ function pageTexts(obs: Observation, elements: readonly Element[], taskWords: Re
     const s = t.replace(/\s+/g, ' ').trim();
     if (!s) continue;
     if (s.split(' ').length <= 30) pieces.push(s);
-    for (const part of s.split(/\s*(?:[|·•:]|\s-\s)\s*/)) if (part && part !== s && part.split(' ').length <= 12) pieces.push(part);
+    for (const part of s.split(/\s*(?:[|·•:]|\s-\s)\s*/))
+      if (part && part !== s && part.split(' ').length <= 12) pieces.push(part);
     for (const m of s.matchAll(/[$€£]?\d[\d,]*(?:\.\d+)?%?/g)) pieces.push(m[0]);
   }
   // Texts sharing words with the task first: the answer to an information task usually does.
-  const scored = pieces.map((p, i) => ({ p, i, overlap: contentWords(p).filter((w) => taskWords.has(w)).length }));
+  const scored = pieces.map((p, i) => ({
+    p,
+    i,
+    overlap: contentWords(p).filter((w) => taskWords.has(w)).length,
+  }));
   scored.sort((a, b) => b.overlap - a.overlap || a.i - b.i);
   return scored.map((s) => s.p);
 }

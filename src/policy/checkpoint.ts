@@ -56,7 +56,14 @@ export type CheckpointConfig = z.infer<typeof CheckpointConfig>;
 const WeightSpec = z.object({
   format: z.literal('rmsweb-student-weights'),
   dtype: z.literal('float32'),
-  weights: z.array(z.object({ name: z.string(), shape: z.array(z.number().int()), offset: z.number().int(), length: z.number().int() })),
+  weights: z.array(
+    z.object({
+      name: z.string(),
+      shape: z.array(z.number().int()),
+      offset: z.number().int(),
+      length: z.number().int(),
+    }),
+  ),
 });
 
 function writeAtomic(path: string, data: string | Uint8Array): void {
@@ -66,14 +73,23 @@ function writeAtomic(path: string, data: string | Uint8Array): void {
 }
 
 /** Writes a checkpoint folder (created if needed; files replaced atomically one by one). */
-export function writeCheckpoint(dir: string, config: CheckpointConfig, weights: Record<string, Float32Array>): void {
+export function writeCheckpoint(
+  dir: string,
+  config: CheckpointConfig,
+  weights: Record<string, Float32Array>,
+): void {
   mkdirSync(dir, { recursive: true });
   const names = Object.keys(weightShapes(config.model, config.featurizer.buckets));
   let total = 0;
   const specs = names.map((name) => {
     const data = weights[name];
     if (!data) throw new Error(`writeCheckpoint: missing weight ${name}`);
-    const spec = { name, shape: weightShapes(config.model, config.featurizer.buckets)[name], offset: total, length: data.length };
+    const spec = {
+      name,
+      shape: weightShapes(config.model, config.featurizer.buckets)[name],
+      offset: total,
+      length: data.length,
+    };
     total += data.length;
     return spec;
   });
@@ -82,7 +98,10 @@ export function writeCheckpoint(dir: string, config: CheckpointConfig, weights: 
   const bytes = new Uint8Array(all.buffer);
   // Float32Array is platform-endian; checkpoints are little-endian everywhere Node runs today.
   writeAtomic(join(dir, 'weights.bin'), bytes);
-  writeAtomic(join(dir, 'weights.json'), JSON.stringify({ format: 'rmsweb-student-weights', dtype: 'float32', weights: specs }, null, 2));
+  writeAtomic(
+    join(dir, 'weights.json'),
+    JSON.stringify({ format: 'rmsweb-student-weights', dtype: 'float32', weights: specs }, null, 2),
+  );
   writeAtomic(join(dir, 'config.json'), JSON.stringify(config, null, 2));
 }
 
@@ -95,12 +114,18 @@ function readJson(path: string): unknown {
 }
 
 /** Reads and validates a checkpoint folder. Errors name the file and the field. */
-export function readCheckpoint(dir: string): { config: CheckpointConfig; weights: Record<string, Float32Array> } {
+export function readCheckpoint(dir: string): {
+  config: CheckpointConfig;
+  weights: Record<string, Float32Array>;
+} {
   const cfgPath = join(dir, 'config.json');
-  if (!existsSync(cfgPath)) throw new InputError(`not a student checkpoint folder (no config.json)`, { file: dir });
+  if (!existsSync(cfgPath))
+    throw new InputError(`not a student checkpoint folder (no config.json)`, { file: dir });
   const parsed = CheckpointConfig.safeParse(readJson(cfgPath));
   if (!parsed.success) {
-    throw new InputError(`invalid checkpoint config: ${describeZodIssues(parsed.error.issues)}`, { file: cfgPath });
+    throw new InputError(`invalid checkpoint config: ${describeZodIssues(parsed.error.issues)}`, {
+      file: cfgPath,
+    });
   }
   const config = parsed.data;
   if (config.featurizerVersion !== FEATURIZER_VERSION) {
@@ -111,14 +136,18 @@ export function readCheckpoint(dir: string): { config: CheckpointConfig; weights
   }
   const expectedTypes = POLICY_ACTION_TYPES.join(',');
   if (config.actionTypes.join(',') !== expectedTypes) {
-    throw new InputError(`checkpoint action types [${config.actionTypes}] differ from this build's [${expectedTypes}]`, {
-      file: cfgPath,
-      field: 'actionTypes',
-    });
+    throw new InputError(
+      `checkpoint action types [${config.actionTypes}] differ from this build's [${expectedTypes}]`,
+      {
+        file: cfgPath,
+        field: 'actionTypes',
+      },
+    );
   }
   const specPath = join(dir, 'weights.json');
   const spec = WeightSpec.safeParse(readJson(specPath));
-  if (!spec.success) throw new InputError(`invalid weight spec: ${describeZodIssues(spec.error.issues)}`, { file: specPath });
+  if (!spec.success)
+    throw new InputError(`invalid weight spec: ${describeZodIssues(spec.error.issues)}`, { file: specPath });
   const binPath = join(dir, 'weights.bin');
   const buf = readFileSync(binPath);
   const all = new Float32Array(buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength));
@@ -128,9 +157,12 @@ export function readCheckpoint(dir: string): { config: CheckpointConfig; weights
     const want = shapes[w.name];
     if (!want) throw new InputError(`unknown weight "${w.name}"`, { file: specPath });
     if (want.join('x') !== w.shape.join('x') || want.reduce((a, b) => a * b, 1) !== w.length) {
-      throw new InputError(`weight "${w.name}" has shape [${w.shape}], the config implies [${want}]`, { file: specPath });
+      throw new InputError(`weight "${w.name}" has shape [${w.shape}], the config implies [${want}]`, {
+        file: specPath,
+      });
     }
-    if (w.offset + w.length > all.length) throw new InputError(`weight "${w.name}" runs past the end of weights.bin`, { file: binPath });
+    if (w.offset + w.length > all.length)
+      throw new InputError(`weight "${w.name}" runs past the end of weights.bin`, { file: binPath });
     weights[w.name] = all.slice(w.offset, w.offset + w.length);
   }
   for (const name of Object.keys(shapes)) {

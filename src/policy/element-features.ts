@@ -27,7 +27,8 @@ export interface TaskContext {
 export function taskContext(objective: string, memory: string, history: readonly Action[]): TaskContext {
   const content = contentWords(objective);
   const quoted: string[] = [];
-  for (const m of objective.matchAll(/"([^"]{1,80})"|“([^”]{1,80})”/g)) quoted.push(normalizeText(m[1] ?? m[2]));
+  for (const m of objective.matchAll(/"([^"]{1,80})"|“([^”]{1,80})”/g))
+    quoted.push(normalizeText(m[1] ?? m[2]));
   const actedIndex = new Map<number, number>();
   const typedInto = new Map<number, Set<string>>();
   const typed = new Set<string>();
@@ -169,7 +170,12 @@ export function selectElements(obs: Observation, ctx: TaskContext, max: number):
 }
 
 /** Dense features of the kept elements, row-major [elements.length, NUM_ELEMENT_FEATURES]. */
-export function elementDense(obs: Observation, elements: readonly Element[], infos: readonly ElementInfo[], ctx: TaskContext): Float32Array {
+export function elementDense(
+  obs: Observation,
+  elements: readonly Element[],
+  infos: readonly ElementInfo[],
+  ctx: TaskContext,
+): Float32Array {
   const F = NUM_ELEMENT_FEATURES;
   const out = new Float32Array(elements.length * F);
   const labels = infos.map((i) => i.norm);

@@ -32,6 +32,25 @@ export function bagIndex(bags: readonly (readonly number[])[]): BagIndex {
   return { ids, seg, weights, numSegments: bags.length };
 }
 
+/** Concatenates bag indices (segments of later ones follow those of earlier ones). */
+export function concatBags(parts: readonly BagIndex[]): BagIndex {
+  let total = 0;
+  for (const p of parts) total += p.ids.length;
+  const ids = new Int32Array(total);
+  const seg = new Int32Array(total);
+  const weights = new Float32Array(total);
+  let k = 0;
+  let segOffset = 0;
+  for (const p of parts) {
+    ids.set(p.ids, k);
+    weights.set(p.weights, k);
+    for (let i = 0; i < p.seg.length; i++) seg[k + i] = p.seg[i] + segOffset;
+    k += p.ids.length;
+    segOffset += p.numSegments;
+  }
+  return { ids, seg, weights, numSegments: segOffset };
+}
+
 /** [numSegments, dim] bag embeddings; differentiable with respect to `table`. */
 export function embeddingBag(table: tf.Tensor2D, bag: BagIndex): tf.Tensor2D {
   const [rows, dim] = table.shape;

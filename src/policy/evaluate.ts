@@ -1,8 +1,8 @@
 import * as tf from '@tensorflow/tfjs';
 import { type Action, parseAction } from '../core/action.ts';
 import { actionsEquivalent } from '../core/action-equivalence.ts';
-import type { PolicyState } from './types.ts';
 import type { LocalStudentPolicy } from './student-policy.ts';
+import type { PolicyState } from './types.ts';
 
 /** One supervised step: a state and the action taken in it. */
 export interface StepExample {
@@ -34,7 +34,11 @@ export interface StepAccuracy {
 }
 
 /** Greedy step accuracy and teacher-forced loss of a policy on examples, in batches. */
-export function evaluateSteps(policy: LocalStudentPolicy, examples: readonly StepExample[], batchSize = 64): StepAccuracy {
+export function evaluateSteps(
+  policy: LocalStudentPolicy,
+  examples: readonly StepExample[],
+  batchSize = 64,
+): StepAccuracy {
   let exact = 0;
   let equiv = 0;
   let lossSum = 0;
@@ -60,5 +64,10 @@ export function evaluateSteps(policy: LocalStudentPolicy, examples: readonly Ste
     }
   }
   const n = examples.length;
-  return { n, stepAccuracy: n ? exact / n : 0, equivalentAccuracy: n ? equiv / n : 0, loss: n ? lossSum / n : 0 };
+  return {
+    n,
+    stepAccuracy: n ? exact / n : 0,
+    equivalentAccuracy: n ? equiv / n : 0,
+    loss: n ? lossSum / n : 0,
+  };
 }

@@ -2,7 +2,7 @@ import type { Action } from '../core/action.ts';
 import type { Element } from '../core/observation.ts';
 import { ARGUMENT_TYPES, ELEMENT_TYPES, elementAllowed, POLICY_ACTION_TYPES } from './action-space.ts';
 import { candidateDense, pairDense } from './candidate-features.ts';
-import { type ArgCandidate, buildCandidates, SRC } from './candidates.ts';
+import { type ArgCandidate, buildCandidates, candidateKey, SRC } from './candidates.ts';
 import {
   type ElementInfo,
   elementAttrText,
@@ -122,7 +122,10 @@ export interface FeaturizedState extends StateStructure {
 function pageSummary(obs: PolicyState['observation']): string {
   const blocks = obs.texts ?? [];
   const headings = blocks.filter((b) => /^h[1-3]$/i.test(b.tag)).map((b) => b.text);
-  const first = blocks.filter((b) => b.inViewport).slice(0, 4).map((b) => b.text);
+  const first = blocks
+    .filter((b) => b.inViewport)
+    .slice(0, 4)
+    .map((b) => b.text);
   return [pathWords(obs.url), obs.title, ...headings, ...first].join(' . ');
 }
 
@@ -137,7 +140,12 @@ function historyText(history: readonly Action[], window: number, error: string |
   return parts.join(' ; ');
 }
 
-function stateDenseOf(state: PolicyState, fsElems: Element[], elemDense: Float32Array, F: number): Float32Array {
+function stateDenseOf(
+  state: PolicyState,
+  fsElems: Element[],
+  elemDense: Float32Array,
+  F: number,
+): Float32Array {
   const { history, observation: obs } = state;
   const types = POLICY_ACTION_TYPES as readonly string[];
   const counts = types.map((t) => Math.min(history.filter((a) => a.type === t).length, 5) / 5);
@@ -220,14 +228,26 @@ export function featurizeState(state: PolicyState, cfg: FeaturizerConfig): Featu
       hashText(state.task.objective, B, seed, cfg.maxTokensState),
       hashText(pageSummary(obs), B, seed, cfg.maxTokensState, 'p:'),
       cfg.memoryInState ? hashText(obs.memory ?? '', B, seed, cfg.maxTokensState, 'm:') : [],
-      hashText(historyText(state.history, cfg.historyWindow, obs.lastActionError), B, seed, cfg.maxTokensState, 'h:'),
+      hashText(
+        historyText(state.history, cfg.historyWindow, obs.lastActionError),
+        B,
+        seed,
+        cfg.maxTokensState,
+        'h:',
+      ),
     ],
     stateDense: stateDenseOf(state, elements, elemDense, NUM_ELEMENT_FEATURES),
-    elemLabelIds: infos.map((info) => hashText(info.label, B, seed, cfg.maxTokensElement, '', cfg.elementTrigrams)),
-    elemAttrIds: elements.map((el) => hashText(elementAttrText(el), B, seed, cfg.maxTokensElement / 2, 'a:', false)),
+    elemLabelIds: infos.map((info) =>
+      hashText(info.label, B, seed, cfg.maxTokensElement, '', cfg.elementTrigrams),
+    ),
+    elemAttrIds: elements.map((el) =>
+      hashText(elementAttrText(el), B, seed, cfg.maxTokensElement / 2, 'a:', false),
+    ),
     elemDense,
     candIds: candidates.map((c) =>
-      c.kind === 'text' ? hashText(c.text, B, seed, cfg.maxTokensCandidate) : [hashToken(`fixed:${c.kind}:${c.text}`, B, seed)],
+      c.kind === 'text'
+        ? hashText(c.text, B, seed, cfg.maxTokensCandidate)
+        : [hashToken(`fixed:${c.kind}:${c.text}`, B, seed)],
     ),
     candCtxIds: candidates.map((c) => {
       const ids = hashText(c.context, B, seed, cfg.maxTokensCandidate, 'x:', false);
@@ -249,7 +269,8 @@ export function argumentMask(fs: StateStructure, typeIndex: number, elementPos: 
     else if (t === 'send_keys') ok = c.kind === 'key';
     else if (t === 'done') ok = c.kind === 'text' || c.kind === 'empty';
     else if (t === 'input') ok = c.kind === 'text' && (c.sources & (SRC.task | SRC.memory)) !== 0;
-    else if (t === 'select_dropdown') ok = c.kind === 'text' && (optionsKnown ? c.optionOf.includes(elementPos) : true);
+    else if (t === 'select_dropdown')
+      ok = c.kind === 'text' && (optionsKnown ? c.optionOf.includes(elementPos) : true);
     mask[i] = ok ? 1 : 0;
   });
   return mask;
@@ -293,16 +314,23 @@ export function actionTargets(fs: StateStructure, action: Action): ActionTargets
     out.representable = true;
     return out;
   }
-  let want: string | null = null;
-  if (action.type === 'scroll') want = action.index == null ? `scroll:${action.down ? 'down' : 'up'}` : null;
-  else if (action.type === 'send_keys') {
-    const k = fs.candidates.find((c) => c.kind === 'key' && c.text.toLowerCase() === action.keys.toLowerCase());
-    want = k ? k.norm : null;
-  } else if (action.type === 'done' && action.text.trim() === '') want = 'empty:';
-  else if ('text' in action) want = normalizeText(action.text);
-  if (want === null) return out;
   const mask = argumentMask(fs, ti, pos);
-  const ai = fs.candidates.findIndex((c, i) => mask[i] && c.norm === want);
+  const allowed = fs.candidates.map((c, i) => (mask[i] ? c : null));
+  let ai = -1;
+  if (action.type === 'scroll') {
+    if (action.index == null)
+      ai = allowed.findIndex((c) => c?.kind === 'scroll' && c.text === (action.down ? 'down' : 'up'));
+  } else if (action.type === 'send_keys') {
+    ai = allowed.findIndex((c) => c?.kind === 'key' && c.text.toLowerCase() === action.keys.toLowerCase());
+  } else if (action.type === 'done' && action.text.trim() === '') {
+    ai = allowed.findIndex((c) => c?.kind === 'empty');
+  } else if ('text' in action) {
+    // Exact text first, then the same text up to case and spacing, then core normalization.
+    const text = action.text;
+    ai = allowed.findIndex((c) => c?.kind === 'text' && c.text === text);
+    if (ai < 0) ai = allowed.findIndex((c) => c?.kind === 'text' && c.key === candidateKey(text));
+    if (ai < 0) ai = allowed.findIndex((c) => c?.kind === 'text' && c.norm === normalizeText(text));
+  }
   if (ai < 0) return out;
   out.argument = ai;
   out.representable = true;
@@ -310,7 +338,12 @@ export function actionTargets(fs: StateStructure, action: Action): ActionTargets
 }
 
 /** The action the policy emits for a choice of type, element position and candidate. */
-export function choiceToAction(fs: StateStructure, typeIndex: number, elementPos: number, argIndex: number): Action {
+export function choiceToAction(
+  fs: StateStructure,
+  typeIndex: number,
+  elementPos: number,
+  argIndex: number,
+): Action {
   const t = POLICY_ACTION_TYPES[typeIndex];
   const el = elementPos >= 0 ? fs.elements[elementPos] : undefined;
   const c = argIndex >= 0 ? fs.candidates[argIndex] : undefined;

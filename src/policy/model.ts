@@ -3,10 +3,10 @@ import { hashString } from '../core/rng.ts';
 import { POLICY_ACTION_TYPES } from './action-space.ts';
 import type { PolicyBatch } from './batch.ts';
 import { NUM_CANDIDATE_FEATURES, NUM_PAIR_FEATURES } from './candidate-features.ts';
-import { embeddingBag } from './embedding-bag.ts';
-import { matMul2d as mm } from './ops.ts';
 import { NUM_ELEMENT_FEATURES } from './element-features.ts';
+import { embeddingBag } from './embedding-bag.ts';
 import { NUM_STATE_FEATURES, STATE_BAGS } from './featurizer.ts';
+import { matMul2d as mm } from './ops.ts';
 
 /**
  * The network: hashed token embedding bags -> small MLPs.
@@ -107,7 +107,9 @@ export class PolicyModel {
         const seed = hashString(`${config.seed}:${name}`);
         if (name === 'emb') return tf.randomNormal(shape, 0, 1 / Math.sqrt(config.embedDim), 'float32', seed);
         if (shape.length === 1) return tf.zeros(shape);
-        const std = Math.sqrt(2 / (shape[0] + shape[1])) * (name.endsWith('_wo') || name === 'ty_w' ? 0.5 : name.endsWith('_g') ? 0.2 : 1);
+        const std =
+          Math.sqrt(2 / (shape[0] + shape[1])) *
+          (name.endsWith('_wo') || name === 'ty_w' ? 0.5 : name.endsWith('_g') ? 0.2 : 1);
         return tf.randomNormal(shape, 0, std, 'float32', seed);
       });
       this.weights[name] = tf.variable(value, true, `${prefix}/${name}`);
@@ -125,10 +127,15 @@ export class PolicyModel {
     const D = this.config.embedDim;
     const H = this.config.hidden;
     const { size: N, E, A } = b;
-    const bags = embeddingBag(w.emb as tf.Tensor2D, b.bag);
-    const part = (start: number, rows: number) => tf.slice(bags, [start, 0], [rows, D]);
-    const stateBags = part(b.seg.state, N * STATE_BAGS.length).reshape([N, STATE_BAGS.length * D]);
-    const elemX = tf.concat([part(b.seg.elemLabel, N * E), part(b.seg.elemAttr, N * E), b.elemDense], 1);
+    // One bag op for every text of the batch (one table read, one gradient), split afterwards.
+    const groups = [b.bags.state, b.bags.elemLabel, b.bags.elemAttr, b.bags.cand, b.bags.candCtx];
+    const [stateFlat, elemLabel, elemAttr, cand, candCtx] = tf.split(
+      embeddingBag(w.emb as tf.Tensor2D, b.allBags),
+      groups.map((g) => g.numSegments),
+      0,
+    );
+    const stateBags = stateFlat.reshape([N, STATE_BAGS.length * D]);
+    const elemX = tf.concat([elemLabel, elemAttr, b.elemDense], 1);
     const elemFlat = tf.relu(tf.add(mm(tf.relu(tf.add(mm(elemX, w.el_w1), w.el_b1)), w.el_w2), w.el_b2));
     const elem = tf.mul(elemFlat.reshape([N, E, H]), b.elemValid.reshape([N, E, 1])) as tf.Tensor3D;
     // Mean over real elements as one batched product (padding rows are zero and get weight 0).
@@ -138,13 +145,16 @@ export class PolicyModel {
     const s0 = tf.relu(tf.add(mm(tf.concat([stateBags, b.stateDense], 1), w.st_w1), w.st_b1));
     const s = tf.relu(tf.add(mm(tf.concat([s0, pool], 1), w.st_w2), w.st_b2)) as tf.Tensor2D;
     const typeLogits = tf.add(mm(s, w.ty_w), w.ty_b) as tf.Tensor2D;
-    const candX = tf.concat([part(b.seg.cand, N * A), part(b.seg.candCtx, N * A), b.candDense], 1);
+    const candX = tf.concat([cand, candCtx, b.candDense], 1);
     const candFlat = tf.relu(tf.add(mm(tf.relu(tf.add(mm(candX, w.ca_w1), w.ca_b1)), w.ca_w2), w.ca_b2));
     return { N, E, A, s, elem, cand: candFlat.reshape([N, A, H]) as tf.Tensor3D, typeLogits };
   }
 
   private typeEmb(types: Int32Array): tf.Tensor2D {
-    return mm(tf.oneHot(tf.tensor1d(types, 'int32'), POLICY_ACTION_TYPES.length), this.weights.ty_emb) as tf.Tensor2D;
+    return mm(
+      tf.oneHot(tf.tensor1d(types, 'int32'), POLICY_ACTION_TYPES.length),
+      this.weights.ty_emb,
+    ) as tf.Tensor2D;
   }
 
   /** Rows of a [N, ...] tensor, or the tensor itself when `rows` is null (the identity). */
@@ -169,7 +179,13 @@ export class PolicyModel {
    * [P, A] raw argument logits for (row, type, element position) triples; `pair` holds the
    * candidate-by-element features, [P * A * NUM_PAIR_FEATURES]. Position -1 means no element.
    */
-  argLogits(enc: Encoded, rows: Int32Array | null, types: Int32Array, elemPos: Int32Array, pair: Float32Array): tf.Tensor2D {
+  argLogits(
+    enc: Encoded,
+    rows: Int32Array | null,
+    types: Int32Array,
+    elemPos: Int32Array,
+    pair: Float32Array,
+  ): tf.Tensor2D {
     const w = this.weights;
     const H = this.config.hidden;
     const P = types.length;
@@ -185,14 +201,17 @@ export class PolicyModel {
     const gate = tf.add(mm(ctx, w.as_g), 1).reshape([P, 1, H]);
     const shift = tf.add(mm(ctx, w.as_r), w.as_b).reshape([P, 1, H]);
     const pairTerm = mm(tf.tensor2d(pair, [P * A, NUM_PAIR_FEATURES]), w.as_wp).reshape([P, A, H]);
-    const h = tf.relu(tf.add(tf.add(tf.mul(this.rows(enc.cand, rows), gate), shift), pairTerm)).reshape([P * A, H]);
+    const h = tf
+      .relu(tf.add(tf.add(tf.mul(this.rows(enc.cand, rows), gate), shift), pairTerm))
+      .reshape([P * A, H]);
     return tf.add(mm(h, w.as_wo), w.as_bo).reshape([P, A]);
   }
 
   /** Weight values by logical name (for checkpoints and clones). */
   snapshot(): Record<string, Float32Array> {
     const out: Record<string, Float32Array> = {};
-    for (const [k, v] of Object.entries(this.weights)) out[k] = Float32Array.from(v.dataSync() as Float32Array);
+    for (const [k, v] of Object.entries(this.weights))
+      out[k] = Float32Array.from(v.dataSync() as Float32Array);
     return out;
   }
 

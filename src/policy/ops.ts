@@ -14,4 +14,7 @@ export const matMul2d = tf.customGrad(((a: tf.Tensor2D, b: tf.Tensor2D, save: tf
       return [tf.matMul(dy, tf.transpose(sb)), tf.matMul(tf.transpose(sa), dy)];
     },
   };
-}) as unknown as Parameters<typeof tf.customGrad>[0]) as unknown as (a: tf.Tensor, b: tf.Tensor) => tf.Tensor2D;
+}) as unknown as Parameters<typeof tf.customGrad>[0]) as unknown as (
+  a: tf.Tensor,
+  b: tf.Tensor,
+) => tf.Tensor2D;

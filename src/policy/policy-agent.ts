@@ -46,7 +46,10 @@ export class PolicyAgent implements Agent {
         (this.opts.greedy ?? true)
           ? this.policy.greedy(batch)[0]
           : this.policy.sample(batch, 1, { temperature: this.opts.temperature ?? 1, rng: this.rng })[0][0];
-      const memory = actionMemory([...history, { action: sample.action, result: { error: null } } as HistoryEntry]);
+      const memory = actionMemory([
+        ...history,
+        { action: sample.action, result: { error: null } } as HistoryEntry,
+      ]);
       const output = makeAgentOutput({ memory, next_goal: formatAction(sample.action) }, [sample.action]);
       return { output, actions: [sample.action], logProb: sample.logProb };
     } finally {

@@ -17,7 +17,7 @@ import {
   featurizeState,
   pairFeatures,
 } from './featurizer.ts';
-import { DEFAULT_MODEL, type Encoded, maskedLogSoftmax, type ModelConfig, PolicyModel } from './model.ts';
+import { DEFAULT_MODEL, type Encoded, type ModelConfig, maskedLogSoftmax, PolicyModel } from './model.ts';
 import type { ActionSample, EncodedBatch, PolicyForward, PolicyState, StudentPolicy } from './types.ts';
 
 /** Log-probability given to actions the policy cannot express (in tensors; logProb() returns -Infinity). */
@@ -82,7 +82,8 @@ export class LocalStudentPolicy implements StudentPolicy {
   }
 
   private batchOf(b: EncodedBatch): PolicyBatch {
-    if (!(b instanceof PolicyBatch)) throw new Error('this EncodedBatch was not made by LocalStudentPolicy.encode');
+    if (!(b instanceof PolicyBatch))
+      throw new Error('this EncodedBatch was not made by LocalStudentPolicy.encode');
     return b;
   }
 
@@ -110,7 +111,10 @@ export class LocalStudentPolicy implements StudentPolicy {
       argMask.set(argumentMask(f, condType[r], condElem[r]), r * A);
       pair.set(pairFeatures(f, condElem[r]), r * A * NUM_PAIR_FEATURES);
     });
-    const elementLogProbs = maskedLogSoftmax(this.model.elementLogits(enc, null, condType), tf.tensor2d(elemMask, [N, E]));
+    const elementLogProbs = maskedLogSoftmax(
+      this.model.elementLogits(enc, null, condType),
+      tf.tensor2d(elemMask, [N, E]),
+    );
     const argLogProbs = maskedLogSoftmax(
       this.model.argLogits(enc, null, condType, condElem, pair),
       tf.tensor2d(argMask, [N, A]),
@@ -123,7 +127,11 @@ export class LocalStudentPolicy implements StudentPolicy {
       return tf.sum(tf.mul(lp, tf.tensor2d(oh, [N, width])), 1);
     };
     const partLogProbs = tf.stack(
-      [pick(typeLogProbs, T, (t) => t.type), pick(elementLogProbs, E, (t) => t.element), pick(argLogProbs, A, (t) => t.argument)],
+      [
+        pick(typeLogProbs, T, (t) => t.type),
+        pick(elementLogProbs, E, (t) => t.element),
+        pick(argLogProbs, A, (t) => t.argument),
+      ],
       1,
     ) as tf.Tensor2D;
     const pm = new Float32Array(N * 3);
@@ -135,7 +143,10 @@ export class LocalStudentPolicy implements StudentPolicy {
       rep[r] = t.representable ? 1 : 0;
     });
     const repT = tf.tensor1d(rep);
-    const logProbs = tf.add(tf.mul(tf.sum(partLogProbs, 1), repT), tf.mul(tf.sub(1, repT), NOT_REPRESENTABLE_LOGPROB)) as tf.Tensor1D;
+    const logProbs = tf.add(
+      tf.mul(tf.sum(partLogProbs, 1), repT),
+      tf.mul(tf.sub(1, repT), NOT_REPRESENTABLE_LOGPROB),
+    ) as tf.Tensor1D;
     return {
       typeLogProbs,
       elementLogProbs,
@@ -156,7 +167,9 @@ export class LocalStudentPolicy implements StudentPolicy {
   private typeDists(b: PolicyBatch): { enc: Encoded; dists: Dist[] } {
     const T = POLICY_ACTION_TYPES.length;
     const enc = tf.tidy(() => this.model.encode(b) as unknown as tf.TensorContainer) as unknown as Encoded;
-    const lp = tf.tidy(() => maskedLogSoftmax(enc.typeLogits, tf.tensor2d(b.typeMask(), [b.size, T]))).dataSync() as Float32Array;
+    const lp = tf
+      .tidy(() => maskedLogSoftmax(enc.typeLogits, tf.tensor2d(b.typeMask(), [b.size, T])))
+      .dataSync() as Float32Array;
     const dists = b.featurized.map((f, r) => ({ lp: lp.slice(r * T, (r + 1) * T), valid: f.typeMask }));
     return { enc, dists };
   }
@@ -166,11 +179,15 @@ export class LocalStudentPolicy implements StudentPolicy {
     if (pairs.length === 0) return [];
     const E = b.E;
     const mask = new Float32Array(pairs.length * E);
-    pairs.forEach(([r, t], i) => mask.set(b.featurized[r].elementMasks[t], i * E));
+    pairs.forEach(([r, t], i) => {
+      mask.set(b.featurized[r].elementMasks[t], i * E);
+    });
     const rows = Int32Array.from(pairs, (p) => p[0]);
     const types = Int32Array.from(pairs, (p) => p[1]);
     const lp = tf
-      .tidy(() => maskedLogSoftmax(this.model.elementLogits(enc, rows, types), tf.tensor2d(mask, [pairs.length, E])))
+      .tidy(() =>
+        maskedLogSoftmax(this.model.elementLogits(enc, rows, types), tf.tensor2d(mask, [pairs.length, E])),
+      )
       .dataSync() as Float32Array;
     return pairs.map(([r, t], i) => {
       const valid = new Uint8Array(E);
@@ -198,7 +215,12 @@ export class LocalStudentPolicy implements StudentPolicy {
     const types = Int32Array.from(triples, (x) => x[1]);
     const pos = Int32Array.from(triples, (x) => x[2]);
     const lp = tf
-      .tidy(() => maskedLogSoftmax(this.model.argLogits(enc, rows, types, pos, pair), tf.tensor2d(mask, [triples.length, A])))
+      .tidy(() =>
+        maskedLogSoftmax(
+          this.model.argLogits(enc, rows, types, pos, pair),
+          tf.tensor2d(mask, [triples.length, A]),
+        ),
+      )
       .dataSync() as Float32Array;
     return triples.map((_, i) => ({ lp: lp.slice(i * A, (i + 1) * A), valid: valids[i] }));
   }
@@ -213,7 +235,14 @@ export class LocalStudentPolicy implements StudentPolicy {
     const { enc, dists } = this.typeDists(b);
     try {
       const choice = dists.map((d) =>
-        Array.from({ length: n }, () => ({ t: pickIndex(d, rng, temperature), p: -1, a: -1, lt: 0, le: 0, la: 0 })),
+        Array.from({ length: n }, () => ({
+          t: pickIndex(d, rng, temperature),
+          p: -1,
+          a: -1,
+          lt: 0,
+          le: 0,
+          la: 0,
+        })),
       );
       choice.forEach((cs, r) => {
         for (const c of cs) c.lt = dists[r].lp[c.t];
@@ -221,7 +250,8 @@ export class LocalStudentPolicy implements StudentPolicy {
       const key = (...xs: number[]) => xs.join(':');
       const ePairs = new Map<string, [number, number]>();
       choice.forEach((cs, r) => {
-        for (const c of cs) if (ELEMENT_TYPES.has(POLICY_ACTION_TYPES[c.t])) ePairs.set(key(r, c.t), [r, c.t]);
+        for (const c of cs)
+          if (ELEMENT_TYPES.has(POLICY_ACTION_TYPES[c.t])) ePairs.set(key(r, c.t), [r, c.t]);
       });
       const ePairList = [...ePairs.values()];
       const eDists = new Map(this.elementDists(b, enc, ePairList).map((d, i) => [key(...ePairList[i]), d]));
@@ -235,7 +265,8 @@ export class LocalStudentPolicy implements StudentPolicy {
       });
       const aTriples = new Map<string, [number, number, number]>();
       choice.forEach((cs, r) => {
-        for (const c of cs) if (ARGUMENT_TYPES.has(POLICY_ACTION_TYPES[c.t])) aTriples.set(key(r, c.t, c.p), [r, c.t, c.p]);
+        for (const c of cs)
+          if (ARGUMENT_TYPES.has(POLICY_ACTION_TYPES[c.t])) aTriples.set(key(r, c.t, c.p), [r, c.t, c.p]);
       });
       const aList = [...aTriples.values()];
       const aDists = new Map(this.argDists(b, enc, aList).map((d, i) => [key(...aList[i]), d]));
@@ -249,7 +280,11 @@ export class LocalStudentPolicy implements StudentPolicy {
           const parts: ActionSample['parts'] = { type: c.lt };
           if (c.p >= 0) parts.element = c.le;
           if (c.a >= 0) parts.argument = c.la;
-          return { action: choiceToAction(b.featurized[r], c.t, c.p, c.a), logProb: c.lt + c.le + c.la, parts };
+          return {
+            action: choiceToAction(b.featurized[r], c.t, c.p, c.a),
+            logProb: c.lt + c.le + c.la,
+            parts,
+          };
         }),
       );
     } finally {
@@ -289,12 +324,19 @@ export class LocalStudentPolicy implements StudentPolicy {
       const out: Array<{ action: Action; logProb: number }> = [];
       const types = [...POLICY_ACTION_TYPES.keys()].filter((t) => f.typeMask[t]);
       const eTypes = types.filter((t) => ELEMENT_TYPES.has(POLICY_ACTION_TYPES[t]));
-      const eDists = this.elementDists(b, enc, eTypes.map((t) => [0, t]));
+      const eDists = this.elementDists(
+        b,
+        enc,
+        eTypes.map((t) => [0, t]),
+      );
       const triples: Array<[number, number, number]> = [];
       for (const t of types) {
         if (!ARGUMENT_TYPES.has(POLICY_ACTION_TYPES[t])) continue;
         if (!ELEMENT_TYPES.has(POLICY_ACTION_TYPES[t])) triples.push([0, t, -1]);
-        else f.elementMasks[t].forEach((m, p) => m && triples.push([0, t, p]));
+        else
+          f.elementMasks[t].forEach((m, p) => {
+            if (m) triples.push([0, t, p]);
+          });
       }
       const aDists = this.argDists(b, enc, triples);
       const aByKey = new Map(triples.map((x, i) => [`${x[1]}:${x[2]}`, aDists[i]]));
@@ -306,7 +348,8 @@ export class LocalStudentPolicy implements StudentPolicy {
           const le = ed ? ed.lp[p] : 0;
           const ad = aByKey.get(`${t}:${p}`);
           const args = ad ? [...ad.valid.keys()].filter((a) => ad.valid[a]) : [-1];
-          for (const a of args) out.push({ action: choiceToAction(f, t, p, a), logProb: lt + le + (ad ? ad.lp[a] : 0) });
+          for (const a of args)
+            out.push({ action: choiceToAction(f, t, p, a), logProb: lt + le + (ad ? ad.lp[a] : 0) });
         }
       }
       return out;
@@ -363,5 +406,8 @@ export async function createStudentPolicy(opts: StudentPolicyOptions = {}): Prom
 export async function loadStudentPolicy(dir: string): Promise<LocalStudentPolicy> {
   const { config, weights } = readCheckpoint(dir);
   await initPolicyBackend();
-  return new LocalStudentPolicy({ id: config.id, featurizer: config.featurizer, model: config.model, meta: config.meta }, weights);
+  return new LocalStudentPolicy(
+    { id: config.id, featurizer: config.featurizer, model: config.model, meta: config.meta },
+    weights,
+  );
 }

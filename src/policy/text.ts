@@ -13,7 +13,13 @@ export { normalizeText } from '../core/action-equivalence.ts';
 
 /** Lower-cased word tokens (letters and digits). */
 export function words(s: string): string[] {
-  return s.normalize('NFKD').replace(DIACRITICS, '').toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+  return (
+    s
+      .normalize('NFKD')
+      .replace(DIACRITICS, '')
+      .toLowerCase()
+      .match(/[\p{L}\p{N}]+/gu) ?? []
+  );
 }
 
 /** Words that carry little meaning for matching elements to the task. */
@@ -81,7 +87,14 @@ function fnv(h: number, s: string): number {
  * trigrams, each tagged with its kind so they do not collide by construction. `field` namespaces
  * tokens that should not share embeddings with plain words (e.g. `tag button`). At most `max` ids.
  */
-export function hashText(text: string, buckets: number, seed: number, max: number, field = '', trigrams = true): number[] {
+export function hashText(
+  text: string,
+  buckets: number,
+  seed: number,
+  max: number,
+  field = '',
+  trigrams = true,
+): number[] {
   const ws = words(text);
   const out: number[] = [];
   const base = fnv(0x811c9dc5, `${seed}|${field}`);
@@ -89,11 +102,13 @@ export function hashText(text: string, buckets: number, seed: number, max: numbe
   const bi = fnv(base, 'b:');
   const tri = fnv(base, 'c:');
   for (let i = 0; i < ws.length && out.length < max; i++) out.push((fnv(uni, ws[i]) >>> 0) % buckets);
-  for (let i = 0; i + 1 < ws.length && out.length < max; i++) out.push((fnv(fnv(fnv(bi, ws[i]), ' '), ws[i + 1]) >>> 0) % buckets);
+  for (let i = 0; i + 1 < ws.length && out.length < max; i++)
+    out.push((fnv(fnv(fnv(bi, ws[i]), ' '), ws[i + 1]) >>> 0) % buckets);
   if (!trigrams) return out;
   for (const w of ws) {
     const p = `#${w}#`;
-    for (let i = 0; i + 3 <= p.length && out.length < max; i++) out.push((fnv(tri, p.slice(i, i + 3)) >>> 0) % buckets);
+    for (let i = 0; i + 3 <= p.length && out.length < max; i++)
+      out.push((fnv(tri, p.slice(i, i + 3)) >>> 0) % buckets);
   }
   return out;
 }

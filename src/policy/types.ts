@@ -1,8 +1,8 @@
 import type * as tf from '@tensorflow/tfjs';
 import type { Action, ActionType } from '../core/action.ts';
 import type { Observation } from '../core/observation.ts';
-import type { AgentTask } from '../core/task.ts';
 import type { Rng } from '../core/rng.ts';
+import type { AgentTask } from '../core/task.ts';
 
 /**
  * The contract between the local student policy (policy/) and the RL algorithms (rl/).

@@ -11,5 +11,6 @@ export {
   rmswebVersion,
   writeManifestFile,
 } from './manifest.ts';
-export { type OpenOptions, RunStore, type TrajectoryFilter, type TrajectorySummary } from './run-store.ts';
+export { type OpenOptions, RunStore } from './run-store.ts';
 export { STORE_SCHEMA_VERSION } from './schema.ts';
+export type { TrajectoryFilter, TrajectorySummary } from './trajectory-query.ts';

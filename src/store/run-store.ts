@@ -14,35 +14,15 @@ import { externalizeScreenshots } from './externalize.ts';
 import { ImageStore } from './image-store.ts';
 import { type RunManifest, type RunManifestInput, readManifestFile, writeManifestFile } from './manifest.ts';
 import { DDL, STORE_SCHEMA_VERSION } from './schema.ts';
+import {
+  type SummaryRow,
+  summaryFromRow,
+  type TrajectoryFilter,
+  type TrajectorySummary,
+  trajectoryWhere,
+} from './trajectory-query.ts';
 
-/** Filters for listing trajectories; every given field must match. */
-export interface TrajectoryFilter {
-  taskId?: string;
-  agentId?: string;
-  /**
-   * true: verdict.success is true. false: verdict.success is false. Trajectories without a
-   * verdict (judge error, unjudged) match neither.
-   */
-  success?: boolean;
-  /** The trajectory carries this tag. */
-  tag?: string;
-  round?: number;
-}
-
-/** The cheap per-trajectory columns, read without parsing trajectory bodies. */
-export interface TrajectorySummary {
-  id: string;
-  taskId: string;
-  site: string;
-  agentId: string;
-  round: number;
-  success: boolean | null;
-  score: number | null;
-  steps: number;
-  tags: string[];
-  /** How many reflection notes were injected into the attempt. */
-  notes: number;
-}
+export type { TrajectoryFilter, TrajectorySummary } from './trajectory-query.ts';
 
 export interface OpenOptions {
   /** Create the folder and store when missing (default true; ignored when readonly). */
@@ -260,30 +240,8 @@ export class RunStore {
       .prepare(
         `SELECT id, task_id, site, agent_id, round, success, score, steps, tags, notes FROM trajectories t ${where} ORDER BY seq`,
       )
-      .all(params) as Array<{
-      id: string;
-      task_id: string;
-      site: string;
-      agent_id: string;
-      round: number;
-      success: number | null;
-      score: number | null;
-      steps: number;
-      tags: string;
-      notes: number;
-    }>;
-    return rows.map((r) => ({
-      id: r.id,
-      taskId: r.task_id,
-      site: r.site,
-      agentId: r.agent_id,
-      round: r.round,
-      success: r.success === null ? null : r.success === 1,
-      score: r.score,
-      steps: r.steps,
-      tags: JSON.parse(r.tags) as string[],
-      notes: r.notes,
-    }));
+      .all(params) as SummaryRow[];
+    return rows.map(summaryFromRow);
   }
 
   countTrajectories(filter: TrajectoryFilter = {}): number {
@@ -463,30 +421,4 @@ export class RunStore {
     }
     return r.data;
   }
-}
-
-function trajectoryWhere(f: TrajectoryFilter): { where: string; params: Record<string, unknown> } {
-  const clauses: string[] = [];
-  const params: Record<string, unknown> = {};
-  if (f.taskId !== undefined) {
-    clauses.push('t.task_id = @taskId');
-    params.taskId = f.taskId;
-  }
-  if (f.agentId !== undefined) {
-    clauses.push('t.agent_id = @agentId');
-    params.agentId = f.agentId;
-  }
-  if (f.success !== undefined) {
-    clauses.push('t.success = @success');
-    params.success = f.success ? 1 : 0;
-  }
-  if (f.round !== undefined) {
-    clauses.push('t.round = @round');
-    params.round = f.round;
-  }
-  if (f.tag !== undefined) {
-    clauses.push('EXISTS (SELECT 1 FROM json_each(t.tags) WHERE json_each.value = @tag)');
-    params.tag = f.tag;
-  }
-  return { where: clauses.length ? `WHERE ${clauses.join(' AND ')}` : '', params };
 }

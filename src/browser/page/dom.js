@@ -28,16 +28,6 @@ export const LEAF = new Set([
   'embed',
   'math',
 ]);
-export const TEXT_SKIP = new Set([
-  'script',
-  'style',
-  'noscript',
-  'template',
-  'select',
-  'option',
-  'datalist',
-  'textarea',
-]);
 export const ROLES = new Set([
   'button',
   'link',
@@ -74,23 +64,14 @@ export const H1 = 2166136261;
 export const H2 = 3323198485;
 export const hex = (n) => n.toString(16).padStart(8, '0');
 
-/** Visible text of a subtree, whitespace-collapsed, stopping once `max` characters are collected. */
+/**
+ * Rendered text of an element, whitespace-collapsed and capped. innerText runs in C++ and skips
+ * hidden parts; a shadow root (no innerText) falls back to its text content.
+ */
 export function textOf(root, max) {
-  let out = '';
-  const doc = root.ownerDocument || root;
-  const walker = doc.createTreeWalker(root, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT, {
-    acceptNode(n) {
-      if (n.nodeType === 3) return NodeFilter.FILTER_ACCEPT;
-      if (TEXT_SKIP.has(n.localName)) return NodeFilter.FILTER_REJECT;
-      if (n.checkVisibility && !n.checkVisibility()) return NodeFilter.FILTER_REJECT;
-      return NodeFilter.FILTER_SKIP;
-    },
-  });
-  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
-    out += ' ' + n.nodeValue;
-    if (out.length > max * 2) break;
-  }
-  return cap(collapse(out), max);
+  // biome-ignore lint/performance/useDomNodeTextContent: the rendered text is wanted, hidden parts excluded
+  const t = root.nodeType === 1 ? root.innerText : root.textContent;
+  return cap(collapse(t), max);
 }
 
 export function implicitRole(el, tag) {
@@ -177,61 +158,79 @@ function hrefOf(el, win) {
   }
 }
 
+// Attributes copied as they are (whitespace-collapsed, capped) when present.
+const PLAIN_ATTRS = new Set([
+  'role',
+  'name',
+  'placeholder',
+  'aria-label',
+  'title',
+  'aria-checked',
+  'aria-selected',
+  'aria-expanded',
+  'aria-pressed',
+  'aria-current',
+  'aria-haspopup',
+  'data-state',
+]);
+
 export function attributesOf(el, tag, win) {
   const a = {};
-  const put = (k, v) => {
-    const s = collapse(v);
-    if (s) a[k] = cap(s, MAX_ATTR);
-  };
-  if (tag === 'input') a.type = el.type;
-  else if (tag === 'button' && el.hasAttribute('type')) a.type = el.type;
-  const explicitRole = el.getAttribute('role');
-  if (explicitRole) put('role', explicitRole);
-  put('name', el.getAttribute('name'));
+  for (const at of el.attributes) {
+    if (!PLAIN_ATTRS.has(at.name)) continue;
+    const v = collapse(at.value);
+    if (v) a[at.name] = cap(v, MAX_ATTR);
+  }
   if (el.id && el.id.length <= 40) a.id = el.id;
-  put('placeholder', el.getAttribute('placeholder'));
-  put('aria-label', el.getAttribute('aria-label'));
-  put('title', el.getAttribute('title'));
-  if (tag === 'img' || (tag === 'input' && el.type === 'image')) put('alt', el.getAttribute('alt'));
-  const href = tag === 'a' || tag === 'area' ? hrefOf(el, win) : null;
-  if (href !== null) a.href = cap(href, 200);
-  if ((tag === 'a' || tag === 'area') && el.target === '_blank') a.target = '_blank';
-  if (tag === 'input') {
-    const t = el.type;
-    if (t === 'checkbox' || t === 'radio') {
-      a.checked = String(el.checked);
-      if (el.value && el.value !== 'on') put('value', el.value);
-    } else if (t === 'password') {
-      if (el.value) a.value = '\u2022'.repeat(Math.min(el.value.length, 12));
-    } else if (t !== 'file') {
-      if (el.value) a.value = cap(el.value, MAX_ATTR);
+  switch (tag) {
+    case 'a':
+    case 'area': {
+      const href = hrefOf(el, win);
+      if (href !== null) a.href = cap(href, 200);
+      if (el.target === '_blank') a.target = '_blank';
+      break;
     }
-    if (el.min) a.min = el.min;
-    if (el.max) a.max = el.max;
-  } else if (tag === 'textarea') {
-    if (el.value) a.value = cap(collapse(el.value), MAX_ATTR);
-  } else if (tag === 'select') {
-    const sel = Array.from(el.selectedOptions, (o) => collapse(o.text)).join(', ');
-    if (sel) a.selected = cap(sel, MAX_ATTR);
-    // Every option (code splits on '|'); the text view shortens long lists.
-    a.options = cap(Array.from(el.options, (o) => collapse(o.text).replace(/\|/g, '/')).join('|'), 4000);
-    if (el.multiple) a.multiple = 'true';
+    case 'img':
+      if (el.alt) a.alt = cap(collapse(el.alt), MAX_ATTR);
+      break;
+    case 'button':
+      if (el.hasAttribute('type')) a.type = el.type;
+      break;
+    case 'input': {
+      const t = el.type;
+      a.type = t;
+      if (t === 'checkbox' || t === 'radio') {
+        a.checked = String(el.checked);
+        if (el.value && el.value !== 'on') a.value = cap(collapse(el.value), MAX_ATTR);
+      } else if (t === 'password') {
+        if (el.value) a.value = '\u2022'.repeat(Math.min(el.value.length, 12));
+      } else if (t !== 'file' && el.value) {
+        a.value = cap(el.value, MAX_ATTR);
+      }
+      if (t === 'image' && el.alt) a.alt = cap(collapse(el.alt), MAX_ATTR);
+      if (el.min) a.min = el.min;
+      if (el.max) a.max = el.max;
+      if (el.readOnly) a.readonly = 'true';
+      break;
+    }
+    case 'textarea':
+      if (el.value) a.value = cap(collapse(el.value), MAX_ATTR);
+      if (el.readOnly) a.readonly = 'true';
+      break;
+    case 'select': {
+      const sel = Array.from(el.selectedOptions, (o) => collapse(o.text)).join(', ');
+      if (sel) a.selected = cap(sel, MAX_ATTR);
+      // Every option (code splits on '|'); the text view shortens long lists.
+      a.options = cap(Array.from(el.options, (o) => collapse(o.text).replace(/\|/g, '/')).join('|'), 4000);
+      if (el.multiple) a.multiple = 'true';
+      break;
+    }
+    default:
+      break;
   }
-  if (el.disabled || el.getAttribute('aria-disabled') === 'true') a.disabled = 'true';
-  if (el.readOnly && (tag === 'input' || tag === 'textarea')) a.readonly = 'true';
+  if (el.disabled || a['aria-disabled'] === 'true' || el.getAttribute('aria-disabled') === 'true')
+    a.disabled = 'true';
   if (el.required) a.required = 'true';
-  for (const k of [
-    'aria-checked',
-    'aria-selected',
-    'aria-expanded',
-    'aria-pressed',
-    'aria-current',
-    'aria-haspopup',
-    'data-state',
-  ]) {
-    const v = el.getAttribute(k);
-    if (v) a[k] = cap(v, MAX_ATTR);
-  }
   if (el.isContentEditable && tag !== 'input' && tag !== 'textarea') a.contenteditable = 'true';
   return a;
 }

@@ -1,5 +1,9 @@
 // One walk of the DOM (frames and shadow roots included) that indexes the interactive elements and
 // collects the visible text blocks between them. Part of the in-page script.
+//
+// Speed matters (it runs at every step): each element costs one getComputedStyle and as few
+// property reads as possible (a style read is the most expensive thing here), and the result
+// travels as compact rows that extract.ts turns back into objects.
 
 import {
   accName,
@@ -33,18 +37,16 @@ export function isStrong(el, tag) {
       return true;
     case 'input':
       return el.type !== 'hidden';
-    case 'body':
-    case 'html':
-      return false;
     default:
       break;
   }
+  if (el.onclick !== null) return true; // also set by an onclick attribute
+  if (!el.hasAttributes()) return false;
   const role = el.getAttribute('role');
+  if (role !== null && ROLES.has(role.split(' ')[0])) return true;
+  if (el.hasAttribute('contenteditable') && el.isContentEditable && !el.parentElement?.isContentEditable)
+    return true;
   return (
-    (role !== null && ROLES.has(role.split(' ')[0])) ||
-    (el.isContentEditable && !el.parentElement?.isContentEditable) ||
-    el.onclick !== null ||
-    el.hasAttribute('onclick') ||
     el.hasAttribute('ng-click') ||
     el.hasAttribute('jsaction') ||
     (el.hasAttribute('tabindex') && el.tabIndex >= 0)
@@ -66,7 +68,7 @@ export function extract(opts) {
     if (!acc || acc.nodes.length === 0) return;
     const nodes = acc.nodes;
     acc.nodes = [];
-    const text = collapse(nodes.map((n) => n.nodeValue).join(' '));
+    const text = collapse(nodes.length === 1 ? nodes[0].nodeValue : nodes.map((n) => n.nodeValue).join(' '));
     if (!text) return;
     const range = acc.ctx.doc.createRange();
     range.setStartBefore(nodes[0]);
@@ -89,8 +91,9 @@ export function extract(opts) {
     });
   }
 
-  // p: parent state { h1, h2 (key hash), cursor, clickable (inside an indexed clickable), parent (nearest candidate), shadow }
-  // acc: the enclosing block's text accumulator, null inside an indexed clickable (its text is the element's).
+  // p: parent state { h1, h2 (key hash), cursor, clickable (inside an indexed clickable), parent
+  //    (nearest candidate), shadow, clip (what the ancestors' overflow leaves visible) }.
+  // acc: the enclosing block's text accumulator; null inside a clickable (its text is the element's).
   function visit(el, ctx, p, seg, acc) {
     const tag = el.localName;
     if (SKIP.has(tag)) return;
@@ -100,16 +103,22 @@ export function extract(opts) {
     const id = el.id;
     const h1 = id ? fnv(tag + '#' + id, H1) : fnv(seg, p.h1);
     const h2 = id ? fnv(tag + '#' + id, H2) : fnv(seg, p.h2);
-    const cursor = style.cursor;
     const root = tag === 'body' || tag === 'html';
-    const strong = isStrong(el, tag);
-    const pointerOrigin = cursor === 'pointer' && p.cursor !== 'pointer' && !root;
-    const oy = style.overflowY;
-    const scrollable = (oy === 'auto' || oy === 'scroll') && !root && el.scrollHeight > el.clientHeight + 4;
-    // Browser Use's rule: a pointer-only element inside an indexed clickable is part of it, not its own target.
-    const clickable = strong || (pointerOrigin && !p.clickable);
-    // Overflow clipping: what a scrolled container hides is not in view. Fixed boxes escape it.
-    const clip = style.position === 'fixed' ? ctx.clip : p.clip;
+    // Inside an indexed clickable a pointer cursor changes nothing (Browser Use's nesting rule).
+    const cursor = p.clickable ? p.cursor : style.cursor;
+    const strong = !root && isStrong(el, tag);
+    const pointerOrigin = !p.clickable && !root && cursor === 'pointer' && p.cursor !== 'pointer';
+    const clickable = strong || pointerOrigin;
+    // Only a box with child elements can scroll or clip anything worth knowing about.
+    let ovx = 'visible';
+    let ovy = 'visible';
+    if (!root && (el.firstElementChild !== null || el.shadowRoot !== null)) {
+      ovy = style.overflowY;
+      ovx = style.overflowX;
+    }
+    const scrollable = (ovy === 'auto' || ovy === 'scroll') && el.scrollHeight > el.clientHeight + 4;
+    // Fixed boxes escape their ancestors' overflow clipping.
+    const clip = p.clip !== ctx.clip && style.position === 'fixed' ? ctx.clip : p.clip;
     let cand = null;
     if ((clickable || scrollable) && style.visibility === 'visible') {
       const r = boxOf(el);
@@ -139,35 +148,33 @@ export function extract(opts) {
         cands.push(cand);
       }
     }
+    if (LEAF.has(tag)) return;
     const inline = display.startsWith('inline') || display === 'contents';
+    const innerClip = ovx === 'visible' && ovy === 'visible' ? clip : clipFor(el, ctx, clip);
     let inner = acc;
-    // The text of a clickable is its own (element text), even when the clickable itself is not shown.
-    const innerClip = root ? clip : clipFor(el, style, ctx, clip);
+    // The text of a clickable is its own (element text), even when the clickable is not shown.
     if (clickable) inner = null;
     else if (acc && (cand || !inline || innerClip !== clip)) {
       flush(acc);
       inner = { tag: inline ? acc.tag : tag, nodes: [], parent: cand || p.parent, ctx, clip: innerClip };
     }
-    if (!LEAF.has(tag)) {
-      const q = {
-        clip: innerClip,
-        h1,
-        h2,
-        cursor,
-        clickable: p.clickable || (cand !== null && clickable),
-        parent: cand || p.parent,
-        shadow: p.shadow,
-      };
-      const textVisible = style.visibility === 'visible';
-      if (tag === 'iframe' || tag === 'frame') {
-        visitFrame(el, ctx, q);
-      } else {
-        if (el.shadowRoot) {
-          const sq = { ...q, h1: fnv('#shadow', h1), h2: fnv('#shadow', h2), shadow: true };
-          walkChildren(el.shadowRoot, ctx, sq, inner, textVisible, false);
-        }
-        walkChildren(el, ctx, q, inner, textVisible, !!el.shadowRoot);
+    const q = {
+      h1,
+      h2,
+      cursor,
+      clickable: p.clickable || (cand !== null && clickable),
+      parent: cand || p.parent,
+      shadow: p.shadow,
+      clip: innerClip,
+    };
+    if (tag === 'iframe' || tag === 'frame') {
+      visitFrame(el, ctx, q);
+    } else {
+      if (el.shadowRoot) {
+        const sq = { ...q, h1: fnv('#shadow', h1), h2: fnv('#shadow', h2), shadow: true };
+        walkChildren(el.shadowRoot, ctx, sq, inner, style, false);
       }
+      walkChildren(el, ctx, q, inner, style, el.shadowRoot !== null);
     }
     if (inner !== acc) flush(inner);
   }
@@ -184,23 +191,30 @@ export function extract(opts) {
     if (!child) return;
     frames[path] = el;
     const acc = q.clickable ? null : { tag: 'body', nodes: [], parent: null, ctx: child, clip: child.clip };
-    visit(
-      child.doc.documentElement,
-      child,
-      { h1: q.h1, h2: q.h2, cursor: 'auto', clickable: false, parent: null, shadow: false, clip: child.clip },
-      'html',
-      acc,
-    );
+    const top = {
+      h1: q.h1,
+      h2: q.h2,
+      cursor: 'auto',
+      clickable: false,
+      parent: null,
+      shadow: false,
+      clip: child.clip,
+    };
+    visit(child.doc.documentElement, child, top, 'html', acc);
     flush(acc);
   }
 
-  function walkChildren(parent, ctx, q, acc, textVisible, slotted) {
+  function walkChildren(parent, ctx, q, acc, style, slotted) {
     const counts = {};
+    let textVisible = -1; // read lazily: most elements hold no text of their own
     for (let c = parent.firstChild; c; c = c.nextSibling) {
       const type = c.nodeType;
       if (type === 3) {
+        if (acc === null || !/\S/.test(c.nodeValue)) continue;
         // Light children of a shadow host render only through a slot.
-        if (acc && textVisible && (!slotted || c.assignedSlot) && /\S/.test(c.nodeValue)) acc.nodes.push(c);
+        if (slotted && !c.assignedSlot) continue;
+        if (textVisible === -1) textVisible = style.visibility === 'visible' ? 1 : 0;
+        if (textVisible) acc.nodes.push(c);
       } else if (type === 1) {
         const t = c.localName;
         const n = (counts[t] || 0) + 1;
@@ -213,13 +227,16 @@ export function extract(opts) {
 
   const top = topCtx();
   const rootAcc = { tag: 'body', nodes: [], parent: null, ctx: top, clip: top.clip };
-  visit(
-    document.documentElement,
-    top,
-    { h1: H1, h2: H2, cursor: 'auto', clickable: false, parent: null, shadow: false, clip: top.clip },
-    'html',
-    rootAcc,
-  );
+  const rootState = {
+    h1: H1,
+    h2: H2,
+    cursor: 'auto',
+    clickable: false,
+    parent: null,
+    shadow: false,
+    clip: top.clip,
+  };
+  visit(document.documentElement, top, rootState, 'html', rootAcc);
   flush(rootAcc);
 
   // Over the cap: keep the viewport, then what lies nearest to it.
@@ -232,10 +249,12 @@ export function extract(opts) {
   const truncated = capList(cands, opts.maxElements || 2000);
   capList(texts, opts.maxTexts || 3000);
 
+  // Rows: [index, tag, role, name (null: same as text), text, attributes, x, y, w, h, nodeKey,
+  //        inViewport (0/1), frame, inShadow (0/1), depth, parentIndex (0: none)]
   const els = [null];
   const seen = new Map();
   const kept = [0]; // kept[i]: how many kept candidates precede candidate position i
-  const out = [];
+  const rows = [];
   for (const c of cands) {
     kept.push(kept[kept.length - 1] + (c.keep ? 1 : 0));
     if (!c.keep) continue;
@@ -248,52 +267,56 @@ export function extract(opts) {
     const n = seen.get(c.key) || 0;
     seen.set(c.key, n + 1);
     // A container indexed only for scrolling shows its content as text blocks, not as its own text.
-    const ownText =
-      !(c.scrollable && !isStrong(el, c.tag)) &&
-      c.tag !== 'input' &&
-      c.tag !== 'select' &&
-      c.tag !== 'textarea';
-    const text = !ownText ? '' : textOf(el, maxText) || (el.shadowRoot ? textOf(el.shadowRoot, maxText) : '');
+    const scrollOnly = c.scrollable && !isStrong(el, c.tag);
+    const formControl = c.tag === 'input' || c.tag === 'select' || c.tag === 'textarea';
+    const text =
+      scrollOnly || formControl
+        ? ''
+        : textOf(el, maxText) || (el.shadowRoot ? textOf(el.shadowRoot, maxText) : '');
     const attributes = attributesOf(el, c.tag, c.ctx.win);
     if (c.covered) attributes.covered = 'true';
     if (c.scrollable) attributes.scrollable = 'true';
-    const explicit = el.getAttribute('role');
-    out.push({
-      index: c.idx,
-      tag: c.tag,
-      role: explicit ? explicit.split(' ')[0] : implicitRole(el, c.tag),
-      name:
-        c.scrollable && !ownText
-          ? cap(collapse(el.getAttribute('aria-label')), maxText)
-          : accName(el, c.tag, text, maxText),
+    const explicit = attributes.role;
+    const name = scrollOnly ? attributes['aria-label'] || '' : accName(el, c.tag, text, maxText);
+    rows.push([
+      c.idx,
+      c.tag,
+      explicit ? explicit.split(' ')[0] : implicitRole(el, c.tag),
+      name === text ? null : name,
       text,
       attributes,
-      bbox: { x: Math.round(c.x), y: Math.round(c.y), width: Math.round(c.w), height: Math.round(c.h) },
-      nodeKey: n ? `${c.key}~${n}` : c.key,
-      inViewport: c.inVp,
-      frame: c.ctx.path,
-      inShadow: c.shadow,
-      depth: c.depth,
-      parentIndex: par ? par.idx : null,
-    });
+      Math.round(c.x),
+      Math.round(c.y),
+      Math.round(c.w),
+      Math.round(c.h),
+      n ? `${c.key}~${n}` : c.key,
+      c.inVp ? 1 : 0,
+      c.ctx.path,
+      c.shadow ? 1 : 0,
+      c.depth,
+      par ? par.idx : 0,
+    ]);
   }
   state.els = els;
   state.frames = frames;
 
-  // Text blocks, plus where each sits among the elements (layout.after: kept elements before it).
-  const textOut = [];
-  const layout = [];
+  // Text rows: [text, tag, x, y, w, h, inViewport (0/1), elements before it, depth]
+  const textRows = [];
   for (const t of texts) {
     if (!t.keep) continue;
     let par = t.parent;
     while (par && !par.keep) par = par.parent;
-    textOut.push({
-      text: t.text,
-      tag: t.tag,
-      inViewport: t.inVp,
-      bbox: { x: Math.round(t.x), y: Math.round(t.y), width: Math.round(t.w), height: Math.round(t.h) },
-    });
-    layout.push({ after: kept[t.pos], depth: par ? par.depth + 1 : 0 });
+    textRows.push([
+      t.text,
+      t.tag,
+      Math.round(t.x),
+      Math.round(t.y),
+      Math.round(t.w),
+      Math.round(t.h),
+      t.inVp ? 1 : 0,
+      kept[t.pos],
+      par ? par.depth + 1 : 0,
+    ]);
   }
 
   const se = document.scrollingElement || document.documentElement;
@@ -311,9 +334,8 @@ export function extract(opts) {
       pagesAbove: Math.round((sy / vh) * 10) / 10,
       pagesBelow: Math.round((below / vh) * 10) / 10,
     },
-    elements: out,
-    texts: textOut,
-    layout,
+    elements: rows,
+    texts: textRows,
     truncated,
   });
 }

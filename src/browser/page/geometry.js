@@ -90,9 +90,8 @@ export function visiblePart(r, ctx, clip = ctx.clip) {
   return rr - l >= 1 && b - t >= 1 ? { l, t, r: rr, b } : null;
 }
 
-/** The clip rect for the content of `el` (top-viewport coordinates) when its overflow is not visible. */
-export function clipFor(el, style, ctx, clip) {
-  if (style.overflowX === 'visible' && style.overflowY === 'visible') return clip;
+/** The clip rect for the content of `el` (top-viewport coordinates), whose overflow is not visible. */
+export function clipFor(el, ctx, clip) {
   const r = el.getBoundingClientRect();
   return {
     l: Math.max(clip.l, r.left + ctx.ox),

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { z } from 'zod';
-import { collect } from '../../collect/collect.ts';
+import { type CollectOptions, collect } from '../../collect/collect.ts';
 import { computeRunStats, formatRunStats } from '../../collect/stats.ts';
 import { RunStore } from '../../store/run-store.ts';
 import { recordStage } from '../manifest.ts';
@@ -9,6 +9,8 @@ import { createProgress } from '../progress.ts';
 import { openWorldRuntime, resolveAgent, resolveReflector } from '../runtime.ts';
 import { resolveTasks } from '../tasks-arg.ts';
 import { InputError } from '../../core/errors.ts';
+import { collectViaQueue } from '../../queue/queued-collect.ts';
+import { openQueueCoordinator, QUEUE_OPTION_HELP } from '../queue-mode.ts';
 
 const Options = z.object({
   tasks: z.string().min(1),
@@ -24,6 +26,7 @@ const Options = z.object({
   worldSeed: z.coerce.number().int().default(1),
   port: z.coerce.number().int().min(0).max(65535).optional(),
   browserWs: z.string().optional(),
+  queue: z.string().optional(),
   progress: z.boolean().default(false),
   quiet: z.boolean().default(false),
 });
@@ -50,6 +53,7 @@ export function registerCollect(program: Command): void {
     .option('--world-seed <n>', 'seed of the offline world', '1')
     .option('--port <n>', 'world port (a running world is reused; else one starts in-process)')
     .option('--browser-ws <url>', 'connect to a remote browser instead of launching Chromium')
+    .option('--queue <redis-url>', QUEUE_OPTION_HELP)
     .option('--progress', 'force the progress bar even without a terminal')
     .option('--quiet', 'no progress output')
     .action(async (raw) => {
@@ -60,7 +64,8 @@ export function registerCollect(program: Command): void {
       const tasks = resolveTasks(o.tasks, { seed: o.seed, worldSeed: o.worldSeed });
       const store = RunStore.open(o.out);
       recordStage(store, 'collect', { ...o, tasks: o.tasks, taskCount: tasks.length }, o.seed);
-      const rt = await openWorldRuntime({ port: o.port, seed: o.worldSeed, browserWs: o.browserWs });
+      const rt = o.queue ? null : await openWorldRuntime({ port: o.port, seed: o.worldSeed, browserWs: o.browserWs });
+      const queue = o.queue ? await openQueueCoordinator(o.queue, store, { quiet: o.quiet }) : null;
       const reflector = resolveReflector(o.reflector);
       const sig = abortOnSigint('collect');
       const already = new Set(store.listTrajectorySummaries({ tag: 'collect' }).map((s) => s.taskId));
@@ -70,15 +75,10 @@ export function registerCollect(program: Command): void {
       bar.update(done, { solved: done ? solved / done : 0 });
       const t0 = Date.now();
       try {
-        const r = await collect({
+        const common: Omit<CollectOptions, 'makeAgent' | 'makeEnv' | 'verify'> = {
           tasks,
           store,
-          makeAgent: () => resolveAgent(o.teacher, { seed: o.seed }),
-          makeEnv: rt.makeEnv,
-          start: rt.start,
-          verify: rt.verify,
           reflector,
-          workers: o.workers,
           maxRounds: o.maxRounds,
           stopAfter: o.stopAfter,
           maxSteps: o.maxSteps,
@@ -91,7 +91,17 @@ export function registerCollect(program: Command): void {
             bar.update(done, { 'task success': done ? solved / done : 0 });
           },
           onError: ({ task, round, error }) => process.stderr.write(`\ncollect: ${task.id} round ${round}: ${error.message}\n`),
-        });
+        };
+        const r = queue
+          ? await collectViaQueue({ ...common, queue, agent: o.teacher, agentSeed: o.seed, runtime: { kind: 'world', worldSeed: o.worldSeed } })
+          : await collect({
+              ...common,
+              makeAgent: () => resolveAgent(o.teacher, { seed: o.seed }),
+              makeEnv: rt!.makeEnv,
+              start: rt!.start,
+              verify: rt!.verify,
+              workers: o.workers,
+            });
         bar.stop();
         const secs = (Date.now() - t0) / 1000;
         if (!o.quiet) {
@@ -102,7 +112,8 @@ export function registerCollect(program: Command): void {
       } finally {
         bar.stop();
         sig.dispose();
-        await rt.close();
+        await rt?.close();
+        await queue?.close();
         store.close();
       }
     });

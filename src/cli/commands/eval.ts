@@ -13,6 +13,8 @@ import { openWebRuntime, openWorldRuntime, resolveAgent, resolveLiveJudge } from
 import { type BenchmarkSuite, loadSuite } from '../../judge/benchmarks.ts';
 import { sampleTasks } from '../tasks-arg.ts';
 import { generateWorldTasks } from '../../world/tasks.ts';
+import { evalViaQueue } from '../../queue/queued-eval.ts';
+import { openQueueCoordinator, QUEUE_OPTION_HELP } from '../queue-mode.ts';
 
 const LIVE = ['webvoyager', 'online-mind2web', 'webtailbench'] as const;
 
@@ -32,6 +34,7 @@ const Options = z.object({
   port: z.coerce.number().int().min(0).max(65535).optional(),
   browserWs: z.string().optional(),
   benchmarksDir: z.string().optional(),
+  queue: z.string().optional(),
   json: z.boolean().default(false),
   progress: z.boolean().default(false),
 });
@@ -58,6 +61,7 @@ export function registerEval(program: Command): void {
     .option('--world-seed <n>', 'seed of the offline world', '1')
     .option('--port <n>', 'world port')
     .option('--browser-ws <url>', 'connect to a remote browser instead of launching Chromium')
+    .option('--queue <redis-url>', QUEUE_OPTION_HELP)
     .option('--benchmarks-dir <dir>', 'folder with the benchmark task files (default: $RMSWEB_BENCHMARKS, ../shared/benchmarks, ./benchmarks)')
     .option('--json', 'print the summary as JSON')
     .option('--progress', 'force the progress bar even without a terminal')
@@ -74,29 +78,43 @@ export function registerEval(program: Command): void {
       const store = RunStore.open(o.out);
       const label = o.label ?? o.agent;
       recordStage(store, `eval:${label}`, { ...o, tasks: tasks.length }, o.seed);
-      const rt = live
-        ? { ...(await openWebRuntime({ browserWs: o.browserWs })), start: undefined, verify: resolveLiveJudge(o.suite, o.judge!) }
-        : await openWorldRuntime({ port: o.port, seed: o.worldSeed, browserWs: o.browserWs });
+      const rt = o.queue
+        ? null
+        : live
+          ? { ...(await openWebRuntime({ browserWs: o.browserWs })), start: undefined, verify: resolveLiveJudge(o.suite, o.judge!) }
+          : await openWorldRuntime({ port: o.port, seed: o.worldSeed, browserWs: o.browserWs });
+      const queue = o.queue ? await openQueueCoordinator(o.queue, store, { quiet: o.json }) : null;
       const sig = abortOnSigint('eval');
       const bar = createProgress(`eval ${label}`, tasks.length * o.runs, { force: o.progress, quiet: o.json });
       const t0 = Date.now();
       try {
-        const s = await runEval({
+        const common = {
           label,
           agentId: o.agent,
           suite: o.suite,
           tasks,
           store,
-          makeAgent: () => resolveAgent(o.agent, { seed: o.seed }),
-          makeEnv: rt.makeEnv,
-          start: rt.start,
-          verify: rt.verify,
           runs: o.runs,
-          workers: o.workers,
           maxSteps: o.maxSteps,
           signal: sig.signal,
-          onEpisode: (done, _total, rate) => bar.update(done, { success: rate }),
-        });
+          onEpisode: (done: number, _total: number, rate: number) => bar.update(done, { success: rate }),
+        };
+        const s = queue
+          ? await evalViaQueue({
+              ...common,
+              queue,
+              agent: o.agent,
+              agentSeed: o.seed,
+              runtime: live ? { kind: 'web', suite: o.suite, judge: o.judge! } : { kind: 'world', worldSeed: o.worldSeed },
+            })
+          : await runEval({
+              ...common,
+              makeAgent: () => resolveAgent(o.agent, { seed: o.seed }),
+              makeEnv: rt!.makeEnv,
+              start: rt!.start,
+              verify: rt!.verify,
+              workers: o.workers,
+            });
         bar.stop();
         const wall = (Date.now() - t0) / 1000;
         const result = { ...s, wallSeconds: wall };
@@ -117,7 +135,8 @@ export function registerEval(program: Command): void {
       } finally {
         bar.stop();
         sig.dispose();
-        await rt.close();
+        await rt?.close();
+        await queue?.close();
         store.close();
       }
     });

@@ -16,16 +16,6 @@ function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
 }
 
-function maxHistoryOption(raw: string | undefined): number | undefined {
-  if (raw === undefined) return undefined;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 0 || n > 1000)
-    throw new InputError(`--max-history must be an integer in [0, 1000], got "${raw}"`, {
-      field: 'max-history',
-    });
-  return n;
-}
-
 function printSft(s: ExportSftSummary, json: boolean): void {
   if (json) {
     process.stdout.write(`${JSON.stringify(s, null, 2)}\n`);
@@ -67,7 +57,6 @@ export function registerExport(program: Command): void {
       '--image-paths <mode>',
       'relative | absolute (default: relative for llamafactory, absolute otherwise)',
     )
-    .option('--max-history <n>', 'previous steps shown in each prompt (default 20)')
     .option('--progress', 'show progress even when stderr is not a terminal')
     .option('--json', 'print the summary as JSON')
     .action(
@@ -76,7 +65,6 @@ export function registerExport(program: Command): void {
         format: string;
         out: string;
         imagePaths?: string;
-        maxHistory?: string;
         progress?: boolean;
         json?: boolean;
       }) => {
@@ -96,7 +84,6 @@ export function registerExport(program: Command): void {
             format,
             out: o.out,
             imagePaths: o.imagePaths as 'relative' | 'absolute' | undefined,
-            maxHistory: maxHistoryOption(o.maxHistory),
             onProgress: (done, total) => {
               bar.setTotal(total);
               bar.update(done);
@@ -123,25 +110,14 @@ export function registerExport(program: Command): void {
     .requiredOption('--critical <file>', 'critical states, one JSON object per line')
     .requiredOption('--format <format>', `one of ${RL_FORMATS.join(', ')}`)
     .requiredOption('--out <file>', 'output file (.parquet for verl, .jsonl for jsonl)')
-    .option('--max-history <n>', 'previous steps shown in each prompt (default 20)')
     .option('--json', 'print the summary as JSON')
-    .action(
-      (o: {
-        run: string[];
-        critical: string;
-        format: string;
-        out: string;
-        maxHistory?: string;
-        json?: boolean;
-      }) => {
-        const summary = exportRl({
-          runs: o.run,
-          critical: o.critical,
-          format: parseRlFormat(o.format),
-          out: o.out,
-          maxHistory: maxHistoryOption(o.maxHistory),
-        });
-        printRl(summary, o.json ?? false);
-      },
-    );
+    .action((o: { run: string[]; critical: string; format: string; out: string; json?: boolean }) => {
+      const summary = exportRl({
+        runs: o.run,
+        critical: o.critical,
+        format: parseRlFormat(o.format),
+        out: o.out,
+      });
+      printRl(summary, o.json ?? false);
+    });
 }

@@ -10,6 +10,9 @@ import { registerMine } from './mine.ts';
 import { registerRl } from './rl.ts';
 import { registerExport } from './export.ts';
 import { registerTasks } from './tasks.ts';
+import { registerTrain } from './train.ts';
+import { registerView } from './view.ts';
+import { registerWorker } from './worker.ts';
 
 type Register = (program: Command) => void;
 
@@ -24,12 +27,12 @@ export const COMMANDS: Register[] = [
   registerStats,
   registerExport,
   registerMine,
-  (p) => registerNotLanded(p, 'train', 'Train the local student policy (SFT)', 'issue 7 (student)'),
+  registerTrain,
   registerRollout,
   registerRl,
   (p) => registerNotLanded(p, 'ablate', 'Run the ablation table on the offline world', 'issue 8 (Salvage-DS)'),
   registerEval,
   (p) => registerNotLanded(p, 'demo', 'The whole pipeline on the offline world, ending in a report', 'issue 9 (evaluation)'),
-  (p) => registerNotLanded(p, 'view', 'Open the run viewer (local web UI)', 'issue 10 (viewer)'),
-  (p) => registerNotLanded(p, 'worker', 'Run a queue worker for collection and evaluation', 'issue 11 (scale-out)'),
+  registerView,
+  registerWorker,
 ];

@@ -32,11 +32,20 @@ function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
 }
 
-function numberOption(raw: string | undefined, field: string, min: number, max: number, int = false): number | undefined {
+function numberOption(
+  raw: string | undefined,
+  field: string,
+  min: number,
+  max: number,
+  int = false,
+): number | undefined {
   if (raw === undefined) return undefined;
   const n = Number(raw);
   if (!Number.isFinite(n) || n < min || n > max || (int && !Number.isInteger(n))) {
-    throw new InputError(`${field} must be ${int ? 'an integer' : 'a number'} in [${min}, ${max}], got "${raw}"`, { field });
+    throw new InputError(
+      `${field} must be ${int ? 'an integer' : 'a number'} in [${min}, ${max}], got "${raw}"`,
+      { field },
+    );
   }
   return n;
 }
@@ -69,7 +78,10 @@ function writeJsonl(out: string, result: MineResult): void {
   const lines = result.criticalStates.map((cs, i) => {
     const r = CriticalState.safeParse(cs);
     if (!r.success) {
-      throw new InputError(`critical state ${cs.id} is invalid: ${describeZodIssues(r.error.issues)}`, { file: out, line: i + 1 });
+      throw new InputError(`critical state ${cs.id} is invalid: ${describeZodIssues(r.error.issues)}`, {
+        file: out,
+        line: i + 1,
+      });
     }
     return JSON.stringify(r.data);
   });
@@ -83,9 +95,16 @@ export function registerMine(program: Command): void {
     .command('mine')
     .description('Mine critical states from success/failure pairs')
     .requiredOption('--run <dir>', 'run folder to read trajectories from (repeatable)', collect)
-    .option('--judge <spec>', "taxonomy tagger: 'rules' (offline) or a model spec openai:<model>[@<url>]", 'rules')
+    .option(
+      '--judge <spec>',
+      "taxonomy tagger: 'rules' (offline) or a model spec openai:<model>[@<url>]",
+      'rules',
+    )
     .requiredOption('--out <file>', 'output JSONL file, one CriticalState per line; stats go beside it')
-    .option('--min-comparability <x>', `comparability threshold in [0, 1] (default ${DEFAULT_MIN_COMPARABILITY})`)
+    .option(
+      '--min-comparability <x>',
+      `comparability threshold in [0, 1] (default ${DEFAULT_MIN_COMPARABILITY})`,
+    )
     .option('--max-candidates <n>', 'candidate divergences per pair, latest first (default 5)')
     .option('--concurrency <n>', 'pairs tagged at once (default 1 for rules, 8 for a model)')
     .option('--keep-duplicates', 'keep one critical state per pair even when pairs share a success state')
@@ -96,7 +115,8 @@ export function registerMine(program: Command): void {
       const minComparability = numberOption(o.minComparability, 'min-comparability', 0, 1);
       const maxCandidates = numberOption(o.maxCandidates, 'max-candidates', 1, 1000, true);
       const tagger = makeTagger(o.judge);
-      const concurrency = numberOption(o.concurrency, 'concurrency', 1, 256, true) ?? (o.judge === 'rules' ? 1 : 8);
+      const concurrency =
+        numberOption(o.concurrency, 'concurrency', 1, 256, true) ?? (o.judge === 'rules' ? 1 : 8);
       const trajectories = readRuns(o.run);
 
       let progress: Progress | null = null;
@@ -119,7 +139,9 @@ export function registerMine(program: Command): void {
         ...result.stats,
         runs: o.run,
         out: o.out,
-        ...(tagger instanceof LlmTagger ? { judgeUsage: tagger.usage, judgeFallbacks: tagger.fallbacks } : {}),
+        ...(tagger instanceof LlmTagger
+          ? { judgeUsage: tagger.usage, judgeFallbacks: tagger.fallbacks }
+          : {}),
       };
       writeFileAtomic(statsPath, `${JSON.stringify(saved, null, 2)}\n`);
       if (o.record) {
@@ -146,6 +168,8 @@ export function registerMine(program: Command): void {
             `${tagger.fallbacks ? `, ${tagger.fallbacks} fell back to rules` : ''}\n`,
         );
       }
-      process.stdout.write(`wrote ${result.criticalStates.length} critical states to ${o.out} (stats: ${statsPath})\n`);
+      process.stdout.write(
+        `wrote ${result.criticalStates.length} critical states to ${o.out} (stats: ${statsPath})\n`,
+      );
     });
 }

@@ -2,12 +2,15 @@ import type { Command } from 'commander';
 import { z } from 'zod';
 import { runEpisodePool, type EpisodeJob } from '../../collect/episode-pool.ts';
 import { computeRunStats, formatRunStats } from '../../collect/stats.ts';
+import type { Trajectory } from '../../core/trajectory.ts';
 import { RunStore } from '../../store/run-store.ts';
 import { recordStage } from '../manifest.ts';
 import { abortOnSigint, parseOptions } from '../parse-options.ts';
 import { createProgress } from '../progress.ts';
 import { openWorldRuntime, resolveAgent } from '../runtime.ts';
 import { resolveTasks } from '../tasks-arg.ts';
+import { runQueuedPool } from '../../queue/queued-pool.ts';
+import { openQueueCoordinator, QUEUE_OPTION_HELP } from '../queue-mode.ts';
 
 const Options = z.object({
   agent: z.string().min(1),
@@ -20,6 +23,7 @@ const Options = z.object({
   worldSeed: z.coerce.number().int().default(1),
   port: z.coerce.number().int().min(0).max(65535).optional(),
   browserWs: z.string().optional(),
+  queue: z.string().optional(),
   progress: z.boolean().default(false),
   quiet: z.boolean().default(false),
 });
@@ -39,6 +43,7 @@ export function registerRollout(program: Command): void {
     .option('--world-seed <n>', 'seed of the offline world', '1')
     .option('--port <n>', 'world port')
     .option('--browser-ws <url>', 'connect to a remote browser instead of launching Chromium')
+    .option('--queue <redis-url>', QUEUE_OPTION_HELP)
     .option('--progress', 'force the progress bar even without a terminal')
     .option('--quiet', 'no progress output')
     .action(async (raw) => {
@@ -50,28 +55,32 @@ export function registerRollout(program: Command): void {
       for (let r = 0; r < o.runs; r++) {
         for (const task of tasks) jobs.push({ task, key: `rollout:${o.agent}:${task.id}#${r}`, round: r, tags: ['rollout', 'student', `agent:${o.agent}`], seed: o.seed + r });
       }
-      const rt = await openWorldRuntime({ port: o.port, seed: o.worldSeed, browserWs: o.browserWs });
+      const rt = o.queue ? null : await openWorldRuntime({ port: o.port, seed: o.worldSeed, browserWs: o.browserWs });
+      const queue = o.queue ? await openQueueCoordinator(o.queue, store, { quiet: o.quiet }) : null;
       const sig = abortOnSigint('rollout');
       const bar = createProgress('rollout', jobs.length, { force: o.progress, quiet: o.quiet });
       let done = jobs.filter((j) => store.hasEpisode(j.key)).length;
       let ok = 0;
       try {
-        const r = await runEpisodePool({
-          jobs,
-          store,
-          makeAgent: () => resolveAgent(o.agent, { seed: o.seed }),
-          makeEnv: rt.makeEnv,
-          start: rt.start,
-          verify: rt.verify,
-          workers: o.workers,
-          maxSteps: o.maxSteps,
-          signal: sig.signal,
-          onEpisode: ({ trajectory }) => {
-            done++;
-            if (trajectory.verdict?.success) ok++;
-            bar.update(done, { success: ok / Math.max(1, done) });
-          },
-        });
+        const onEpisode = ({ trajectory }: { trajectory: Trajectory }) => {
+          done++;
+          if (trajectory.verdict?.success) ok++;
+          bar.update(done, { success: ok / Math.max(1, done) });
+        };
+        const r = queue
+          ? await runQueuedPool({ queue, jobs, agent: o.agent, agentSeed: o.seed, runtime: { kind: 'world', worldSeed: o.worldSeed }, maxSteps: o.maxSteps, signal: sig.signal, onEpisode })
+          : await runEpisodePool({
+              jobs,
+              store,
+              makeAgent: () => resolveAgent(o.agent, { seed: o.seed }),
+              makeEnv: rt!.makeEnv,
+              start: rt!.start,
+              verify: rt!.verify,
+              workers: o.workers,
+              maxSteps: o.maxSteps,
+              signal: sig.signal,
+              onEpisode,
+            });
         bar.stop();
         if (!o.quiet) {
           process.stdout.write(`\nrollout: ${r.ran} episodes run, ${r.skipped} already recorded, ${r.errors} errors\n`);
@@ -81,7 +90,8 @@ export function registerRollout(program: Command): void {
       } finally {
         bar.stop();
         sig.dispose();
-        await rt.close();
+        await rt?.close();
+        await queue?.close();
         store.close();
       }
     });

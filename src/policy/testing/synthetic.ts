@@ -26,7 +26,18 @@ const ITEMS = [
   'Trekking Poles',
 ];
 const SORTS = ['Relevance', 'Price: low to high', 'Price: high to low', 'Highest rated'];
-const FILLER = ['Home', 'Deals', 'Help', 'Account', 'Stores', 'Gift cards', 'Careers', 'Blog', 'Returns', 'Shipping'];
+const FILLER = [
+  'Home',
+  'Deals',
+  'Help',
+  'Account',
+  'Stores',
+  'Gift cards',
+  'Careers',
+  'Blog',
+  'Returns',
+  'Shipping',
+];
 
 interface ElSpec {
   tag: string;
@@ -36,11 +47,22 @@ interface ElSpec {
   y?: number;
 }
 
-function obs(url: string, title: string, specs: ElSpec[], rng: Rng, filler: number, extra: Partial<Observation> = {}): Observation {
+function obs(
+  url: string,
+  title: string,
+  specs: ElSpec[],
+  rng: Rng,
+  filler: number,
+  extra: Partial<Observation> = {},
+): Observation {
   const all: ElSpec[] = [...specs];
   for (let i = 0; i < filler; i++) {
     const name = `${rng.pick(FILLER)} ${i}`;
-    all.splice(rng.int(0, all.length), 0, { tag: 'a', text: name, attributes: { href: `/shop/${name.toLowerCase().replace(/\s+/g, '-')}` } });
+    all.splice(rng.int(0, all.length), 0, {
+      tag: 'a',
+      text: name,
+      attributes: { href: `/shop/${name.toLowerCase().replace(/\s+/g, '-')}` },
+    });
   }
   const scrollY = extra.scroll?.y ?? 0;
   const elements: Element[] = all.map((s, index) => ({
@@ -68,7 +90,12 @@ function step(index: number, observation: Observation, action: Action) {
     observation: { ...observation, stepIndex: index },
     output: makeAgentOutput({ memory: '' }, [action]),
     action,
-    result: { error: null, isDone: action.type === 'done', success: action.type === 'done' ? true : null, extractedContent: null },
+    result: {
+      error: null,
+      isDone: action.type === 'done',
+      success: action.type === 'done' ? true : null,
+      extractedContent: null,
+    },
   };
 }
 
@@ -98,7 +125,11 @@ export function syntheticTrajectory(kind: number, rng: Rng, id: string, filler =
   const item = rng.pick(ITEMS);
   const others = rng.shuffle(ITEMS.filter((i) => i !== item)).slice(0, 3);
   const results = rng.shuffle([item, ...others]);
-  const resultSpecs = results.map((r) => ({ tag: 'a', text: r, attributes: { href: `/shop/p/${r.toLowerCase().replace(/\s+/g, '-')}` } }));
+  const resultSpecs = results.map((r) => ({
+    tag: 'a',
+    text: r,
+    attributes: { href: `/shop/p/${r.toLowerCase().replace(/\s+/g, '-')}` },
+  }));
   const search: ElSpec[] = [
     { tag: 'input', attributes: { type: 'search', placeholder: 'Search products', name: 'q' } },
     { tag: 'button', text: 'Search' },
@@ -109,21 +140,45 @@ export function syntheticTrajectory(kind: number, rng: Rng, id: string, filler =
     const target = o2.elements.find((e) => e.text === item)!;
     const o3 = obs('http://127.0.0.1/shop/p/x', item, [{ tag: 'button', text: 'Add to cart' }], rng, filler);
     return trajectory(id, `Search for "${item}" and open its page`, [
-      step(0, o1, { type: 'input', index: o1.elements.find((e) => e.tag === 'input')!.index, text: item, clear: true }),
-      step(1, { ...o1, elements: o1.elements.map((e) => (e.tag === 'input' ? { ...e, attributes: { ...e.attributes, value: item } } : e)) }, {
-        type: 'click',
-        index: o1.elements.find((e) => e.text === 'Search')!.index,
+      step(0, o1, {
+        type: 'input',
+        index: o1.elements.find((e) => e.tag === 'input')!.index,
+        text: item,
+        clear: true,
       }),
+      step(
+        1,
+        {
+          ...o1,
+          elements: o1.elements.map((e) =>
+            e.tag === 'input' ? { ...e, attributes: { ...e.attributes, value: item } } : e,
+          ),
+        },
+        {
+          type: 'click',
+          index: o1.elements.find((e) => e.text === 'Search')!.index,
+        },
+      ),
       step(2, o2, { type: 'click', index: target.index }),
       step(3, o3, { type: 'done', text: '', success: true }),
     ]);
   }
   if (kind === 1) {
     const sort = rng.pick(SORTS.slice(1));
-    const select: ElSpec = { tag: 'select', text: 'Relevance', attributes: { name: 'sort', options: SORTS.join('|') } };
+    const select: ElSpec = {
+      tag: 'select',
+      text: 'Relevance',
+      attributes: { name: 'sort', options: SORTS.join('|') },
+    };
     const o1 = obs('http://127.0.0.1/shop/list', 'All products', [select, ...resultSpecs], rng, filler);
     const idx = o1.elements.find((e) => e.tag === 'select')!.index;
-    const o2 = obs('http://127.0.0.1/shop/list', 'All products', [{ ...select, text: sort }, ...resultSpecs], rng, filler);
+    const o2 = obs(
+      'http://127.0.0.1/shop/list',
+      'All products',
+      [{ ...select, text: sort }, ...resultSpecs],
+      rng,
+      filler,
+    );
     return trajectory(id, `Sort the product list by ${sort}`, [
       step(0, o1, { type: 'select_dropdown', index: idx, text: sort }),
       step(1, o2, { type: 'done', text: '', success: true }),
@@ -131,20 +186,50 @@ export function syntheticTrajectory(kind: number, rng: Rng, id: string, filler =
   }
   if (kind === 2) {
     const price = `$${rng.int(10, 300)}.${rng.pick(['00', '50', '99'])}`;
-    const rows: ElSpec[] = results.map((r) => ({ tag: 'a', text: `${r} ${r === item ? price : `$${rng.int(10, 300)}.00`}` }));
+    const rows: ElSpec[] = results.map((r) => ({
+      tag: 'a',
+      text: `${r} ${r === item ? price : `$${rng.int(10, 300)}.00`}`,
+    }));
     const o1 = obs('http://127.0.0.1/shop/list', 'All products', rows, rng, filler);
-    return trajectory(id, `What is the price of the ${item}?`, [step(0, o1, { type: 'done', text: price, success: true })]);
+    return trajectory(id, `What is the price of the ${item}?`, [
+      step(0, o1, { type: 'done', text: price, success: true }),
+    ]);
   }
-  const o1 = obs('http://127.0.0.1/shop/', 'Shop', [...search, { tag: 'a', text: 'Contact us', y: 2000, attributes: { href: '/shop/contact' } }], rng, filler, {
-    scroll: { x: 0, y: 0, viewportWidth: 1280, viewportHeight: 800, pageHeight: 2400, pagesAbove: 0, pagesBelow: 2 },
-  });
+  const o1 = obs(
+    'http://127.0.0.1/shop/',
+    'Shop',
+    [...search, { tag: 'a', text: 'Contact us', y: 2000, attributes: { href: '/shop/contact' } }],
+    rng,
+    filler,
+    {
+      scroll: {
+        x: 0,
+        y: 0,
+        viewportWidth: 1280,
+        viewportHeight: 800,
+        pageHeight: 2400,
+        pagesAbove: 0,
+        pagesBelow: 2,
+      },
+    },
+  );
   const o2 = obs(
     'http://127.0.0.1/shop/',
     'Shop',
     [...search, { tag: 'a', text: 'Contact us', y: 2000, attributes: { href: '/shop/contact' } }],
     rng,
     filler,
-    { scroll: { x: 0, y: 1500, viewportWidth: 1280, viewportHeight: 800, pageHeight: 2400, pagesAbove: 2, pagesBelow: 0 } },
+    {
+      scroll: {
+        x: 0,
+        y: 1500,
+        viewportWidth: 1280,
+        viewportHeight: 800,
+        pageHeight: 2400,
+        pagesAbove: 2,
+        pagesBelow: 0,
+      },
+    },
   );
   return trajectory(id, 'Open the contact page of the shop', [
     step(0, o1, { type: 'scroll', down: true, pages: 1 }),
@@ -156,4 +241,30 @@ export function syntheticTrajectory(kind: number, rng: Rng, id: string, filler =
 export function syntheticTrajectories(n: number, seed = 1, filler = 2): Trajectory[] {
   const rng = new Rng(seed);
   return Array.from({ length: n }, (_, i) => syntheticTrajectory(i % 4, rng.fork(i), `${seed}_${i}`, filler));
+}
+
+/** A small state with a search box, a button, a link and a sort select: few actions, every head used. */
+export function tinyState(objective = 'Search for "Trail Runner 2" sorted by Price: low to high') {
+  const rng = new Rng(7);
+  const observation = obs(
+    'http://127.0.0.1/shop/',
+    'Shop',
+    [
+      { tag: 'input', attributes: { type: 'search', placeholder: 'Search products', name: 'q' } },
+      { tag: 'button', text: 'Search' },
+      { tag: 'a', text: 'Trail Runner 2 GTX', attributes: { href: '/shop/p/trail-runner-2-gtx' } },
+      {
+        tag: 'select',
+        text: 'Relevance',
+        attributes: { name: 'sort', options: 'Relevance|Price: low to high' },
+      },
+    ],
+    rng,
+    0,
+  );
+  return {
+    task: { id: 'task_tiny', objective, startUrl: 'http://127.0.0.1/shop/', site: 'shop' },
+    observation,
+    history: [] as Action[],
+  };
 }

@@ -1,5 +1,8 @@
 import type { SiteFactory } from '../site.ts';
+import { createFormsSite } from './forms/index.ts';
+import { createHomesSite } from './homes/index.ts';
 import { createMailSite } from './mail/index.ts';
+import { createRecipesSite } from './recipes/index.ts';
 import { createShopSite } from './shop/index.ts';
 import { createTravelSite } from './travel/index.ts';
 
@@ -9,5 +12,8 @@ import { createTravelSite } from './travel/index.ts';
 export const SITE_FACTORIES: SiteFactory[] = [
   createShopSite,
   createTravelSite,
+  createRecipesSite,
   createMailSite,
+  createFormsSite,
+  createHomesSite,
 ];

@@ -112,3 +112,11 @@ export function makePersonas(rng: Rng, count: number): Persona[] {
 export function stateName(code: string): string {
   return US_STATES.find((s) => s.code === code)?.name ?? code;
 }
+
+/** "(217) 555-0100", "217.555.0100" -> "(217) 555-0100"; null unless 10 digits. */
+export function normalizePhone(v: string): string | null {
+  let digits = v.replace(/\D/g, '');
+  if (digits.length === 11 && digits.startsWith('1')) digits = digits.slice(1);
+  if (digits.length !== 10) return null;
+  return `(${digits.slice(0, 3)}) ${digits.slice(3, 6)}-${digits.slice(6)}`;
+}

@@ -32,8 +32,10 @@ export interface HarnessRun {
 /** Records the answer of the `done` action while passing every action to the env. */
 class RecordingEnv implements SteppableEnv {
   answer: string | null = null;
+  actions = 0;
   constructor(private readonly env: BrowserEnv) {}
   step(action: Action): Promise<Observation> {
+    this.actions++;
     if (action.type === 'done') this.answer = action.text;
     return this.env.step(action);
   }
@@ -82,18 +84,18 @@ export class WorldHarness {
     return this.env;
   }
 
-  private async run(task: Task, play: (env: RecordingEnv, first: Observation) => Promise<number>): Promise<HarnessRun> {
+  private async run(task: Task, play: (env: RecordingEnv, first: Observation) => Promise<void>): Promise<HarnessRun> {
     const t0 = Date.now();
     const env = await this.environment();
     const { sessionId, observation } = await startWorldEpisode(env, task, this.origin);
     const rec = new RecordingEnv(env);
-    let actions = 0;
     let error: string | undefined;
     try {
-      actions = await play(rec, observation);
+      await play(rec, observation);
     } catch (e) {
       error = (e as Error).message;
     }
+    const actions = rec.actions;
     const verdict = this.world.verify(task, sessionId, rec.answer);
     if (error) verdict.success = false;
     return { task, verdict, actions, answer: rec.answer, error, ms: Date.now() - t0 };
@@ -106,19 +108,15 @@ export class WorldHarness {
     if (!entry) throw new Error(`task ${task.id}: unknown template ${task.verifier.template}`);
     const params = task.verifier.params;
     return this.run(task, async (env, first) => {
-      const driver = new EnvSolverDriver(env, first);
-      try {
-        await entry.template.solve(params, driver, entry.site.data);
-      } catch (e) {
-        throw new Error(`${(e as Error).message} [after ${driver.actions} actions]`);
-      }
-      return driver.actions;
+      await entry.template.solve(params, new EnvSolverDriver(env, first), entry.site.data);
     });
   }
 
   /** Runs the seeded random clicker for `steps` actions, then a random `done`. */
   random(task: Task, opts: { seed: number; steps?: number }): Promise<HarnessRun> {
-    return this.run(task, (env, first) => randomPlay(env, first, new Rng(`${opts.seed}:${task.id}`), opts.steps ?? 15));
+    return this.run(task, async (env, first) => {
+      await randomPlay(env, first, new Rng(`${opts.seed}:${task.id}`), opts.steps ?? 15);
+    });
   }
 
   async close(): Promise<void> {

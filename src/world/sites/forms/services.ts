@@ -19,6 +19,8 @@ export interface FieldDef {
   /** Integer bounds for kind 'int'. */
   min?: number;
   max?: number;
+  /** First month the date picker shows (ISO day), for kind 'datepicker'. */
+  minDate?: string;
   /** Shown (and validated) only when another field has one of these values. */
   showIf?: { field: string; in: string[] };
 }
@@ -68,7 +70,6 @@ export const SERVICES: ServiceDef[] = [
         fields: [
           name('first_name', 'First name'), name('last_name', 'Last name'), dob,
           { name: 'passport_number', label: 'Current passport number', kind: 'pattern', required: true, pattern: /^\d{9}$/, patternError: 'Passport numbers have exactly 9 digits.', hint: '9 digits' },
-          { name: 'issue_date', label: 'Issue date', kind: 'date', required: true, hint: 'MM/DD/YYYY' },
           { name: 'name_changed', label: 'Has your name changed since your passport was issued?', kind: 'radio', required: true, options: ['Yes', 'No'] },
           { name: 'previous_last_name', label: 'Last name on your current passport', kind: 'text', required: true, showIf: { field: 'name_changed', in: ['Yes'] } },
         ],
@@ -165,7 +166,7 @@ export const SERVICES: ServiceDef[] = [
         fields: [
           street('new_street', 'New street address'), { name: 'new_city', label: 'New city', kind: 'text', required: true },
           { name: 'new_state', label: 'New state', kind: 'select', required: true, options: STATE_OPTIONS }, zip('new_zip', 'New ZIP code'),
-          { name: 'effective_date', label: 'Moving date', kind: 'datepicker', required: true },
+          { name: 'effective_date', label: 'Moving date', kind: 'datepicker', required: true, minDate: '2027-02-01' },
         ],
       },
     ],

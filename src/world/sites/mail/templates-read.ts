@@ -71,7 +71,7 @@ export const attachmentTotal: TaskTemplate<MessageParams, MailState, MailData> =
       `Open the PDF attached to ${v}'s email about invoice ${inv} and tell me the total amount due.`,
       `How much do I owe ${v} for invoice ${inv}? Check the attached invoice.`,
     ]);
-    return { objective, startPath: '/folder/inbox', referenceLength: STEPS.promo + STEPS.search + STEPS.open + 3 };
+    return { objective, startPath: '/folder/inbox', referenceLength: STEPS.promo + STEPS.search + STEPS.open + 2 };
   },
   verify: (p, _state, answer, data) => {
     const m = msg(data, p.messageId);

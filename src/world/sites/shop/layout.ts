@@ -7,7 +7,7 @@ export const SHOP_BRAND = 'Northwind Outfitters';
 
 const SHOP_CSS = `<style>
 .search-form{display:flex;gap:6px;margin-left:auto}.search-form .ac-wrap input{width:280px}
-.card .meta{font-size:13px;color:#6b7280}.card .actions{margin-top:8px}.strike{text-decoration:line-through;color:#6b7280;font-weight:400;margin-left:6px}
+.card h3 a,.hotel h3 a{display:block}.card .meta{font-size:13px;color:#6b7280}.card .actions{margin-top:8px}.strike{text-decoration:line-through;color:#6b7280;font-weight:400;margin-left:6px}
 .stock-in{color:#15803d}.stock-out{color:#b91c1c}.pdp{display:grid;grid-template-columns:1fr 1fr;gap:24px}.pdp .img{background:#e9edf3;border-radius:10px;min-height:300px;display:flex;align-items:center;justify-content:center;color:#6b7280}
 .fbt{margin-top:24px;background:#fff;border:1px solid #e3e6ea;border-radius:8px;padding:14px}.summary{background:#fff;border:1px solid #e3e6ea;border-radius:8px;padding:14px}
 .two-col{display:grid;grid-template-columns:2fr 1fr;gap:20px}.cat-tiles{display:grid;grid-template-columns:repeat(4,1fr);gap:12px}

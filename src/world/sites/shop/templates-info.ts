@@ -2,6 +2,7 @@ import { cond, nameCondition, numberCondition } from '../../answer.ts';
 import type { TaskTemplate } from '../../site.ts';
 import { dismissOverlays } from '../../solver-steps.ts';
 import { inSplit } from '../../split.ts';
+import { memoByData } from '../memo.ts';
 import { listProducts, RATING_FILTERS } from './catalog.ts';
 import { lookalikesOf, type Product, reviewsOf, type ShopData } from './data.ts';
 import { openProduct, sortBy } from './solve.ts';
@@ -9,32 +10,29 @@ import type { ShopState } from './state.ts';
 
 type ShopTemplate<P> = TaskTemplate<P, ShopState, ShopData>;
 
+const splitPools = memoByData((data: ShopData) => {
+  const out = { train: { all: [] as Product[], twins: [] as Product[] }, test: { all: [] as Product[], twins: [] as Product[] } };
+  for (const split of ['train', 'test'] as const) {
+    out[split].all = inSplit(data.products, split, (p) => p.id);
+    out[split].twins = out[split].all.filter((p) => lookalikesOf(data, p).length > 0);
+  }
+  return out;
+});
+
 /** Products, preferring ones with lookalikes so the "Trail Runner 2" vs "GTX" trap shows up often. */
 export function drawProduct(
   ctx: { rng: { bool(p?: number): boolean; pick<T>(x: readonly T[]): T }; split: 'train' | 'test'; data: ShopData },
   filter: (p: Product) => boolean = () => true,
 ): Product | null {
-  const pool = inSplit(ctx.data.products, ctx.split, (p) => p.id).filter(filter);
+  const pools = splitPools(ctx.data)[ctx.split];
+  const pool = pools.all.filter(filter);
   if (pool.length === 0) return null;
-  const twins = pool.filter((p) => lookalikesOf(ctx.data, p).length > 0);
+  const twins = pools.twins.filter(filter);
   return ctx.rng.bool(0.6) && twins.length ? ctx.rng.pick(twins) : ctx.rng.pick(pool);
 }
 
 export function catLabel(data: ShopData, id: string): string {
   return (data.categories.find((c) => c.id === id)?.name ?? id).toLowerCase();
-}
-
-/** Memoizes per-data pools of valid parameter combinations (built once per catalog). */
-function memo<T>(fn: (data: ShopData) => T): (data: ShopData) => T {
-  const cache = new WeakMap<ShopData, T>();
-  return (data) => {
-    let v = cache.get(data);
-    if (v === undefined) {
-      v = fn(data);
-      cache.set(data, v);
-    }
-    return v;
-  };
 }
 
 export const productPrice: ShopTemplate<{ productId: string }> = {
@@ -48,7 +46,9 @@ export const productPrice: ShopTemplate<{ productId: string }> = {
       `What's the current price of the ${p.name}?`,
       `Look up the ${p.name} and tell me its price.`,
     ]);
-    return { params: { productId: p.id }, objective, startPath: '/', referenceLength: 5, splitKey: p.id };
+    // Start on a results page that lists the whole family, lookalikes included.
+    const q = p.family;
+    return { params: { productId: p.id }, objective, startPath: `/search?q=${encodeURIComponent(q)}`, referenceLength: 4, splitKey: p.id };
   },
   verify(params, _state, answer, data) {
     const p = data.byId.get(params.productId)!;
@@ -57,7 +57,7 @@ export const productPrice: ShopTemplate<{ productId: string }> = {
   async solve(params, d, data) {
     const p = data.byId.get(params.productId)!;
     await dismissOverlays(d);
-    await openProduct(d, p);
+    await d.click({ name: p.name, tag: 'a' });
     await d.done(`The ${p.name} costs $${p.price.toFixed(2)}.`);
   },
 };
@@ -70,7 +70,7 @@ interface CheapestParams {
   answerId: string;
 }
 
-const cheapestCombos = memo((data: ShopData) => {
+const cheapestCombos = memoByData((data: ShopData) => {
   const out: CheapestParams[] = [];
   for (const c of data.categories) {
     for (const brand of [...new Set(data.products.filter((p) => p.category === c.id).map((p) => p.brand))]) {
@@ -127,7 +127,7 @@ interface TopRatedParams {
   answerId: string;
 }
 
-const topRatedCombos = memo((data: ShopData) => {
+const topRatedCombos = memoByData((data: ShopData) => {
   const out: TopRatedParams[] = [];
   for (const c of data.categories) {
     for (const maxPrice of [25, 40, 50, 60, 75, 100, 120, 150, 200, 250, 300, 400]) {
@@ -175,7 +175,7 @@ interface CountParams {
   count: number;
 }
 
-const countCombos = memo((data: ShopData) => {
+const countCombos = memoByData((data: ShopData) => {
   const out: CountParams[] = [];
   for (const c of data.categories) {
     const brands = [...new Set(data.products.filter((p) => p.category === c.id).map((p) => p.brand))];

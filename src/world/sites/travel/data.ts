@@ -224,6 +224,12 @@ const CITIES: City[] = [
   ['Mexico City', 'Mexico'], ['Cancun', 'Mexico'],
 ].map(([name, country]) => ({ id: name.toLowerCase().replace(/ /g, '-'), name, country }));
 
+/** How an objective mentions an amenity ("with a pool"). */
+export const AMENITY_PHRASE: Record<string, string> = {
+  'Free WiFi': 'free WiFi', Pool: 'a pool', 'Free parking': 'free parking', 'Fitness center': 'a fitness center', Spa: 'a spa',
+  Restaurant: 'a restaurant', 'Pet friendly': 'pet-friendly rooms', 'Airport shuttle': 'an airport shuttle', 'Breakfast included': 'breakfast included',
+};
+
 export const AMENITIES = ['Free WiFi', 'Pool', 'Free parking', 'Fitness center', 'Spa', 'Restaurant', 'Pet friendly', 'Airport shuttle', 'Breakfast included'];
 
 const CHAINS = ['Parkline Suites', 'Harborview', 'Meridian Inn', 'Grandview Hotel', 'Cityline Lodge', 'The Wren'];
@@ -323,7 +329,7 @@ export function airportLabel(a: Airport): string {
 export function airportMention(data: TravelData, code: string): string {
   const a = data.airportByCode.get(code)!;
   const shared = data.airports.filter((x) => x.city === a.city).length > 1;
-  return shared ? `${a.city} ${a.name} (${a.code})` : a.city;
+  return shared ? `${a.city} (${a.code})` : a.city;
 }
 
 export function cityLabel(c: City): string {

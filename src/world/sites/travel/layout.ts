@@ -8,7 +8,7 @@ const TRAVEL_CSS = `<style>
 .form-row{display:flex;gap:12px;flex-wrap:wrap}.form-row .field{flex:1;min-width:160px}
 .flight{display:grid;grid-template-columns:1.4fr 1fr 1fr auto;gap:12px;align-items:center;background:#fff;border:1px solid #e3e6ea;border-radius:8px;padding:12px;margin-bottom:10px}
 .flight .times{font-size:17px;font-weight:600}.hotel{display:grid;grid-template-columns:1fr auto;gap:12px;background:#fff;border:1px solid #e3e6ea;border-radius:8px;padding:12px;margin-bottom:10px}
-.amen{font-size:12px;color:#374151}.good{color:#15803d}.rooms td,.rooms th{vertical-align:top}
+.card h3 a,.hotel h3 a{display:block}.amen{font-size:12px;color:#374151}.good{color:#15803d}.rooms td,.rooms th{vertical-align:top}
 </style>`;
 
 /** Renders a travel page: nav, cookie banner (no promo on this site). */

@@ -18,6 +18,8 @@ function hasResults(o: Observation): boolean {
 
 /** Waits for the delayed flight results to arrive. */
 export async function waitForFlights(d: SolverDriver): Promise<void> {
+  // One wait of about the loading time, as an agent would, then poll in case it ran slow.
+  if (!hasResults(d.obs)) await d.wait(1.5);
   await d.waitFor(hasResults, 'the flight results to load', 10_000);
 }
 

@@ -4,6 +4,7 @@ import { containsText } from '../../match.ts';
 import type { Condition, TaskTemplate } from '../../site.ts';
 import { dismissOverlays } from '../../solver-steps.ts';
 import { inSplit } from '../../split.ts';
+import { memoByData } from '../memo.ts';
 import { drawCustomer } from '../customer.ts';
 import {
   airlineName,
@@ -28,22 +29,16 @@ interface Trip {
   date: string;
 }
 
-const routeCache = new WeakMap<TravelData, string[]>();
-
-/** Every ordered airport pair between two different cities, as "FROM-TO". */
-function routes(data: TravelData): string[] {
-  let r = routeCache.get(data);
-  if (!r) {
-    r = [];
-    for (const a of data.airports) for (const b of data.airports) if (a.city !== b.city) r.push(`${a.code}-${b.code}`);
-    routeCache.set(data, r);
-  }
-  return r;
-}
+/** Every ordered airport pair between two different cities ("FROM-TO"), split into train and test. */
+const routePools = memoByData((data: TravelData) => {
+  const all: string[] = [];
+  for (const a of data.airports) for (const b of data.airports) if (a.city !== b.city) all.push(`${a.code}-${b.code}`);
+  return { train: inSplit(all, 'train', (r) => r), test: inSplit(all, 'test', (r) => r) };
+});
 
 /** Draws a route (from this split) and a date in March-April 2027 whose flights pass `ok`. */
 function drawTrip<T>(rng: Rng, split: 'train' | 'test', data: TravelData, ok: (flights: Flight[], trip: Trip) => T | null): (Trip & { pick: T }) | null {
-  const pool = inSplit(routes(data), split, (r) => r);
+  const pool = routePools(data)[split];
   for (let i = 0; i < 40; i++) {
     const [from, to] = rng.pick(pool).split('-');
     const day = rng.int(2, 59);

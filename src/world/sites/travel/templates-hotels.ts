@@ -2,21 +2,14 @@ import { cond, nameCondition, numberCondition } from '../../answer.ts';
 import type { TaskTemplate } from '../../site.ts';
 import { chooseSuggestion, dismissOverlays, pickDate } from '../../solver-steps.ts';
 import { inSplit } from '../../split.ts';
+import { memoByData } from '../memo.ts';
 import { drawCustomer } from '../customer.ts';
-import { AMENITIES, cityLabel, type Hotel, longDate, type TravelData } from './data.ts';
+import { AMENITIES, AMENITY_PHRASE, cityLabel, type Hotel, longDate, type TravelData } from './data.ts';
 import { filterHotels, HOTEL_PAGE_SIZE } from './listing.ts';
 import { monthsAhead } from './solve.ts';
 import type { TravelState } from './state.ts';
 
 type TravelTemplate<P> = TaskTemplate<P, TravelState, TravelData>;
-
-function memo<T>(fn: (data: TravelData) => T): (data: TravelData) => T {
-  const cache = new WeakMap<TravelData, T>();
-  return (data) => {
-    if (!cache.has(data)) cache.set(data, fn(data));
-    return cache.get(data)!;
-  };
-}
 
 function cityName(data: TravelData, id: string): string {
   return data.cities.find((c) => c.id === id)?.name ?? id;
@@ -41,7 +34,7 @@ interface CheapestHotelParams {
   answerId: string;
 }
 
-const cheapestHotelCombos = memo((data: TravelData) => {
+const cheapestHotelCombos = memoByData((data: TravelData) => {
   const out: CheapestHotelParams[] = [];
   for (const c of data.cities) {
     const cheapestOverall = filterHotels(data, { city: c.id, sort: 'price' })[0];
@@ -68,8 +61,8 @@ export const cheapestHotel: TravelTemplate<CheapestHotelParams> = {
     const c = ctx.rng.pick(pool);
     const fc = c.freeCancellation ? ' and free cancellation' : '';
     const objective = ctx.rng.pick([
-      `What's the cheapest ${c.stars}-star hotel in ${cityName(ctx.data, c.city)} with ${c.amenity.toLowerCase()}${fc}? Give me the hotel's name.`,
-      `Find me the lowest-priced hotel in ${cityName(ctx.data, c.city)} that is exactly ${c.stars} stars and offers ${c.amenity.toLowerCase()}${fc}. Which one is it?`,
+      `What's the cheapest ${c.stars}-star hotel in ${cityName(ctx.data, c.city)} with ${AMENITY_PHRASE[c.amenity]}${fc}? Give me the hotel's name.`,
+      `Find me the lowest-priced hotel in ${cityName(ctx.data, c.city)} that is exactly ${c.stars} stars and has ${AMENITY_PHRASE[c.amenity]}${fc}. Which one is it?`,
     ]);
     return {
       params: c,
@@ -99,7 +92,7 @@ interface TopHotelParams {
   answerId: string;
 }
 
-const topHotelCombos = memo((data: TravelData) => {
+const topHotelCombos = memoByData((data: TravelData) => {
   const out: TopHotelParams[] = [];
   for (const c of data.cities) {
     const bestOverall = filterHotels(data, { city: c.id, sort: 'rating' })[0];
@@ -138,13 +131,23 @@ export const topRatedHotel: TravelTemplate<TopHotelParams> = {
   },
 };
 
+/** Hotels per split, and those sharing a chain name with another hotel of their city (lookalikes). */
+const hotelPools = memoByData((data: TravelData) => {
+  const chain = (h: Hotel) => h.name.split(' ').slice(0, 2).join(' ');
+  const pools = (split: 'train' | 'test') => {
+    const all = inSplit(data.hotels, split, (h) => h.id);
+    const twins = all.filter((h) => data.hotels.some((o) => o.id !== h.id && o.city === h.city && chain(o) === chain(h)));
+    return { all, twins };
+  };
+  return { train: pools('train'), test: pools('test') };
+});
+
 export const hotelRating: TravelTemplate<{ hotelId: string; rating: number }> = {
   id: 'travel.hotel-rating',
   description: 'Information: the guest rating of a named hotel (lookalike chain hotels, maybe on page 2).',
   generate(ctx) {
-    const pool = inSplit(ctx.data.hotels, ctx.split, (h) => h.id);
-    const twins = pool.filter((h) => ctx.data.hotels.some((o) => o.id !== h.id && o.city === h.city && o.name.split(' ').slice(0, 2).join(' ') === h.name.split(' ').slice(0, 2).join(' ')));
-    const h = ctx.rng.bool(0.6) && twins.length ? ctx.rng.pick(twins) : ctx.rng.pick(pool);
+    const { all, twins } = hotelPools(ctx.data)[ctx.split];
+    const h = ctx.rng.bool(0.6) && twins.length ? ctx.rng.pick(twins) : ctx.rng.pick(all);
     const objective = ctx.rng.pick([`What guest rating does ${h.name} have?`, `How do guests rate ${h.name} (out of 10)?`]);
     const idx = filterHotels(ctx.data, { city: h.city }).findIndex((x) => x.id === h.id);
     return {
@@ -183,18 +186,16 @@ export const bookHotel: TravelTemplate<BookHotelParams> = {
   id: 'travel.book-hotel',
   description: 'Transaction: search hotels (tab, autocomplete, two date pickers), pick a room type, book it.',
   generate(ctx) {
-    const pool = inSplit(ctx.data.hotels, ctx.split, (h) => h.id);
-    const h = ctx.rng.pick(pool);
+    const h = ctx.rng.pick(hotelPools(ctx.data)[ctx.split].all);
     const room = ctx.rng.pick(h.rooms);
     const guests = ctx.rng.int(1, Math.min(4, room.maxGuests));
     const start = ctx.rng.int(3, 50);
     const checkin = new Date(Date.UTC(2027, 2, start)).toISOString().slice(0, 10);
     const checkout = new Date(Date.UTC(2027, 2, start + ctx.rng.int(1, 5))).toISOString().slice(0, 10);
     const c = drawCustomer(ctx.rng);
-    const city = cityName(ctx.data, h.city);
     const objective = ctx.rng.pick([
-      `Book a ${room.name} at ${h.name} in ${city} from ${longDate(checkin)} to ${longDate(checkout)} for ${guests} ${guests === 1 ? 'guest' : 'guests'}. Guest: ${c.fullName}, email ${c.email}.`,
-      `Reserve the ${room.name} room at ${h.name} (${city}), checking in ${longDate(checkin)} and out ${longDate(checkout)}, ${guests} ${guests === 1 ? 'guest' : 'guests'}, under the name ${c.fullName} (${c.email}).`,
+      `Book a ${room.name} at ${h.name} from ${longDate(checkin)} to ${longDate(checkout)} for ${guests} ${guests === 1 ? 'guest' : 'guests'}. Guest: ${c.fullName}, email ${c.email}.`,
+      `Reserve the ${room.name} room at ${h.name}, checking in ${longDate(checkin)} and out ${longDate(checkout)}, ${guests} ${guests === 1 ? 'guest' : 'guests'}, under the name ${c.fullName} (${c.email}).`,
     ]);
     const idx = filterHotels(ctx.data, { city: h.city }).findIndex((x) => x.id === h.id);
     const ref = 16 + monthsAhead(checkin) + monthsAhead(checkout) + Math.floor(idx / HOTEL_PAGE_SIZE);

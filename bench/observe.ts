@@ -1,0 +1,117 @@
+/**
+ * Observation benchmark (`npm run bench:observe [-- --runs N]`).
+ *
+ * On a generated 200-element and 1,000-element page, the median time of one full observation
+ * (`env.observe()`: element extraction + text view + JPEG screenshot + tabs) against, in the same
+ * run and on the same pages:
+ *   floor      one no-op `page.evaluate` plus one JPEG `page.screenshot` (same quality and options
+ *              as the observation's screenshot), back to back;
+ *   stagehand  Stagehand 3.7.3's `page.snapshot()` (its own Chromium, same binary and viewport).
+ * Runs are interleaved (ours, floor, stagehand, ...) so machine load hits all columns alike.
+ * Targets: observation <= 1.5x floor, and faster than Stagehand's snapshot, on both pages.
+ */
+import { BrowserHost, chromiumPath, DEFAULT_CHROMIUM_ARGS } from '../src/browser/index.ts';
+import { serveFixtures } from '../src/browser/fixtures/server.ts';
+import { generatedPage } from './pages.ts';
+
+const argRuns = process.argv.indexOf('--runs');
+const RUNS = Number(argRuns > 0 ? process.argv[argRuns + 1] : (process.env.BENCH_RUNS ?? 21));
+const WARMUP = 3;
+const QUALITY = 60;
+const VIEWPORT = { width: 1280, height: 800 };
+
+// ---- timing -----------------------------------------------------------------------------------
+
+type Runner = () => Promise<unknown>;
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+async function time(fn: Runner): Promise<number> {
+  const t = performance.now();
+  await fn();
+  return performance.now() - t;
+}
+
+interface StagehandPage {
+  goto(url: string): Promise<unknown>;
+  snapshot(): Promise<unknown>;
+}
+
+/** Starts Stagehand on its own Chromium; on failure, the exact error stands in for the column. */
+async function openStagehand(): Promise<{ page: StagehandPage; close(): Promise<void> } | { error: string }> {
+  try {
+    const { Stagehand } = await import('@browserbasehq/stagehand');
+    const sh = new Stagehand({
+      env: 'LOCAL',
+      verbose: 0,
+      disablePino: true,
+      localBrowserLaunchOptions: { executablePath: chromiumPath(), headless: true, args: DEFAULT_CHROMIUM_ARGS, viewport: VIEWPORT },
+    });
+    await sh.init();
+    const page = sh.context.pages()[0] as unknown as StagehandPage;
+    return { page, close: () => sh.close() };
+  } catch (e) {
+    return { error: e instanceof Error ? `${e.name}: ${e.message}` : String(e) };
+  }
+}
+
+// ---- main -------------------------------------------------------------------------------------
+
+const srv = await serveFixtures({ '/p200': generatedPage(200, 1), '/p1000': generatedPage(1000, 2) });
+const host = await BrowserHost.launch();
+const stagehand = await openStagehand();
+const rows: string[] = [];
+const verdicts: string[] = [];
+try {
+  const env = await host.newEnv({ viewport: VIEWPORT, screenshot: { enabled: true, quality: QUALITY } });
+  for (const path of ['/p200', '/p1000']) {
+    const first = await env.reset({ startUrl: srv.url(path) });
+    const page = env.page;
+    const runners: Record<string, Runner> = {
+      observe: () => env.observe(),
+      floor: async () => {
+        await page.evaluate('0');
+        await page.screenshot({ type: 'jpeg', quality: QUALITY, caret: 'initial' });
+      },
+    };
+    if ('page' in stagehand) {
+      await stagehand.page.goto(srv.url(path));
+      runners.stagehand = () => stagehand.page.snapshot();
+    }
+    const names = Object.keys(runners);
+    const times: Record<string, number[]> = Object.fromEntries(names.map((n) => [n, []]));
+    for (let i = 0; i < WARMUP + RUNS; i++) {
+      // Rotate the order so no column always runs right after another.
+      for (let k = 0; k < names.length; k++) {
+        const name = names[(i + k) % names.length];
+        const ms = await time(runners[name]);
+        if (i >= WARMUP) times[name].push(ms);
+      }
+    }
+    const ours = median(times.observe);
+    const floor = median(times.floor);
+    const sh = times.stagehand ? median(times.stagehand) : null;
+    const shCell = sh === null ? `n/a (${(stagehand as { error: string }).error})` : `${sh.toFixed(1)} ms`;
+    const vsSh = sh === null ? 'n/a' : `${(ours / sh).toFixed(2)}x`;
+    rows.push(
+      `${path.padEnd(7)} ${String(first.elements.length).padStart(5)} el  observe ${ours.toFixed(1).padStart(6)} ms` +
+        `  floor ${floor.toFixed(1).padStart(6)} ms  stagehand ${shCell}  observe/floor ${(ours / floor).toFixed(2)}x  observe/stagehand ${vsSh}`,
+    );
+    verdicts.push(`${path}: observe/floor ${(ours / floor).toFixed(2)}x ${ours / floor <= 1.5 ? '<= 1.5 (met)' : '> 1.5 (NOT met)'}`);
+    if (sh !== null) verdicts.push(`${path}: observe/stagehand ${(ours / sh).toFixed(2)}x ${ours < sh ? '< 1 (met)' : '>= 1 (NOT met)'}`);
+  }
+  await env.close();
+} finally {
+  if ('close' in stagehand) await stagehand.close().catch(() => {});
+  await host.close();
+  await srv.close();
+}
+
+process.stdout.write(
+  `rmsweb observation benchmark: median of ${RUNS} runs (after ${WARMUP} warm-up), viewport ${VIEWPORT.width}x${VIEWPORT.height}, JPEG q${QUALITY}\n` +
+    `${rows.join('\n')}\n${verdicts.map((v) => `  ${v}`).join('\n')}\n`,
+);

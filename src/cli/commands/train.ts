@@ -1,0 +1,159 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Command } from 'commander';
+import { z } from 'zod';
+import { InputError } from '../../core/errors.ts';
+import { initPolicyBackend } from '../../policy/backend.ts';
+import { loadSuccessfulTrajectories } from '../../policy/run-data.ts';
+import { type EpochMetrics, type SftDataReport, trainSft } from '../../policy/sft-trainer.ts';
+import { loadStudentPolicy } from '../../policy/student-policy.ts';
+import { parseOptions } from '../parse-options.ts';
+import { createProgress } from '../progress.ts';
+
+const Options = z.object({
+  run: z.array(z.string().min(1)).min(1, 'give at least one --run DIR'),
+  out: z.string().min(1),
+  epochs: z.coerce.number().int().min(1).max(1000).default(6),
+  batch: z.coerce.number().int().min(1).max(4096).default(32),
+  lr: z.coerce.number().positive().max(1).default(0.002),
+  seed: z.coerce.number().int().default(0),
+  valFrac: z.coerce.number().min(0).max(0.9).default(0.1),
+  hidden: z.coerce.number().int().min(8).max(1024).optional(),
+  embedDim: z.coerce.number().int().min(4).max(512).optional(),
+  maxElements: z.coerce.number().int().min(4).max(1024).optional(),
+  backend: z.enum(['wasm', 'cpu']).default('wasm'),
+  resume: z.boolean().default(false),
+  progress: z.boolean().default(false),
+  quiet: z.boolean().default(false),
+  json: z.boolean().default(false),
+});
+type TrainOptions = z.output<typeof Options>;
+
+const pct = (x: number) => (Number.isFinite(x) ? `${(100 * x).toFixed(1)}%` : 'n/a');
+
+export function formatEpoch(m: EpochMetrics, epochs: number): string {
+  return (
+    `epoch ${m.epoch}/${epochs}  loss ${m.trainLoss.toFixed(4)}  train acc ${pct(m.trainStepAccuracy)} (equiv ${pct(m.trainEquivalentAccuracy)})` +
+    `  val acc ${pct(m.valStepAccuracy)} (equiv ${pct(m.valEquivalentAccuracy)})  val loss ${Number.isFinite(m.valLoss) ? m.valLoss.toFixed(4) : 'n/a'}` +
+    `  ${m.examplesPerSecond.toFixed(0)} ex/s  ${m.seconds.toFixed(0)}s`
+  );
+}
+
+export function formatData(d: SftDataReport): string {
+  const skipped = Object.entries(d.skipped)
+    .filter(([, n]) => n > 0)
+    .map(([k, n]) => `${k} ${n}`)
+    .join(', ');
+  return (
+    `data: ${d.trajectories} successful trajectories, ${d.steps} steps -> ${d.examples} examples ` +
+    `(${d.partial} with the argument not among the candidates; skipped: ${skipped || 'none'}); ` +
+    `train ${d.train} examples / ${d.trainTasks} tasks, val ${d.val} examples / ${d.valTasks} tasks`
+  );
+}
+
+function readPreviousEpochs(out: string): EpochMetrics[] {
+  const path = join(out, 'metrics.json');
+  if (!existsSync(path)) return [];
+  const m = JSON.parse(readFileSync(path, 'utf8')) as { epochs?: EpochMetrics[] };
+  return (m.epochs ?? []).map((e) => ({
+    ...e,
+    valLoss: e.valLoss ?? Number.NaN,
+    valStepAccuracy: e.valStepAccuracy ?? Number.NaN,
+    valEquivalentAccuracy: e.valEquivalentAccuracy ?? Number.NaN,
+  }));
+}
+
+async function runSft(o: TrainOptions): Promise<void> {
+  const hasCheckpoint = existsSync(join(o.out, 'config.json'));
+  if (hasCheckpoint && !o.resume) {
+    throw new InputError(
+      `${o.out} already holds a checkpoint; pass --resume to continue it or choose another --out`,
+      { field: '--out' },
+    );
+  }
+  const backend = await initPolicyBackend(o.backend);
+  const log = (line: string) => {
+    if (!o.quiet) (o.json ? process.stderr : process.stdout).write(`${line}\n`);
+  };
+  const trajectories = loadSuccessfulTrajectories(o.run);
+  if (trajectories.length === 0)
+    throw new InputError(`no verified-success trajectories in ${o.run.join(', ')}`, { field: '--run' });
+  const policy = o.resume && hasCheckpoint ? await loadStudentPolicy(o.out) : undefined;
+  const previousEpochs = policy ? readPreviousEpochs(o.out) : [];
+  if (policy && previousEpochs.length >= o.epochs) {
+    log(`${o.out} already has ${previousEpochs.length} epochs (--epochs ${o.epochs}); nothing to do`);
+    return;
+  }
+  if (policy) log(`resuming ${o.out} after epoch ${previousEpochs.length}`);
+  log(`backend: ${backend}`);
+  const bar = { current: null as ReturnType<typeof createProgress> | null };
+  const result = await trainSft(trajectories, {
+    epochs: o.epochs,
+    batchSize: o.batch,
+    lr: o.lr,
+    seed: o.seed,
+    valFrac: o.valFrac,
+    model: { ...(o.hidden ? { hidden: o.hidden } : {}), ...(o.embedDim ? { embedDim: o.embedDim } : {}) },
+    featurizer: o.maxElements ? { maxElements: o.maxElements } : {},
+    policy,
+    startEpoch: previousEpochs.length,
+    previousEpochs,
+    outDir: o.out,
+    meta: {
+      command: 'train sft',
+      runs: o.run,
+      seed: o.seed,
+      epochs: o.epochs,
+      batch: o.batch,
+      lr: o.lr,
+      valFrac: o.valFrac,
+    },
+    onData: (d) => log(formatData(d)),
+    onBatch: ({ epoch, batch, batches, loss }) => {
+      if (batch === 1)
+        bar.current = createProgress(`epoch ${epoch}/${o.epochs}`, batches, {
+          force: o.progress,
+          quiet: o.quiet,
+        });
+      bar.current?.update(batch, { loss });
+      if (batch === batches) bar.current?.stop();
+    },
+    onEpoch: (m) => log(formatEpoch(m, o.epochs)),
+  });
+  const last = result.epochs.at(-1);
+  log(`saved ${o.out} (config.json, weights.json, weights.bin, metrics.json)`);
+  if (o.json)
+    process.stdout.write(
+      `${JSON.stringify({ out: o.out, backend, data: result.data, epochs: result.epochs, final: last }, (_k, v) => (Number.isNaN(v) ? null : v))}\n`,
+    );
+  result.policy.dispose();
+}
+
+/** `rmsweb train sft`: supervised training of the local student on verified-success trajectories. */
+export function registerTrain(program: Command): void {
+  const train = program.command('train').description('Train the local student policy (SFT)');
+  train
+    .command('sft')
+    .description(
+      'Supervised fine-tuning of the local student on the verified successes of run folders; writes a checkpoint folder',
+    )
+    .option('--run <dir>', 'run folder with trajectories (repeatable)', (v: string, prev: string[] = []) => [
+      ...prev,
+      v,
+    ])
+    .requiredOption('--out <dir>', 'checkpoint folder, e.g. models/sft')
+    .option('--epochs <n>', 'passes over the training examples', '6')
+    .option('--batch <n>', 'examples per gradient step', '32')
+    .option('--lr <x>', 'Adam learning rate', '0.002')
+    .option('--seed <n>', 'seed of weights, split and shuffles', '0')
+    .option('--val-frac <x>', 'share of tasks held out for validation', '0.1')
+    .option('--hidden <n>', 'hidden width (default 64)')
+    .option('--embed-dim <n>', 'token embedding width (default 32)')
+    .option('--max-elements <n>', 'elements kept per observation (default 128)')
+    .option('--backend <name>', 'tfjs backend: wasm or cpu', 'wasm')
+    .option('--resume', 'continue the checkpoint in --out from its last finished epoch')
+    .option('--progress', 'force the progress bar even without a terminal')
+    .option('--quiet', 'no progress output')
+    .option('--json', 'print a JSON summary on stdout (epoch lines go to stderr)')
+    .action(async (raw) => runSft(parseOptions(Options, { ...raw, run: raw.run ?? [] }, 'train sft')));
+}

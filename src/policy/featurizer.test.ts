@@ -1,0 +1,125 @@
+import { describe, expect, it } from 'vitest';
+import type { Action } from '../core/action.ts';
+import { Observation } from '../core/observation.ts';
+import { POLICY_ACTION_TYPES } from './action-space.ts';
+import { buildCandidates } from './candidates.ts';
+import {
+  actionTargets,
+  choiceToAction,
+  DEFAULT_FEATURIZER,
+  featurizeState,
+  stateStructure,
+} from './featurizer.ts';
+import { syntheticTrajectories, tinyState } from './testing/synthetic.ts';
+
+const limits = DEFAULT_FEATURIZER;
+const emptyObs = Observation.parse({ url: 'http://127.0.0.1/travel/' });
+
+describe('argument candidates', () => {
+  it('extracts quoted values, numbers and spans after cue words from the task, in a stable order', () => {
+    const task = 'Book a flight from Boston to "New York" on 2024-05-01 for 2 adults under $1,250';
+    const c = buildCandidates(task, '', emptyObs, [], limits);
+    const texts = c.map((x) => x.text);
+    for (const want of ['Boston', 'New York', '2024-05-01', '2', '$1,250', '1250', 'down', 'up', 'Enter', ''])
+      expect(texts).toContain(want);
+    expect(c.find((x) => x.text === '1250')!.norm).toBe(c.find((x) => x.text === '$1,250')!.norm);
+    expect(c.find((x) => x.text === 'Boston')!.cue).toBe('from');
+    expect(buildCandidates(task, '', emptyObs, [], limits).map((x) => x.text)).toEqual(texts);
+    expect(new Set(c.map((x) => x.key)).size).toBe(c.length);
+  });
+
+  it('adds select options, memory values and page texts', () => {
+    const obs = Observation.parse({
+      url: 'http://127.0.0.1/shop/p/1',
+      texts: [{ text: 'Price: $182.00', tag: 'p' }],
+      elements: [
+        {
+          index: 0,
+          tag: 'select',
+          name: 'Sort',
+          attributes: { options: 'Relevance|Price: low to high' },
+          bbox: { x: 0, y: 0, width: 10, height: 10 },
+          nodeKey: 'k0',
+        },
+      ],
+    });
+    const c = buildCandidates(
+      'What does the tent cost?',
+      'Steps taken: 1. noted "Alpine 2P"',
+      obs,
+      obs.elements,
+      limits,
+    );
+    const opt = c.find((x) => x.text === 'Price: low to high')!;
+    expect(opt.optionOf).toEqual([0]);
+    expect(c.map((x) => x.text)).toEqual(expect.arrayContaining(['Alpine 2P', '$182.00', 'Price: $182.00']));
+  });
+});
+
+describe('featurizeState', () => {
+  it('maps actions to targets and back, and marks unexpressible ones', () => {
+    const state = tinyState();
+    const st = stateStructure(state, DEFAULT_FEATURIZER);
+    const input = st.elements.find((e) => e.tag === 'input')!.index;
+    const select = st.elements.find((e) => e.tag === 'select')!.index;
+    const actions: Action[] = [
+      { type: 'click', index: 1 },
+      { type: 'input', index: input, text: 'Trail Runner 2', clear: true },
+      { type: 'select_dropdown', index: select, text: 'Price: low to high' },
+      { type: 'scroll', down: false, pages: 1 },
+      { type: 'send_keys', keys: 'Enter' },
+      { type: 'go_back' },
+      { type: 'wait', seconds: 1 },
+      { type: 'done', text: '', success: true },
+    ];
+    for (const a of actions) {
+      const t = actionTargets(st, a);
+      expect(t.representable).toBe(true);
+      expect(POLICY_ACTION_TYPES[t.type]).toBe(a.type);
+      expect(choiceToAction(st, t.type, t.element, t.argument)).toEqual(a);
+    }
+    // Case and spacing do not matter; text absent from every source does.
+    const loose = actionTargets(st, { type: 'input', index: input, text: '  trail runner 2 ', clear: true });
+    expect(loose.representable).toBe(true);
+    const partial = actionTargets(st, { type: 'input', index: input, text: 'hiking boots', clear: true });
+    expect(partial).toMatchObject({
+      type: 1,
+      element: st.elements.findIndex((e) => e.index === input),
+      argument: -1,
+      representable: false,
+    });
+    // An option that the select does not offer, and input into a button, are not expressible.
+    expect(
+      actionTargets(st, { type: 'select_dropdown', index: select, text: 'Trail Runner 2' }).argument,
+    ).toBe(-1);
+    expect(actionTargets(st, { type: 'input', index: 1, text: 'Trail Runner 2', clear: true }).element).toBe(
+      -1,
+    );
+  });
+
+  it('is deterministic and keeps the most task-relevant elements under the cap', () => {
+    const state = tinyState();
+    const a = featurizeState(state, DEFAULT_FEATURIZER);
+    const b = featurizeState(state, DEFAULT_FEATURIZER);
+    expect(Array.from(a.elemDense)).toEqual(Array.from(b.elemDense));
+    expect(a.candIds).toEqual(b.candIds);
+    // 100 distractor links per page, 24 kept: the element each step acts on survives the cap.
+    for (const t of syntheticTrajectories(8, 4, 100)) {
+      t.steps.forEach((step, i) => {
+        const st = stateStructure(
+          { task: t.task, observation: step.observation, history: t.steps.slice(0, i).map((x) => x.action) },
+          {
+            ...DEFAULT_FEATURIZER,
+            maxElements: 24,
+          },
+        );
+        expect(st.elements).toHaveLength(24);
+        expect(st.elements.map((e) => e.index)).toEqual(
+          [...st.elements.map((e) => e.index)].sort((x, y) => x - y),
+        );
+        if ('index' in step.action)
+          expect(st.elements.some((e) => e.index === (step.action as { index: number }).index)).toBe(true);
+      });
+    }
+  });
+});

@@ -1,0 +1,306 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as tf from '@tensorflow/tfjs';
+import { Rng } from '../core/rng.ts';
+import { agentView } from '../core/task.ts';
+import type { Trajectory } from '../core/trajectory.ts';
+import { POLICY_ACTION_TYPES } from './action-space.ts';
+import { JsAdam } from './adam.ts';
+import { initPolicyBackend } from './backend.ts';
+import { evaluateSteps, type StepExample } from './evaluate.ts';
+import { actionTargets, type FeaturizerConfig, stateStructure } from './featurizer.ts';
+import type { ModelConfig } from './model.ts';
+import { LocalStudentPolicy } from './student-policy.ts';
+
+/**
+ * Supervised fine-tuning of the local student on verified-success trajectories: every step's
+ * (task, observation, earlier actions, memory) -> the executed action, cross-entropy on each
+ * sub-decision the action has (type, element, argument), Adam with global-norm clipping.
+ */
+
+// ---------------------------------------------------------------------------------------------
+// Options
+// ---------------------------------------------------------------------------------------------
+
+export interface SftOptions {
+  /** Passes over the training examples (default 6). */
+  epochs?: number;
+  /** Examples per gradient step (default 32). */
+  batchSize?: number;
+  /** Adam learning rate (default 0.002). */
+  lr?: number;
+  /** Seeds weights, the split and the shuffles (default 0). */
+  seed?: number;
+  /** Share of tasks held out for validation (default 0.1; the split is by task). */
+  valFrac?: number;
+  /** Gradients are rescaled to at most this global norm (default 5). */
+  clipNorm?: number;
+  /** Train accuracy is measured greedily on a fixed sample of this many train examples (default 1000). */
+  trainEvalSize?: number;
+  model?: Partial<ModelConfig>;
+  featurizer?: Partial<FeaturizerConfig>;
+  /** Continue training this policy instead of a fresh one (resume). */
+  policy?: LocalStudentPolicy;
+  /** Epochs already done (resume): training runs epochs startEpoch+1..epochs. */
+  startEpoch?: number;
+  /** When set, the checkpoint and metrics.json are written here after every epoch. */
+  outDir?: string;
+  /** Earlier epochs' metrics (resume), kept in metrics.json. */
+  previousEpochs?: EpochMetrics[];
+  meta?: Record<string, unknown>;
+  onBatch?: (p: { epoch: number; batch: number; batches: number; loss: number }) => void;
+  onEpoch?: (m: EpochMetrics) => void;
+  /** Called once the data is prepared, before training. */
+  onData?: (d: SftDataReport) => void;
+}
+
+export interface EpochMetrics {
+  epoch: number;
+  trainLoss: number;
+  trainStepAccuracy: number;
+  trainEquivalentAccuracy: number;
+  valLoss: number;
+  valStepAccuracy: number;
+  valEquivalentAccuracy: number;
+  /** Training examples per second (featurization, forward, backward and update). */
+  examplesPerSecond: number;
+  seconds: number;
+}
+
+/** Why a step did not become a training example. */
+export type SkipReason = 'unsupported-type' | 'gave-up' | 'type-unavailable' | 'element-not-kept';
+
+export interface SftDataReport {
+  trajectories: number;
+  steps: number;
+  examples: number;
+  train: number;
+  val: number;
+  trainTasks: number;
+  valTasks: number;
+  /** Examples whose every sub-decision is a target. */
+  representable: number;
+  /** Examples trained on type (and element) only: the argument is not among the candidates. */
+  partial: number;
+  skipped: Record<SkipReason, number>;
+}
+
+export interface SftExample extends StepExample {
+  taskId: string;
+  trajectoryId: string;
+  stepIndex: number;
+}
+
+export interface SftResult {
+  policy: LocalStudentPolicy;
+  data: SftDataReport;
+  epochs: EpochMetrics[];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Data
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * Every step of the verified-success trajectories as an example. The policy sees what any agent
+ * sees: the task (agent view), the observation with its memory (notes stripped) and the earlier
+ * actions of the episode.
+ */
+export function sftExamples(trajectories: readonly Trajectory[]): SftExample[] {
+  const out: SftExample[] = [];
+  for (const t of trajectories) {
+    if (t.verdict?.success !== true) continue;
+    const task = agentView(t.task);
+    t.steps.forEach((s, i) => {
+      out.push({
+        state: {
+          task,
+          observation: { ...s.observation, notes: [] },
+          history: t.steps.slice(0, i).map((x) => x.action),
+        },
+        action: s.action,
+        taskId: t.task.id,
+        trajectoryId: t.id,
+        stepIndex: i,
+      });
+    });
+  }
+  return out;
+}
+
+/** Splits examples by task: a seeded `valFrac` share of the tasks (at least one when there are two or more). */
+export function splitByTask<T extends { taskId: string }>(
+  examples: readonly T[],
+  valFrac: number,
+  seed: number,
+) {
+  const tasks = [...new Set(examples.map((e) => e.taskId))].sort();
+  const shuffled = new Rng(seed).fork('split').shuffle(tasks);
+  const nVal =
+    valFrac <= 0 || tasks.length < 2
+      ? 0
+      : Math.min(tasks.length - 1, Math.max(1, Math.round(valFrac * tasks.length)));
+  const valTasks = new Set(shuffled.slice(0, nVal));
+  return {
+    train: examples.filter((e) => !valTasks.has(e.taskId)),
+    val: examples.filter((e) => valTasks.has(e.taskId)),
+    trainTasks: tasks.length - nVal,
+    valTasks: nVal,
+  };
+}
+
+/** Keeps the examples the policy can learn from, counting the rest by reason. */
+export function filterRepresentable<T extends StepExample>(
+  examples: readonly T[],
+  featurizer: FeaturizerConfig,
+) {
+  const skipped: Record<SkipReason, number> = {
+    'unsupported-type': 0,
+    'gave-up': 0,
+    'type-unavailable': 0,
+    'element-not-kept': 0,
+  };
+  let partial = 0;
+  const kept: T[] = [];
+  for (const ex of examples) {
+    const tg = actionTargets(stateStructure(ex.state, featurizer), ex.action);
+    if (tg.type < 0) {
+      const a = ex.action;
+      if (!(POLICY_ACTION_TYPES as readonly string[]).includes(a.type)) skipped['unsupported-type']++;
+      else if (a.type === 'done' && !a.success) skipped['gave-up']++;
+      else skipped['type-unavailable']++;
+      continue;
+    }
+    if (tg.element < 0 && ['click', 'input', 'select_dropdown'].includes(ex.action.type)) {
+      skipped['element-not-kept']++;
+      continue;
+    }
+    if (!tg.representable) partial++;
+    kept.push(ex);
+  }
+  return { kept, skipped, partial };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Training
+// ---------------------------------------------------------------------------------------------
+
+function trainStep(
+  policy: LocalStudentPolicy,
+  optimizer: JsAdam,
+  batch: StepExample[],
+  clipNorm: number,
+): number {
+  const encoded = policy.encode(batch.map((e) => e.state));
+  try {
+    const { value, grads } = tf.variableGrads(() => {
+      const f = policy.forward(
+        encoded,
+        batch.map((e) => e.action),
+      );
+      return tf.div(tf.neg(tf.sum(tf.mul(f.partLogProbs, f.partMask))), batch.length) as tf.Scalar;
+    }, policy.trainableVariables());
+    const loss = value.dataSync()[0];
+    optimizer.step(grads, clipNorm);
+    tf.dispose([value, ...Object.values(grads)]);
+    return loss;
+  } finally {
+    encoded.dispose();
+  }
+}
+
+/** Trains (or continues training) the student on trajectories; returns it with per-epoch metrics. */
+export async function trainSft(
+  trajectories: readonly Trajectory[],
+  opts: SftOptions = {},
+): Promise<SftResult> {
+  const epochs = opts.epochs ?? 6;
+  const batchSize = opts.batchSize ?? 32;
+  const seed = opts.seed ?? 0;
+  const clipNorm = opts.clipNorm ?? 5;
+  await initPolicyBackend();
+  const policy =
+    opts.policy ??
+    new LocalStudentPolicy({ model: { seed, ...opts.model }, featurizer: opts.featurizer, meta: opts.meta });
+
+  const all = sftExamples(trajectories);
+  const { kept, skipped, partial } = filterRepresentable(all, policy.featurizer);
+  const split = splitByTask(kept, opts.valFrac ?? 0.1, seed);
+  const data: SftDataReport = {
+    trajectories: trajectories.filter((t) => t.verdict?.success === true).length,
+    steps: all.length,
+    examples: kept.length,
+    train: split.train.length,
+    val: split.val.length,
+    trainTasks: split.trainTasks,
+    valTasks: split.valTasks,
+    representable: kept.length - partial,
+    partial,
+    skipped,
+  };
+  opts.onData?.(data);
+  if (split.train.length === 0)
+    throw new Error(
+      'no trainable examples: the trajectories hold no verified-success steps the policy can express',
+    );
+
+  const trainEval = new Rng(seed)
+    .fork('train-eval')
+    .shuffle(split.train)
+    .slice(0, opts.trainEvalSize ?? 1000);
+  const optimizer = new JsAdam(policy.trainableVariables(), opts.lr ?? 0.002);
+  const history: EpochMetrics[] = [...(opts.previousEpochs ?? [])];
+  for (let epoch = (opts.startEpoch ?? 0) + 1; epoch <= epochs; epoch++) {
+    const t0 = performance.now();
+    const order = new Rng(seed).fork(`epoch${epoch}`).shuffle(split.train);
+    const batches = Math.ceil(order.length / batchSize);
+    let lossSum = 0;
+    for (let b = 0; b < batches; b++) {
+      const chunk = order.slice(b * batchSize, (b + 1) * batchSize);
+      const loss = trainStep(policy, optimizer, chunk, clipNorm);
+      lossSum += loss * chunk.length;
+      opts.onBatch?.({ epoch, batch: b + 1, batches, loss });
+      // Yield so progress bars and signals get a turn during long epochs.
+      if (b % 20 === 19) await new Promise((r) => setImmediate(r));
+    }
+    const trainSeconds = (performance.now() - t0) / 1000;
+    const tr = evaluateSteps(policy, trainEval);
+    const va = split.val.length ? evaluateSteps(policy, split.val) : null;
+    const m: EpochMetrics = {
+      epoch,
+      trainLoss: lossSum / order.length,
+      trainStepAccuracy: tr.stepAccuracy,
+      trainEquivalentAccuracy: tr.equivalentAccuracy,
+      valLoss: va?.loss ?? Number.NaN,
+      valStepAccuracy: va?.stepAccuracy ?? Number.NaN,
+      valEquivalentAccuracy: va?.equivalentAccuracy ?? Number.NaN,
+      examplesPerSecond: order.length / trainSeconds,
+      seconds: (performance.now() - t0) / 1000,
+    };
+    history.push(m);
+    if (opts.outDir) {
+      await policy.save(opts.outDir);
+      writeMetrics(opts.outDir, { data, epochs: history, options: publicOptions(opts) });
+    }
+    opts.onEpoch?.(m);
+  }
+  return { policy, data, epochs: history };
+}
+
+function publicOptions(o: SftOptions): Record<string, unknown> {
+  const { policy: _p, onBatch: _b, onEpoch: _e, onData: _d, previousEpochs: _h, ...rest } = o;
+  return rest;
+}
+
+/** Writes `metrics.json` of a checkpoint folder. */
+export function writeMetrics(
+  dir: string,
+  metrics: { data: SftDataReport; epochs: EpochMetrics[]; options: Record<string, unknown> },
+): void {
+  mkdirSync(dir, { recursive: true });
+  // NaN (no validation split) is not JSON: write null.
+  writeFileSync(
+    join(dir, 'metrics.json'),
+    JSON.stringify(metrics, (_k, v) => (Number.isNaN(v) ? null : v), 2),
+  );
+}

@@ -1,0 +1,92 @@
+import { type CollectOptions, episodeKey, progressFromStore, type TaskProgress } from '../collect/collect.ts';
+import { stableId } from '../core/ids.ts';
+import { renderNote } from '../core/reflection.ts';
+import type { Task } from '../core/task.ts';
+import type { Trajectory } from '../core/trajectory.ts';
+import type { EpisodeQueue } from './episode-queue.ts';
+import type { RuntimeSpec } from './job-data.ts';
+
+/** Collection options when episodes run on queue workers: no local browser or agent. */
+export interface QueuedCollectOptions
+  extends Omit<CollectOptions, 'makeAgent' | 'makeEnv' | 'start' | 'verify' | 'workers'> {
+  queue: EpisodeQueue;
+  /** Teacher spec the workers resolve (heuristic, openai:MODEL[@URL], ...). */
+  agent: string;
+  agentSeed?: number;
+  runtime: RuntimeSpec;
+}
+
+/**
+ * Teacher collection with reflection over the queue. Each task's rounds stay sequential: the
+ * coordinator enqueues a round, saves the worker's trajectory under `episodeKey(task, round)`,
+ * runs the reflector itself after a failure and enqueues the next round with the note. Tasks
+ * proceed side by side, so the workers' capacity, not this loop, sets the pace. Rerunning over
+ * the same store resumes, including a reflection lost to a crash right after its round.
+ */
+export async function collectViaQueue(o: QueuedCollectOptions): Promise<{ episodes: number; errors: number }> {
+  const maxRounds = o.maxRounds ?? 5;
+  const stopAfter = o.stopAfter ?? 2;
+  const maxNotes = o.maxNotes ?? 3;
+  let episodes = 0;
+  let errors = 0;
+
+  const reflect = async (task: Task, p: TaskProgress, trajectory: Trajectory, round: number) => {
+    try {
+      const r = await o.reflector.reflect({ trajectory, previous: p.reflections });
+      const reflection = { ...r, id: stableId('refl', task.id, round) };
+      o.store.saveReflection(reflection);
+      p.reflections.push(reflection);
+    } catch (e) {
+      errors++;
+      o.onError?.({ task, round, error: e as Error });
+    }
+  };
+
+  const runTask = async (task: Task) => {
+    let p = progressFromStore(o.store, task, maxRounds, stopAfter);
+    const last = p.round - 1;
+    if (!p.done && last >= 0 && !p.reflections.some((r) => r.id === stableId('refl', task.id, last))) {
+      const prev = o.store.listTrajectories({ taskId: task.id, tag: 'collect', round: last })[0];
+      if (prev && !prev.verdict?.success) await reflect(task, p, prev, last);
+    }
+    while (!p.done && !o.signal?.aborted) {
+      const round = p.round;
+      const out = await o.queue.run(
+        {
+          key: episodeKey(task.id, round),
+          task,
+          round,
+          notes: p.reflections.slice(-maxNotes).map(renderNote),
+          tags: ['collect', 'teacher'],
+          seed: o.seed,
+          agent: o.agent,
+          agentSeed: o.agentSeed,
+          maxSteps: o.maxSteps ?? 30,
+          runtime: o.runtime,
+        },
+        { signal: o.signal },
+      );
+      if (out.status === 'aborted') return;
+      if (out.status === 'failed') {
+        errors++;
+        o.onError?.({ task, round, error: out.error });
+        return;
+      }
+      if (out.status === 'stored') {
+        p = progressFromStore(o.store, task, maxRounds, stopAfter);
+        continue;
+      }
+      const trajectory = out.trajectory;
+      if (trajectory.endReason === 'aborted') return;
+      episodes++;
+      if (trajectory.verdict?.success) p.successes++;
+      else await reflect(task, p, trajectory, round);
+      p.round++;
+      p.done = p.successes >= stopAfter || p.round >= maxRounds;
+      o.onEpisode?.({ task, trajectory, taskDone: p.done });
+    }
+  };
+
+  await Promise.all(o.tasks.map((t) => runTask(t)));
+  return { episodes, errors };
+}
