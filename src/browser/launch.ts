@@ -49,6 +49,10 @@ export class BrowserHost {
           headless: opts.headless ?? true,
           args: [...DEFAULT_CHROMIUM_ARGS, ...(opts.args ?? [])],
           timeout: timeoutMs,
+          // The CLI owns Ctrl-C and SIGTERM (finish in-flight episodes, then exit); Playwright's own
+          // handlers would close the browser under them. Chromium still exits with us: its pipe closes.
+          handleSIGINT: false,
+          handleSIGTERM: false,
         }),
       );
       return new BrowserHost(browser, executablePath);
