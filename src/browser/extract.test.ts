@@ -178,6 +178,15 @@ describe('observation of fixture pages', () => {
     } finally {
       await shooter.close();
     }
+    const small = await host.newEnv({ viewport: { width: 800, height: 600 }, screenshot: { maxWidth: 400 } });
+    try {
+      expect((await small.reset({ startUrl: srv.url('/form') })).screenshot).toMatchObject({
+        width: 400,
+        height: 300,
+      });
+    } finally {
+      await small.close();
+    }
   });
 
   it('reports an unreachable start URL as a NavigationError', async () => {

@@ -11,6 +11,8 @@ export function buildProgram(): Command {
     )
     .version('0.1.0')
     .showHelpAfterError('(run with --help for usage)');
+  // Before the commands are added, so every subcommand inherits it and usage errors exit 2.
+  program.exitOverride();
   for (const register of COMMANDS) register(program);
   return program;
 }
@@ -18,7 +20,6 @@ export function buildProgram(): Command {
 /** CLI entry point: parses argv, runs the command, maps errors to exit codes (1 runtime, 2 usage). */
 export async function main(argv: string[]): Promise<void> {
   const program = buildProgram();
-  program.exitOverride();
   try {
     await program.parseAsync(argv);
   } catch (e) {

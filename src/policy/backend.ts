@@ -28,6 +28,8 @@ export function preferredBackend(): PolicyBackend {
 }
 
 async function select(prefer: PolicyBackend): Promise<PolicyBackend> {
+  // Production mode: skips debug-only checks and the "install tfjs-node" banner (we run without it on purpose).
+  tf.enableProdMode();
   if (prefer === 'wasm') {
     try {
       registerWasmSegmentSum();

@@ -168,3 +168,29 @@ describe('LocalStudentPolicy', () => {
     copy.dispose();
   });
 });
+
+describe('tensor hygiene', () => {
+  it('leaves no tensors behind after decoding, scoring and a training step', async () => {
+    const { JsAdam } = await import('./adam.ts');
+    const states = trajectoryStates();
+    const adam = new JsAdam(policy.trainableVariables(), 1e-3);
+    const before = tf.memory().numTensors;
+    const batch = policy.encode(states.map((s) => s.state));
+    policy.greedy(batch);
+    policy.sample(batch, 3, { rng: new Rng(1) });
+    policy.logProb(states[0].state, states[0].action);
+    policy.enumerate(states[0].state);
+    const { value, grads } = tf.variableGrads(() => {
+      const f = policy.forward(
+        batch,
+        states.map((s) => s.action),
+      );
+      return tf.neg(tf.sum(tf.mul(f.partLogProbs, f.partMask))) as tf.Scalar;
+    }, policy.trainableVariables());
+    expect(Object.keys(grads)).toHaveLength(policy.trainableVariables().length);
+    adam.step(grads, 5);
+    tf.dispose([value, ...Object.values(grads)]);
+    batch.dispose();
+    expect(tf.memory().numTensors).toBe(before);
+  });
+});

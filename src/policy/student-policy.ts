@@ -37,6 +37,16 @@ interface Dist {
   valid: Uint8Array;
 }
 
+/** Runs `f` in a tidy scope and returns its result's values, disposing every tensor. */
+function readOnce(f: () => tf.Tensor): Float32Array {
+  const t = tf.tidy(f);
+  try {
+    return t.dataSync() as Float32Array;
+  } finally {
+    t.dispose();
+  }
+}
+
 function pickIndex(d: Dist, rng: Rng | null, temperature: number): number {
   let best = -1;
   for (let i = 0; i < d.lp.length; i++) if (d.valid[i] && (best < 0 || d.lp[i] > d.lp[best])) best = i;
@@ -167,9 +177,7 @@ export class LocalStudentPolicy implements StudentPolicy {
   private typeDists(b: PolicyBatch): { enc: Encoded; dists: Dist[] } {
     const T = POLICY_ACTION_TYPES.length;
     const enc = tf.tidy(() => this.model.encode(b) as unknown as tf.TensorContainer) as unknown as Encoded;
-    const lp = tf
-      .tidy(() => maskedLogSoftmax(enc.typeLogits, tf.tensor2d(b.typeMask(), [b.size, T])))
-      .dataSync() as Float32Array;
+    const lp = readOnce(() => maskedLogSoftmax(enc.typeLogits, tf.tensor2d(b.typeMask(), [b.size, T])));
     const dists = b.featurized.map((f, r) => ({ lp: lp.slice(r * T, (r + 1) * T), valid: f.typeMask }));
     return { enc, dists };
   }
@@ -184,11 +192,9 @@ export class LocalStudentPolicy implements StudentPolicy {
     });
     const rows = Int32Array.from(pairs, (p) => p[0]);
     const types = Int32Array.from(pairs, (p) => p[1]);
-    const lp = tf
-      .tidy(() =>
-        maskedLogSoftmax(this.model.elementLogits(enc, rows, types), tf.tensor2d(mask, [pairs.length, E])),
-      )
-      .dataSync() as Float32Array;
+    const lp = readOnce(() =>
+      maskedLogSoftmax(this.model.elementLogits(enc, rows, types), tf.tensor2d(mask, [pairs.length, E])),
+    );
     return pairs.map(([r, t], i) => {
       const valid = new Uint8Array(E);
       valid.set(b.featurized[r].elementMasks[t]);
@@ -214,14 +220,9 @@ export class LocalStudentPolicy implements StudentPolicy {
     const rows = Int32Array.from(triples, (x) => x[0]);
     const types = Int32Array.from(triples, (x) => x[1]);
     const pos = Int32Array.from(triples, (x) => x[2]);
-    const lp = tf
-      .tidy(() =>
-        maskedLogSoftmax(
-          this.model.argLogits(enc, rows, types, pos, pair),
-          tf.tensor2d(mask, [triples.length, A]),
-        ),
-      )
-      .dataSync() as Float32Array;
+    const lp = readOnce(() =>
+      maskedLogSoftmax(this.model.argLogits(enc, rows, types, pos, pair), tf.tensor2d(mask, [triples.length, A])),
+    );
     return triples.map((_, i) => ({ lp: lp.slice(i * A, (i + 1) * A), valid: valids[i] }));
   }
 

@@ -98,6 +98,8 @@ export interface TaskTemplate<P = any, S = any, D = any> {
    * query into a clean task; templates without it are worded from a generated draft with equal params.
    */
   draftFor?(params: P, data: D): TaskDraft<P> | null;
+  /** Optional: every parameter set the template draws from, so the rewriter sees the whole domain. */
+  pool?(data: D): P[];
 }
 
 /** A raw, messy user-style query and what the offline rewriter needs to ground it in the catalog. */

@@ -34,12 +34,12 @@ export function variant<T>(params: unknown, options: readonly T[]): T {
 
 /** Builds a TaskTemplate from a pool spec: generate draws from the split's share of the pool. */
 export function poolTemplate<P, S, D extends object>(spec: PoolTemplateSpec<P, S, D>): TaskTemplate<P, S, D> {
-  const cache = new WeakMap<D, { train: P[]; test: P[] }>();
+  const cache = new WeakMap<D, { all: P[]; train: P[]; test: P[] }>();
   const pools = (data: D) => {
     let c = cache.get(data);
     if (!c) {
       const all = spec.pool(data);
-      c = { train: inSplit(all, 'train', spec.splitKey), test: inSplit(all, 'test', spec.splitKey) };
+      c = { all, train: inSplit(all, 'train', spec.splitKey), test: inSplit(all, 'test', spec.splitKey) };
       cache.set(data, c);
     }
     return c;
@@ -58,5 +58,6 @@ export function poolTemplate<P, S, D extends object>(spec: PoolTemplateSpec<P, S
     verify: spec.verify,
     solve: spec.solve,
     draftFor: draft,
+    pool: (data) => pools(data).all,
   };
 }

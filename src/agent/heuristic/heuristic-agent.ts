@@ -6,6 +6,7 @@ import { type ReflectionRule, parseNoteRules } from '../../core/reflection.ts';
 import type { AgentTask } from '../../core/task.ts';
 import type { Agent, AgentDecision, AgentInput, HistoryEntry } from '../agent.ts';
 import { actionMemory } from '../memory.ts';
+import { fieldLabel, mentionedOption, valueForField } from './fields.ts';
 import { type SortIntent, type TaskGoal, parseGoal, phraseMatch } from './goal.ts';
 import {
   isChecked, isClickable, isCovered, isDisabled, isEditable, isSearchBox, isSelect, isToggle, labelOf,
@@ -257,8 +258,8 @@ function fieldScore(label: string, e: Element): number {
 }
 
 function fillField(goal: TaskGoal, obs: Observation, usable: Element[], history: HistoryEntry[], rules: Rules): Choice | null {
-  const fields = [...goal.fields];
-  for (const r of rules.prefer) if ((r.kind === 'input' || r.kind === 'select' || r.kind === 'filter') && r.target && r.value) fields.unshift({ label: r.target, value: r.value });
+  const quoted = [...goal.fields];
+  for (const r of rules.prefer) if ((r.kind === 'input' || r.kind === 'select' || r.kind === 'filter') && r.target && r.value) quoted.unshift({ label: r.target, value: r.value });
   const typedInto = new Map<string, string>();
   for (const h of history) {
     if ((h.action.type === 'input' || h.action.type === 'select_dropdown') && !h.result.error) {
@@ -266,40 +267,83 @@ function fillField(goal: TaskGoal, obs: Observation, usable: Element[], history:
       if (k) typedInto.set(k, h.action.text);
     }
   }
+  const failedOn = new Set(history.filter((h) => h.result.error && 'index' in h.action && typeof h.action.index === 'number').map((h) => keyAt(h, (h.action as { index: number }).index)));
   for (const e of usable) {
-    if (!(isEditable(e) || isSelect(e)) || isSearchBox(e) || isCovered(e)) continue;
-    let best: { label: string; value: string } | null = null;
+    if (!(isEditable(e) || isSelect(e)) || isSearchBox(e) || isCovered(e) || failedOn.has(e.nodeKey)) continue;
+    if (isSelect(e) && /sort/i.test(`${labelOf(e)} ${e.attributes.name ?? ''}`)) continue;
+    const label = fieldLabel(e);
+    let value: string | null = null;
     let bestScore = 0.6;
-    for (const f of fields) {
-      const s = fieldScore(f.label, e);
-      if (s > bestScore) {
-        best = f;
-        bestScore = s;
+    for (const f of quoted) {
+      const sc = fieldScore(f.label, e);
+      if (sc > bestScore) {
+        value = f.value;
+        bestScore = sc;
       }
     }
-    if (!best) continue;
-    const current = e.attributes.value ?? (isSelect(e) ? selectedOf(e) : '');
-    if (normalizeText(current) === normalizeText(best.value) || typedInto.get(e.nodeKey) === best.value) continue;
+    const exactNeeded = rules.prefer.some((r) => (r.kind === 'select' || r.kind === 'filter') && r.value === value);
     if (isSelect(e)) {
       const opts = optionsOf(e);
-      const exactNeeded = rules.prefer.some((r) => (r.kind === 'select' || r.kind === 'filter') && r.value === best!.value);
-      const pick = exactNeeded
-        ? opts.find((o) => o.trim() === best!.value.trim())
-        : (opts.find((o) => phraseMatch(best!.value, o).recall >= 0.99) ?? opts.find((o) => phraseMatch(best!.value, o).recall >= 0.5));
-      if (!pick || normalizeText(selectedOf(e)) === normalizeText(pick) && (!exactNeeded || selectedOf(e).trim() === pick.trim())) continue;
+      const pick = value
+        ? exactNeeded
+          ? opts.find((o) => o.trim() === value!.trim())
+          : (opts.find((o) => phraseMatch(value!, o).recall >= 0.99) ?? opts.find((o) => phraseMatch(value!, o).recall >= 0.5))
+        : (mentionedOption(opts, goal.text) ?? (valueForField(label, '', goal.text) ? opts.find((o) => normalizeText(o) === normalizeText(valueForField(label, '', goal.text)!)) : undefined));
+      if (!pick) continue;
+      const sel = selectedOf(e);
+      if (normalizeText(sel) === normalizeText(pick) && (!exactNeeded || sel.trim() === pick.trim())) continue;
+      if (typedInto.get(e.nodeKey) === pick) continue;
       return { action: { type: 'select_dropdown', index: e.index, text: pick }, goal: `Set "${labelOf(e)}" to "${pick}"` };
     }
+    const type = (e.attributes.type ?? 'text').toLowerCase();
+    value ??= valueForField(label, type, goal.text);
+    if (!value) continue;
+    value = formatForField(value, e, type);
+    const current = e.attributes.value ?? '';
+    if (normalizeText(current) === normalizeText(value) || typedInto.get(e.nodeKey) === value) continue;
     if (e.attributes.readonly === 'true' || e.attributes.readonly === '') {
+      if (history.some((h) => h.action.type === 'click' && keyAt(h, (h.action as { index: number }).index) === e.nodeKey && pathOf(h.url) === pathOf(obs.url))) continue;
       return { action: { type: 'click', index: e.index }, goal: `Open the picker of "${labelOf(e)}"` };
     }
-    return { action: { type: 'input', index: e.index, text: best.value, clear: true }, goal: `Fill "${labelOf(e)}" with "${best.value}"` };
+    return { action: { type: 'input', index: e.index, text: value, clear: true }, goal: `Fill "${labelOf(e)}" with "${value}"` };
+  }
+  // Radio buttons and option checkboxes whose label the task mentions.
+  for (const e of usable) {
+    if (!isToggle(e) || isChecked(e) || isCovered(e)) continue;
+    const label = labelOf(e);
+    const n = normalizeText(label);
+    if (n.length < 4 || /^(yes|no|none|other|remember me)$/.test(n) || /newsletter|subscribe|remember/i.test(label)) continue;
+    if (mentionedOption([label], goal.text) && !history.some((h) => h.action.type === 'click' && keyAt(h, (h.action as { index: number }).index) === e.nodeKey)) {
+      return { action: { type: 'click', index: e.index }, goal: `Choose "${label}"` };
+    }
   }
   return null;
+}
+
+/** Converts a value to the format a field expects (ISO for date inputs, MM/DD/YYYY when the placeholder says so). */
+function formatForField(value: string, e: Element, type: string): string {
+  const long = toLongDate(value);
+  const iso = long ? isoOf(long) : null;
+  if (!iso) return value;
+  if (type === 'date') return iso;
+  const ph = `${e.attributes.placeholder ?? ''}`.toLowerCase();
+  if (/mm\/dd\/yyyy/.test(ph)) return `${iso.slice(5, 7)}/${iso.slice(8, 10)}/${iso.slice(0, 4)}`;
+  if (/yyyy-mm-dd/.test(ph)) return iso;
+  return value;
+}
+
+function isoOf(long: string): string | null {
+  const m = long.match(/(\w+) (\d{1,2}), (\d{4})/);
+  if (!m) return null;
+  const mi = MONTHS.findIndex((x) => x.toLowerCase() === m[1].toLowerCase());
+  return mi < 0 ? null : `${m[3]}-${String(mi + 1).padStart(2, '0')}-${m[2].padStart(2, '0')}`;
 }
 
 const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
 
 function toLongDate(v: string): string | null {
+  const us = v.match(/\b(\d{1,2})\/(\d{1,2})\/(\d{4})\b/);
+  if (us) return `${MONTHS[Number(us[1]) - 1]} ${Number(us[2])}, ${us[3]}`;
   const iso = v.match(/(\d{4})-(\d{2})-(\d{2})/);
   if (iso) return `${MONTHS[Number(iso[2]) - 1]} ${Number(iso[3])}, ${iso[1]}`;
   const long = v.match(/(january|february|march|april|may|june|july|august|september|october|november|december) (\d{1,2}), (\d{4})/i);

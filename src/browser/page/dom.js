@@ -103,6 +103,34 @@ export function implicitRole(el, tag) {
   }
 }
 
+// label[for] elements by id, per document or shadow root: `el.labels` scans the whole tree on each
+// call, which made naming every control of a large form quadratic.
+let labelIndex = new WeakMap();
+
+/** Forgets the label index (the DOM may have changed since the last extraction). */
+export function resetLabelIndex() {
+  labelIndex = new WeakMap();
+}
+
+function labelsOf(el) {
+  const root = el.getRootNode();
+  let byId = labelIndex.get(root);
+  if (!byId) {
+    byId = new Map();
+    for (const l of root.querySelectorAll('label[for]')) {
+      const id = l.htmlFor;
+      const list = byId.get(id);
+      if (list) list.push(l);
+      else byId.set(id, [l]);
+    }
+    labelIndex.set(root, byId);
+  }
+  const out = el.id ? (byId.get(el.id) ?? []).slice() : [];
+  const wrap = el.parentElement?.closest('label');
+  if (wrap && !wrap.htmlFor && !out.includes(wrap)) out.push(wrap);
+  return out;
+}
+
 export function accName(el, tag, text, max) {
   const lb = el.getAttribute('aria-labelledby');
   if (lb) {
@@ -117,8 +145,9 @@ export function accName(el, tag, text, max) {
   const al = collapse(el.getAttribute('aria-label'));
   if (al) return cap(al, max);
   if (tag === 'input' || tag === 'select' || tag === 'textarea') {
-    if (el.labels?.length) {
-      const t = collapse(Array.from(el.labels, (l) => textOf(l, max)).join(' '));
+    const labels = labelsOf(el);
+    if (labels.length) {
+      const t = collapse(labels.map((l) => textOf(l, max)).join(' '));
       if (t) return cap(t, max);
     }
     if (tag === 'input') {
@@ -145,17 +174,13 @@ export function accName(el, tag, text, max) {
   return cap(collapse(el.getAttribute('title')), max);
 }
 
+/** The link target: path + query + hash on this origin, the full URL elsewhere. */
 function hrefOf(el, win) {
-  const raw = el.getAttribute('href');
-  if (raw === null) return null;
-  if (/^\s*javascript:/i.test(raw)) return 'javascript:';
-  try {
-    const u = new URL(raw, el.baseURI);
-    if (u.origin === win.location.origin) return u.pathname + u.search + u.hash;
-    return u.href;
-  } catch {
-    return raw;
-  }
+  if (!el.hasAttribute('href')) return null;
+  const abs = el.href; // resolved by the browser, cheaper than new URL()
+  if (abs.startsWith('javascript:')) return 'javascript:';
+  const origin = win.location.origin;
+  return abs.startsWith(origin) && abs.charAt(origin.length) === '/' ? abs.slice(origin.length) : abs;
 }
 
 // Attributes copied as they are (whitespace-collapsed, capped) when present.

@@ -54,6 +54,7 @@ export function isStrong(el, tag) {
 }
 
 export function extract(opts) {
+  resetLabelIndex();
   const maxText = opts.maxText || 120;
   const cands = [];
   const texts = [];
@@ -61,6 +62,11 @@ export function extract(opts) {
   const vh = innerHeight;
   const sx = scrollX;
   const sy = scrollY;
+  const inside = (r, ctx, box) =>
+    r.left + ctx.ox >= box.l &&
+    r.right + ctx.ox <= box.r &&
+    r.top + ctx.oy >= box.t &&
+    r.bottom + ctx.oy <= box.b;
   const distOf = (top, height) => (top < 0 ? -top - height : top >= vh ? top - vh : 0);
 
   // A run of inline text inside one block, ended by a block child or an indexed element.
@@ -94,29 +100,37 @@ export function extract(opts) {
   // p: parent state { h1, h2 (key hash), cursor, clickable (inside an indexed clickable), parent
   //    (nearest candidate), shadow, clip (what the ancestors' overflow leaves visible) }.
   // acc: the enclosing block's text accumulator; null inside a clickable (its text is the element's).
-  function visit(el, ctx, p, seg, acc) {
+  // nth: the element's position among same-tag siblings (for its key).
+  function visit(el, ctx, p, nth, acc) {
     const tag = el.localName;
     if (SKIP.has(tag)) return;
     const style = ctx.win.getComputedStyle(el);
     const display = style.display;
     if (display === 'none') return;
+    // Key: chained from the parent's by tag, name and position; an id anchors it on its own.
     const id = el.id;
-    const h1 = id ? fnv(tag + '#' + id, H1) : fnv(seg, p.h1);
-    const h2 = id ? fnv(tag + '#' + id, H2) : fnv(seg, p.h2);
+    let h1;
+    let h2;
+    if (id) {
+      h1 = fnv(id, fnv(tag, H1 ^ 35));
+      h2 = fnv(id, fnv(tag, H2 ^ 35));
+    } else {
+      const nm = el.getAttribute('name');
+      h1 = Math.imul(fnv(nm ?? '', fnv(tag, p.h1)) ^ nth, 16777619) >>> 0;
+      h2 = Math.imul(fnv(nm ?? '', fnv(tag, p.h2)) ^ nth, 16777619) >>> 0;
+    }
     const root = tag === 'body' || tag === 'html';
     // Inside an indexed clickable a pointer cursor changes nothing (Browser Use's nesting rule).
     const cursor = p.clickable ? p.cursor : style.cursor;
     const strong = !root && isStrong(el, tag);
     const pointerOrigin = !p.clickable && !root && cursor === 'pointer' && p.cursor !== 'pointer';
     const clickable = strong || pointerOrigin;
+    const frame = tag === 'iframe' || tag === 'frame';
+    const hasKids = el.firstElementChild !== null || el.shadowRoot !== null || frame;
     // Only a box with child elements can scroll or clip anything worth knowing about.
-    let ovx = 'visible';
-    let ovy = 'visible';
-    if (!root && (el.firstElementChild !== null || el.shadowRoot !== null)) {
-      ovy = style.overflowY;
-      ovx = style.overflowX;
-    }
-    const scrollable = (ovy === 'auto' || ovy === 'scroll') && el.scrollHeight > el.clientHeight + 4;
+    const overflow = hasKids && !root ? style.overflow : 'visible';
+    const scrollable =
+      overflow !== 'visible' && /auto|scroll/.test(style.overflowY) && el.scrollHeight > el.clientHeight + 4;
     // Fixed boxes escape their ancestors' overflow clipping.
     const clip = p.clip !== ctx.clip && style.position === 'fixed' ? ctx.clip : p.clip;
     let cand = null;
@@ -124,7 +138,10 @@ export function extract(opts) {
       const r = boxOf(el);
       if (r) {
         const vis = visiblePart(r, ctx, clip);
-        const hit = vis ? hitTest(el, ctx, (vis.l + vis.r) / 2, (vis.t + vis.b) / 2) : null;
+        // A clickable's center that reaches it vouches for what lies inside its box.
+        const par = p.parent;
+        const vouched = vis !== null && par?.clear === true && inside(r, ctx, par);
+        const hit = vis && !vouched ? hitTest(el, ctx, (vis.l + vis.r) / 2, (vis.t + vis.b) / 2) : null;
         cand = {
           el,
           tag,
@@ -136,6 +153,12 @@ export function extract(opts) {
           y: r.top + ctx.oy + sy,
           w: r.width,
           h: r.height,
+          // top-viewport box, and whether its center was seen to reach it (see `vouched`)
+          l: r.left + ctx.ox,
+          t: r.top + ctx.oy,
+          r: r.right + ctx.ox,
+          b: r.bottom + ctx.oy,
+          clear: clickable && vis !== null && (vouched || hit === null),
           inVp: vis !== null,
           covered: hit !== null && hit.kind === 'covered',
           scrollable,
@@ -148,9 +171,9 @@ export function extract(opts) {
         cands.push(cand);
       }
     }
-    if (LEAF.has(tag)) return;
+    if (LEAF.has(tag) || (el.firstChild === null && !hasKids)) return;
     const inline = display.startsWith('inline') || display === 'contents';
-    const innerClip = ovx === 'visible' && ovy === 'visible' ? clip : clipFor(el, ctx, clip);
+    const innerClip = overflow === 'visible' ? clip : clipFor(el, ctx, clip);
     let inner = acc;
     // The text of a clickable is its own (element text), even when the clickable is not shown.
     if (clickable) inner = null;
@@ -158,23 +181,27 @@ export function extract(opts) {
       flush(acc);
       inner = { tag: inline ? acc.tag : tag, nodes: [], parent: cand || p.parent, ctx, clip: innerClip };
     }
-    const q = {
-      h1,
-      h2,
-      cursor,
-      clickable: p.clickable || (cand !== null && clickable),
-      parent: cand || p.parent,
-      shadow: p.shadow,
-      clip: innerClip,
-    };
-    if (tag === 'iframe' || tag === 'frame') {
-      visitFrame(el, ctx, q);
+    if (!hasKids) {
+      collectText(el, inner, style, false);
     } else {
-      if (el.shadowRoot) {
-        const sq = { ...q, h1: fnv('#shadow', h1), h2: fnv('#shadow', h2), shadow: true };
-        walkChildren(el.shadowRoot, ctx, sq, inner, style, false);
+      const q = {
+        h1,
+        h2,
+        cursor,
+        clickable: p.clickable || (cand !== null && clickable),
+        parent: cand || p.parent,
+        shadow: p.shadow,
+        clip: innerClip,
+      };
+      if (frame) {
+        visitFrame(el, ctx, q);
+      } else {
+        if (el.shadowRoot) {
+          const sq = { ...q, h1: fnv('#shadow', h1), h2: fnv('#shadow', h2), shadow: true };
+          walkChildren(el.shadowRoot, ctx, sq, inner, style, false);
+        }
+        walkChildren(el, ctx, q, inner, style, el.shadowRoot !== null);
       }
-      walkChildren(el, ctx, q, inner, style, el.shadowRoot !== null);
     }
     if (inner !== acc) flush(inner);
   }
@@ -200,27 +227,38 @@ export function extract(opts) {
       shadow: false,
       clip: child.clip,
     };
-    visit(child.doc.documentElement, child, top, 'html', acc);
+    visit(child.doc.documentElement, child, top, 1, acc);
     flush(acc);
+  }
+
+  /** Text nodes of an element without element children. */
+  function collectText(el, acc, style, slotted) {
+    if (acc === null) return;
+    let visible = -1; // read lazily: most elements hold no text of their own
+    for (let c = el.firstChild; c; c = c.nextSibling) {
+      if (c.nodeType !== 3 || !/\S/.test(c.nodeValue)) continue;
+      // Light children of a shadow host render only through a slot.
+      if (slotted && !c.assignedSlot) continue;
+      if (visible === -1) visible = style.visibility === 'visible' ? 1 : 0;
+      if (visible === 0) return;
+      acc.nodes.push(c);
+    }
   }
 
   function walkChildren(parent, ctx, q, acc, style, slotted) {
     const counts = {};
-    let textVisible = -1; // read lazily: most elements hold no text of their own
+    let visible = -1;
     for (let c = parent.firstChild; c; c = c.nextSibling) {
       const type = c.nodeType;
       if (type === 3) {
-        if (acc === null || !/\S/.test(c.nodeValue)) continue;
-        // Light children of a shadow host render only through a slot.
-        if (slotted && !c.assignedSlot) continue;
-        if (textVisible === -1) textVisible = style.visibility === 'visible' ? 1 : 0;
-        if (textVisible) acc.nodes.push(c);
+        if (acc === null || !/\S/.test(c.nodeValue) || (slotted && !c.assignedSlot)) continue;
+        if (visible === -1) visible = style.visibility === 'visible' ? 1 : 0;
+        if (visible === 1) acc.nodes.push(c);
       } else if (type === 1) {
         const t = c.localName;
         const n = (counts[t] || 0) + 1;
         counts[t] = n;
-        const nm = c.getAttribute('name');
-        visit(c, ctx, q, nm ? `${t}[${nm}]:${n}` : `${t}:${n}`, acc);
+        visit(c, ctx, q, n, acc);
       }
     }
   }
@@ -236,7 +274,7 @@ export function extract(opts) {
     shadow: false,
     clip: top.clip,
   };
-  visit(document.documentElement, top, rootState, 'html', rootAcc);
+  visit(document.documentElement, top, rootState, 1, rootAcc);
   flush(rootAcc);
 
   // Over the cap: keep the viewport, then what lies nearest to it.

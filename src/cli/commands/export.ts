@@ -43,14 +43,17 @@ function printRl(s: ExportRlSummary, json: boolean): void {
 export function registerExport(program: Command): void {
   const exp = program
     .command('export')
-    .description('Export SFT data (TRL, ms-swift, LLaMA-Factory, OpenAI) or RL data (verl)');
+    .description('Export SFT data (TRL, ms-swift, LLaMA-Factory, OpenAI) or RL data (verl)')
+    // Usage errors throw (main maps them to exit 2) instead of commander exiting 1; subcommands
+    // created below inherit this.
+    .exitOverride();
 
   exp
     .command('sft')
     .description(
       'One supervised example per step of verified successes, notes stripped, with images beside the JSONL',
     )
-    .requiredOption('--run <dir>', 'run folder (repeatable)', collect, [])
+    .requiredOption('--run <dir>', 'run folder (repeatable)', collect)
     .requiredOption('--format <format>', `one of ${SFT_FORMATS.join(', ')}`)
     .requiredOption('--out <dir>', 'output folder')
     .option(
@@ -105,7 +108,6 @@ export function registerExport(program: Command): void {
       '--run <dir>',
       'run folder holding the trajectories and screenshots (repeatable)',
       collect,
-      [],
     )
     .requiredOption('--critical <file>', 'critical states, one JSON object per line')
     .requiredOption('--format <format>', `one of ${RL_FORMATS.join(', ')}`)

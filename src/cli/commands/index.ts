@@ -13,6 +13,7 @@ import { registerTasks } from './tasks.ts';
 import { registerTrain } from './train.ts';
 import { registerView } from './view.ts';
 import { registerWorker } from './worker.ts';
+import { registerWorld } from './world.ts';
 
 type Register = (program: Command) => void;
 
@@ -20,7 +21,7 @@ type Register = (program: Command) => void;
 // registered with registerNotLanded so `--help` always shows the whole surface.
 export const COMMANDS: Register[] = [
   registerObserve,
-  (p) => registerNotLanded(p, 'world', 'Serve the offline web world, list its tasks, check a session', 'issue 3 (offline world)'),
+  registerWorld,
   registerTasks,
   registerRunTask,
   registerCollect,

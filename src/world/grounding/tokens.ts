@@ -42,35 +42,42 @@ for (const [k, v] of [
   ['bdrm', 'bedroom'], ['beds', 'bedroom'], ['bed', 'bedroom'], ['bedrooms', 'bedroom'], ['baths', 'bathroom'], ['yr', 'year'], ['yrs', 'years'],
   ['mo', 'month'], ['ppl', 'people'], ['subj', 'subject'], ['thru', 'through'], ['ooo', 'vacation'], ['autoreply', 'vacation'],
   ['snap', 'food assistance'], ['stamps', 'food assistance'], ['tix', 'tickets'], ['priciest', 'expensive'],
-  ['biggest', 'largest'], ['sqft', 'square feet'], ['pct', 'percent'],
+  ['biggest', 'largest'], ['sqft', 'square feet'], ['pct', 'percent'], ['respond', 'reply'], ['answer', 'reply'],
+  ['tag', 'label'], ['star', 'starred'], ['price', 'cost'], ['cost', 'price'], ['fee', 'cost'],
 ] as const) {
-  EXPANSIONS.set(k, k === v ? [k] : rawTokens(v));
+  EXPANSIONS.set(k, rawTokens(v));
 }
 
 /** Query tokens with shorthand expanded ("fwd" -> "forward", "br" -> "bedroom"); originals kept too. */
 export function queryTokens(text: string): string[] {
   const out: string[] = [];
   for (const t of contentTokens(text)) {
-    out.push(t);
-    const exp = EXPANSIONS.get(t);
-    if (exp) for (const e of exp) if (e !== t && !STOP.has(e)) out.push(e);
+    // "2br", "30yr": the number and the unit are separate words too.
+    const glued = /^(\d+(?:\.\d+)?)([a-z]{2,})$/.exec(t);
+    for (const w of glued ? [t, glued[1], glued[2]] : [t]) {
+      out.push(w);
+      const exp = EXPANSIONS.get(w);
+      if (exp) for (const e of exp) if (e !== w && !STOP.has(e)) out.push(e);
+    }
   }
   return out;
 }
 
-/** Levenshtein distance with an early exit above `max`. */
+/** Optimal-string-alignment distance (typos and swapped letters), with an early exit above `max`. */
 export function editDistance(a: string, b: string, max = 2): number {
   if (Math.abs(a.length - b.length) > max) return max + 1;
+  let prev2: number[] = [];
   let prev = Array.from({ length: b.length + 1 }, (_, i) => i);
   for (let i = 1; i <= a.length; i++) {
     const cur = [i];
     let best = i;
     for (let j = 1; j <= b.length; j++) {
       cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) cur[j] = Math.min(cur[j], prev[j - 2] + 1);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) cur[j] = Math.min(cur[j], prev2[j - 2] + 1);
       best = Math.min(best, cur[j]);
     }
     if (best > max) return max + 1;
+    prev2 = prev;
     prev = cur;
   }
   return prev[b.length];
@@ -95,7 +102,7 @@ export function stem(t: string): string {
 /** Numbers in a text with money, thousands separators, k/m suffixes and percentages understood. */
 export function numberMentions(text: string): Array<{ value: number; pos: number }> {
   const out: Array<{ value: number; pos: number }> = [];
-  const re = /(\d[\d,]*(?:\.\d+)?)\s*(k|m|million|thousand)?\b/gi;
+  const re = /(\d[\d,]*(?:\.\d+)?)\s*(?:(k|m|million|thousand)(?![a-z]))?/gi;
   for (const m of text.matchAll(re)) {
     const before = text.slice(Math.max(0, (m.index ?? 0) - 1), m.index ?? 0);
     if (/[\d/:-]/.test(before) && before !== ' ') continue;
@@ -146,4 +153,36 @@ export function dateSurfaces(d: { month: number; day: number; year: number }): s
   const mm = String(d.month).padStart(2, '0');
   const dd = String(d.day).padStart(2, '0');
   return [`${cap} ${d.day}`, `${cap.slice(0, 3)} ${d.day}`, `${mm}/${dd}/${d.year}`, `${d.month}/${d.day}`, `${d.year}-${mm}-${dd}`];
+}
+
+function deletes(t: string): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < t.length; i++) out.push(t.slice(0, i) + t.slice(i + 1));
+  return out;
+}
+
+/**
+ * A vocabulary with fast typo-tolerant lookup (one edit or one swapped pair), through an index of
+ * single-letter deletions: two words one edit apart always share a deletion variant.
+ */
+export class FuzzyVocab {
+  private readonly words = new Set<string>();
+  private readonly byDelete = new Map<string, string[]>();
+
+  add(t: string): void {
+    if (this.words.has(t)) return;
+    this.words.add(t);
+    if (t.length < 4 || /\d/.test(t)) return;
+    for (const d of [t, ...deletes(t)]) this.byDelete.set(d, [...(this.byDelete.get(d) ?? []), t]);
+  }
+
+  /** Vocabulary words a typed token may stand for. */
+  lookup(q: string): string[] {
+    const out = new Set<string>();
+    if (this.words.has(q)) out.add(q);
+    if (q.length >= 4 && !/\d/.test(q)) {
+      for (const d of [q, ...deletes(q)]) for (const t of this.byDelete.get(d) ?? []) if (tokenMatches(q, t)) out.add(t);
+    }
+    return [...out];
+  }
 }

@@ -58,7 +58,7 @@ export const businessLicense = applicationTemplate<{ personaId: string; business
     const street = home ? who.street : `${100 + (hashString(`${who.id}:cs`) % 880)} ${COMMERCIAL_STREETS[hashString(who.id) % COMMERCIAL_STREETS.length]}`;
     const needsEin = p.structure !== 'Sole proprietorship';
     const kind = p.structure === 'Sole proprietorship' ? 'sole proprietorship' : p.structure === 'LLC' ? 'LLC' : p.structure.toLowerCase();
-    const objective = `Apply for a business license for my new ${kind}, "${p.businessName}", starting ${p.startDate}.${needsEin ? ` The EIN is ${f.ein}.` : ''} The business address is ${street}, ZIP ${who.zip}, and it ${home ? 'is run from my home' : 'is in a commercial space, not home-based'}. Contact phone: ${who.phone}. ${p.employees ? `It will have ${p.employees} employees.` : 'It will have no employees.'} Give me the confirmation number.`;
+    const objective = `I'm ${who.first} ${who.last}. Apply for a business license for my new ${kind}, "${p.businessName}", starting ${p.startDate}.${needsEin ? ` The EIN is ${f.ein}.` : ''} The business address is ${street}, ZIP ${who.zip}, and it ${home ? 'is run from my home' : 'is in a commercial space, not home-based'}. Contact phone: ${who.phone}. ${p.employees ? `It will have ${p.employees} employees.` : 'It will have no employees.'} Give me the confirmation number.`;
     const expected: Record<string, string> = {
       business_name: p.businessName, structure: p.structure, start_date: p.startDate, street, zip: who.zip, home_based: home ? 'Yes' : 'No', phone: who.phone,
       has_employees: p.employees ? 'Yes' : 'No',

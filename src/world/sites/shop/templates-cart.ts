@@ -185,7 +185,7 @@ export const checkoutOrder: ShopTemplate<CheckoutParams> = {
       `Buy ${item.qty} of the ${p.name} in ${variantText(p, item)} and ship ${item.qty === 1 ? 'it' : 'them'} to ${addressText(person)} with ${speed} shipping.`,
       `Order the ${p.name} (${variantText(p, item)}, quantity ${item.qty}) for ${person.fullName}. Address: ${person.street}, ${person.city}, ${person.state} ${person.zip}. Email: ${person.email}. Use ${speed} shipping.`,
     ]);
-    const ref = 16 + (item.qty > 1 ? 1 : 0) + (method !== 'standard' ? 1 : 0);
+    const ref = 18 + (item.qty > 1 ? 1 : 0) + (method !== 'standard' ? 1 : 0);
     return { params: { item, person, method, coupon: null }, objective, startPath: '/', referenceLength: ref, splitKey: p.id };
   },
   verify(params, state) {

@@ -95,7 +95,7 @@ export const cheapestNonstop: TravelTemplate<Trip & { price: number }> = {
       params: { from: t.from, to: t.to, date: t.date, price: t.pick },
       objective,
       startPath: '/',
-      referenceLength: 12 + monthsAhead(t.date),
+      referenceLength: 15 + monthsAhead(t.date),
       splitKey: `${t.from}-${t.to}`,
     };
   },
@@ -123,7 +123,7 @@ export const fastestFlight: TravelTemplate<Trip & { number: string }> = {
       `Which flight ${tripText(ctx.data, t)} has the shortest travel time? Give me the flight number.`,
       `I want the fastest option ${tripText(ctx.data, t)}. What's its flight number?`,
     ]);
-    return { params: { from: t.from, to: t.to, date: t.date, number: t.pick }, objective, startPath: resultsPath(t), referenceLength: 4, splitKey: `${t.from}-${t.to}` };
+    return { params: { from: t.from, to: t.to, date: t.date, number: t.pick }, objective, startPath: resultsPath(t), referenceLength: 6, splitKey: `${t.from}-${t.to}` };
   },
   verify(p, _s, answer, data) {
     const others = flightsFor(data, p.from, p.to, p.date).map((f) => f.number);
@@ -160,7 +160,7 @@ export const earliestNonstopUnder: TravelTemplate<Trip & { maxPrice: number; air
       params: { from: t.from, to: t.to, date: t.date, ...t.pick },
       objective,
       startPath: resultsPath(t),
-      referenceLength: 6,
+      referenceLength: 8,
       splitKey: `${t.from}-${t.to}`,
     };
   },

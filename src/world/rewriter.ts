@@ -1,0 +1,129 @@
+import { Rng, hashString } from '../core/rng.ts';
+import { Task, levelFromReferenceLength } from '../core/task.ts';
+import { type Grounding, choose, groundKeys, intentScore, viewQuery } from './grounding/ground.ts';
+import { type TemplateProfile, profileTemplate } from './grounding/profile.ts';
+import { FuzzyVocab } from './grounding/tokens.ts';
+import type { RawQuery, Site } from './site.ts';
+import { splitOf } from './split.ts';
+import { WORLD_ORIGIN } from './tasks.ts';
+import type { World } from './world.ts';
+
+/**
+ * The offline task rewriter: turns a messy user query ("cheapest 2br condo in austin??") into a
+ * clean, executable world task by grounding it in the catalog. It picks the template whose
+ * wording and parameters the text supports best, fuzzy-matches names, cities and products in the
+ * text against each parameter's catalog values, and words the result with the template's own
+ * phrasing. Text that cannot be grounded is rejected with a reason, never guessed.
+ */
+
+export type RewriteResult = { feasible: true; task: Task } | { feasible: false; reason: string };
+
+interface SiteIndex {
+  profiles: TemplateProfile[];
+  /** Every word the site's templates and catalog values use, for typo-tolerant lookup. */
+  vocab: FuzzyVocab;
+  /** Rarity of a word across the site's templates (intent words that single one out weigh more). */
+  idf: Map<string, number>;
+}
+
+const INDEXES = new WeakMap<World, Map<string, SiteIndex>>();
+
+/** Minimum share of a template's characteristic words a query must use. */
+const MIN_INTENT = 0.04;
+
+function siteIndex(world: World, site: Site): SiteIndex {
+  let perWorld = INDEXES.get(world);
+  if (!perWorld) INDEXES.set(world, (perWorld = new Map()));
+  let idx = perWorld.get(site.id);
+  if (!idx) {
+    const profiles = site.templates.map((t) => profileTemplate(site, t, world.seed));
+    const counts = new Map<string, number>();
+    for (const p of profiles) for (const t of p.vocab.keys()) counts.set(t, (counts.get(t) ?? 0) + 1);
+    const idf = new Map<string, number>();
+    for (const [t, n] of counts) idf.set(t, Math.log(1 + profiles.length / n));
+    const vocab = new FuzzyVocab();
+    for (const p of profiles) {
+      for (const t of p.vocab.keys()) vocab.add(t);
+      for (const k of p.keys) for (const t of k.postings.keys()) vocab.add(t);
+      for (const k of p.keys) for (const t of [...k.context.keys(), ...k.markers.true, ...k.markers.false]) vocab.add(t);
+    }
+    idx = { profiles, idf, vocab };
+    perWorld.set(site.id, idx);
+  }
+  return idx;
+}
+
+/** How well a template explains the query: intent words plus grounded parameters. */
+function scoreGrounding(g: Omit<Grounding, 'score'>): number {
+  const fit = g.keys.length ? g.keys.reduce((a, k) => a + k.conf, 0) / g.keys.length : 0.5;
+  return g.intent + 0.5 * fit;
+}
+
+/** Grounds a query in every template of the given sites and returns them best first. */
+export function groundQuery(text: string, world: World, siteIds: string[]): Grounding[] {
+  const out: Grounding[] = [];
+  for (const id of siteIds) {
+    const site = world.sites.get(id);
+    if (!site) continue;
+    const idx = siteIndex(world, site);
+    const q = viewQuery(text, idx.vocab);
+    for (const profile of idx.profiles) {
+      const keys = groundKeys(profile, q);
+      const base = { profile, keys, intent: intentScore(profile, q, idx.idf), params: null, draft: null, assumed: [] };
+      out.push({ ...base, score: scoreGrounding(base) });
+    }
+  }
+  return out.sort((a, b) => b.score - a.score);
+}
+
+/**
+ * Rewrites a raw query into a verifiable world task, or says why it cannot. Corpus queries carry
+ * a grounding, which is ignored here: the rewriter works from the text alone.
+ */
+export function rewriteRawQueryOffline(query: RawQuery | { site?: string; text: string }, world: World): RewriteResult {
+  const text = query.text?.trim() ?? '';
+  if (text.length < 3) return { feasible: false, reason: 'the query is empty' };
+  if (query.site && !world.sites.has(query.site)) return { feasible: false, reason: `unknown site "${query.site}"` };
+  const siteIds = query.site ? [query.site] : [...world.sites.keys()];
+  const ranked = groundQuery(text, world, siteIds);
+  const reasons: string[] = [];
+  for (const g of ranked.slice(0, 3)) {
+    const said = g.keys.filter((k) => k.value !== null && k.conf >= 0.5);
+    if (g.intent < MIN_INTENT) {
+      reasons.push(`${g.profile.template.id}: the request does not read like this task`);
+      continue;
+    }
+    if (g.keys.length && !said.length) {
+      reasons.push(`${g.profile.template.id}: nothing in the text matches the catalog`);
+      continue;
+    }
+    const picked = choose(g.profile, g.keys);
+    if (!picked) {
+      reasons.push(`${g.profile.template.id}: no task in the catalog has these values`);
+      continue;
+    }
+    const site = g.profile.site.id;
+    const d = picked.draft;
+    const task = Task.parse({
+      schemaVersion: 1,
+      id: `synth.${g.profile.template.id}.${hashString(`${site}:${text}`).toString(36)}`,
+      suite: 'world',
+      site,
+      objective: d.objective,
+      startUrl: `${WORLD_ORIGIN}/${site}${d.startPath.startsWith('/') ? '' : '/'}${d.startPath}`,
+      level: levelFromReferenceLength(d.referenceLength),
+      split: splitOf(d.splitKey),
+      referenceLength: d.referenceLength,
+      category: g.profile.template.id.split('.').slice(1).join('.'),
+      verifier: { kind: 'world', template: g.profile.template.id, params: picked.params },
+      meta: { rawQuery: text, confidence: Number(g.score.toFixed(3)), assumed: picked.assumed, splitKey: d.splitKey },
+    });
+    return { feasible: true, task };
+  }
+  return { feasible: false, reason: reasons[0] ?? 'no template of the world fits this request' };
+}
+
+/** The raw-query corpus of every site of the world (seeded by the world's seed). */
+export function worldRawQueries(world: World): RawQuery[] {
+  return [...world.sites.values()].flatMap((s) => s.rawQueries(new Rng(`${world.seed}:raw-queries:${s.id}`)));
+}
