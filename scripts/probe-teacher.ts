@@ -51,6 +51,7 @@ async function worker() {
       if (!r1) reason += ` | r1: ${t1.verdict?.reason ?? t1.endDetail}`;
     }
     results.push({ task, r0: !!t0.verdict?.success, r1, reason, steps: t0.steps.length });
+    console.log(`${task.id.padEnd(36)} r0 ${t0.verdict?.success ? 'OK ' : 'no '} r1 ${r1 === null ? '-' : r1 ? 'OK' : 'no'}  ${t0.steps.length} steps  ${t0.verdict?.success ? '' : reason.slice(0, 200)}`);
   }
   await env.close();
 }

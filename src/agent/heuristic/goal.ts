@@ -56,9 +56,7 @@ export function parseGoal(text: string): TaskGoal {
   let sort: SortIntent | null = null;
   for (const [re, s] of SORTS) if (re.test(text)) sort = s;
   const question = QUESTION_RE.test(text.trim()) || /\?\s*$/.test(text.trim()) || /\b(report|tell me|what is|how many|how much)\b/i.test(text);
-  let askFor: string | null = null;
-  const ask = text.match(/\b(?:what|which)\s+(?:is|are|was)\s+(?:the\s+)?([\w\s-]{2,40}?)\s+(?:of|for|in|on|from)\b/i) ?? text.match(/\bhow (many|much|long)\s+([\w-]+)/i);
-  if (ask) askFor = ask.slice(1).filter(Boolean).join(' ').toLowerCase();
+  const askFor = askedAttribute(text);
   const toks = textTokens(text);
   return {
     text,
@@ -81,4 +79,25 @@ export function phraseMatch(phrase: string, candidate: string): { recall: number
   const cs = new Set(c);
   const hit = p.filter((t) => cs.has(t)).length;
   return { recall: hit / p.length, exact: normalizeText(phrase) === normalizeText(candidate), extra: c.filter((t) => !p.includes(t)).length };
+}
+
+/** Words of the page label that holds the answer to the task's question ("price", "total time"). */
+const ASKED: Array<[RegExp, string]> = [
+  [/\bhow much (?:does|do|is|are)\b.*\bcost\b|\bprice\b|\bhow much do i owe\b|\bamount due\b|\btotal amount\b/i, 'price total amount due'],
+  [/\bhow (?:many minutes|long)\b|\btotal time\b/i, 'total time'],
+  [/\bcalories\b/i, 'calories'],
+  [/\btemperature\b|\boven\b/i, 'oven temperature'],
+  [/\bflight number\b/i, 'flight'],
+  [/\bguest rating\b/i, 'guest rating'],
+  [/\bconfirmation (?:number|code)\b/i, 'confirmation'],
+  [/\btracking number\b/i, 'tracking'],
+  [/\b(?:cancellation|change) fee\b/i, 'fee'],
+  [/\bstatus\b/i, 'status'],
+  [/\bhow many\b/i, 'results count'],
+];
+
+function askedAttribute(text: string): string | null {
+  for (const [re, words] of ASKED) if (re.test(text)) return words;
+  const m = text.match(/\b(?:what|which)(?:'s| is| are| was)\s+(?:the\s+)?(?:current\s+)?([\w\s-]{2,40}?)\s+(?:of|for|in|on|from)\b/i);
+  return m ? m[1].toLowerCase() : null;
 }
