@@ -2,25 +2,43 @@ import { Command, CommanderError } from 'commander';
 import { RmswebError } from '../core/errors.ts';
 import { COMMANDS } from './commands/index.ts';
 
-/** Builds the `rmsweb` program with every command of DESIGN.md registered. */
-export function buildProgram(): Command {
+function rootProgram(): Command {
   const program = new Command('rmsweb')
     .description(
       'Train web agents cheaply by mining their own failures (RMSWeb): collect teacher trajectories with\n' +
-        'reflection, export SFT data, mine critical states, run Salvage-DS offline RL, evaluate.',
+        'reflection, export SFT data, mine critical states, run Salvage-DS offline RL, evaluate.\n' +
+        'Run `rmsweb <command> --help` for a command\'s options.',
     )
     .version('0.1.0')
     .showHelpAfterError('(run with --help for usage)');
   // Before the commands are added, so every subcommand inherits it and usage errors exit 2.
   program.exitOverride();
-  for (const register of COMMANDS) register(program);
+  return program;
+}
+
+/**
+ * Builds the `rmsweb` program. With `only`, just that command is loaded (its module and
+ * dependencies); without, every command is loaded (tests, help of the whole surface).
+ */
+export async function buildProgram(only?: string): Promise<Command> {
+  const program = rootProgram();
+  for (const c of COMMANDS) if (!only || c.name === only) (await c.load())(program);
+  return program;
+}
+
+/** Root help without loading any command module: names and summaries only. */
+function summaryProgram(): Command {
+  const program = rootProgram();
+  for (const c of COMMANDS) program.command(c.name).description(c.summary).allowUnknownOption(true).allowExcessArguments(true);
   return program;
 }
 
 /** CLI entry point: parses argv, runs the command, maps errors to exit codes (1 runtime, 2 usage). */
 export async function main(argv: string[]): Promise<void> {
-  const program = buildProgram();
   try {
+    const name = argv[2];
+    const known = COMMANDS.some((c) => c.name === name);
+    const program = known ? await buildProgram(name) : summaryProgram();
     await program.parseAsync(argv);
   } catch (e) {
     if (e instanceof CommanderError) {

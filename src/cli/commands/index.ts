@@ -1,39 +1,32 @@
 import type { Command } from 'commander';
 import { registerNotLanded } from '../not-landed.ts';
-import { registerObserve } from './observe.ts';
-import { registerRunTask } from './run-task.ts';
-import { registerCollect } from './collect.ts';
-import { registerStats } from './stats.ts';
-import { registerRollout } from './rollout.ts';
-import { registerEval } from './eval.ts';
-import { registerMine } from './mine.ts';
-import { registerRl } from './rl.ts';
-import { registerExport } from './export.ts';
-import { registerTasks } from './tasks.ts';
-import { registerTrain } from './train.ts';
-import { registerView } from './view.ts';
-import { registerWorker } from './worker.ts';
-import { registerWorld } from './world.ts';
 
 type Register = (program: Command) => void;
 
-// Each command lives in its own file under commands/; a capability that has not landed yet is
-// registered with registerNotLanded so `--help` always shows the whole surface.
-export const COMMANDS: Register[] = [
-  registerObserve,
-  registerWorld,
-  registerTasks,
-  registerRunTask,
-  registerCollect,
-  registerStats,
-  registerExport,
-  registerMine,
-  registerTrain,
-  registerRollout,
-  registerRl,
-  (p) => registerNotLanded(p, 'ablate', 'Run the ablation table on the offline world', 'issue 8 (Salvage-DS)'),
-  registerEval,
-  (p) => registerNotLanded(p, 'demo', 'The whole pipeline on the offline world, ending in a report', 'issue 9 (evaluation)'),
-  registerView,
-  registerWorker,
+/** One CLI command: its name, the one-line summary root `--help` shows, and how to load it. */
+export interface CommandEntry {
+  name: string;
+  summary: string;
+  load: () => Promise<Register>;
+}
+
+// Commands load lazily: `rmsweb <cmd>` imports only that command's module (training pulls in
+// tfjs, collection pulls in Playwright), so start-up stays fast. Each command lives in its own file.
+export const COMMANDS: CommandEntry[] = [
+  { name: 'observe', summary: "Print the agent's view of a page (elements, text view, screenshot)", load: async () => (await import('./observe.ts')).registerObserve },
+  { name: 'world', summary: 'Serve the offline web world, list its tasks, check a session', load: async () => (await import('./world.ts')).registerWorld },
+  { name: 'tasks', summary: 'List benchmark suites; synthesize tasks from raw queries', load: async () => (await import('./tasks.ts')).registerTasks },
+  { name: 'run-task', summary: 'Run one episode of one world task with an agent and print the verdict', load: async () => (await import('./run-task.ts')).registerRunTask },
+  { name: 'collect', summary: 'Teacher collection with reflection into a run folder', load: async () => (await import('./collect.ts')).registerCollect },
+  { name: 'stats', summary: 'Summarize a run: attempts, successes, reflection effect', load: async () => (await import('./stats.ts')).registerStats },
+  { name: 'export', summary: 'Export SFT data (TRL, ms-swift, LLaMA-Factory, OpenAI) or RL data (verl, JSONL)', load: async () => (await import('./export.ts')).registerExport },
+  { name: 'mine', summary: 'Mine critical states from success/failure pairs', load: async () => (await import('./mine.ts')).registerMine },
+  { name: 'train', summary: 'Train the local student policy (SFT)', load: async () => (await import('./train.ts')).registerTrain },
+  { name: 'rollout', summary: 'Record rollouts of an agent on tasks (failures feed the miner)', load: async () => (await import('./rollout.ts')).registerRollout },
+  { name: 'rl', summary: 'Offline RL on critical states: Salvage-DS, GRPO or DAPO', load: async () => (await import('./rl.ts')).registerRl },
+  { name: 'ablate', summary: 'Run the ablation table on the offline world', load: async () => (p) => registerNotLanded(p, 'ablate', 'Run the ablation table on the offline world', 'issue 8 (Salvage-DS)') },
+  { name: 'eval', summary: 'Evaluate an agent on a suite: pass@1 over k runs', load: async () => (await import('./eval.ts')).registerEval },
+  { name: 'demo', summary: 'The whole pipeline on the offline world, ending in a report', load: async () => (await import('./demo.ts')).registerDemo },
+  { name: 'view', summary: 'Open the run viewer (local web UI)', load: async () => (await import('./view.ts')).registerView },
+  { name: 'worker', summary: 'Run a queue worker for collection, rollouts and evaluation', load: async () => (await import('./worker.ts')).registerWorker },
 ];
