@@ -27,7 +27,12 @@ export interface RunEpisodeOptions {
   /** The same action on the same page fingerprint this many times ends the episode (default 3). */
   loopK?: number;
   /** Opens the task; default `env.reset({ startUrl: task.startUrl })`. World episodes bind a session here. */
-  start?: (env: EpisodeEnv, task: Task) => Promise<{ observation: Observation; sessionId?: string }>;
+  start?: (env: EpisodeEnv, task: Task) => Promise<{ observation: Observation; sessionId?: string; objective?: string }>;
+  /**
+   * Asked after every executed action: true when the environment itself says the episode is over
+   * (MiniWoB's WOB_DONE_GLOBAL). The episode then ends with reason `done`.
+   */
+  isTerminal?: (env: EpisodeEnv, sessionId: string | undefined) => Promise<boolean>;
   /** Verifies the finished trajectory (programmatic world verifier or a judge). */
   verify?: (trajectory: Trajectory) => Promise<Verdict>;
   round?: number;
@@ -81,9 +86,13 @@ export async function runEpisode(opts: RunEpisodeOptions): Promise<Trajectory> {
   let finalAnswer: string | null = null;
   let sessionId: string | undefined;
 
-  const view = agentView(task);
+  const started: { observation: Observation; sessionId?: string; objective?: string } = opts.start
+    ? await opts.start(env, task)
+    : { observation: await env.reset({ startUrl: task.startUrl }) };
+  // Environments that generate the instruction at start (MiniWoB) hand it back here.
+  const episodeTask: Task = started.objective ? { ...task, objective: started.objective } : task;
+  const view = agentView(episodeTask);
   await agent.reset?.(view);
-  const started = opts.start ? await opts.start(env, task) : { observation: await env.reset({ startUrl: task.startUrl }) };
   let obs = started.observation;
   sessionId = started.sessionId;
   let memory = '';
@@ -137,6 +146,11 @@ export async function runEpisode(opts: RunEpisodeOptions): Promise<Trajectory> {
       endDetail = action.success ? 'agent declared the task done' : 'agent gave up';
       break;
     }
+    if (opts.isTerminal && (await opts.isTerminal(env, sessionId))) {
+      endReason = 'done';
+      endDetail = 'the environment signalled the end of the episode';
+      break;
+    }
     if (loops.record(obs, action)) {
       endReason = 'loop';
       endDetail = `repeated ${formatAction(action)} on the same page ${opts.loopK ?? 3} times`;
@@ -148,7 +162,7 @@ export async function runEpisode(opts: RunEpisodeOptions): Promise<Trajectory> {
   const trajectory: Trajectory = {
     schemaVersion: 1,
     id: newId('traj'),
-    task,
+    task: episodeTask,
     agentId: agent.id,
     round: opts.round ?? 0,
     notes,

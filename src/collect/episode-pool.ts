@@ -1,5 +1,5 @@
 import type { Agent } from '../agent/agent.ts';
-import { type EpisodeEnv, runEpisode } from '../agent/episode.ts';
+import { type EpisodeEnv, type RunEpisodeOptions, runEpisode } from '../agent/episode.ts';
 import type { Task } from '../core/task.ts';
 import type { Trajectory, Verdict } from '../core/trajectory.ts';
 import type { RunStore } from '../store/run-store.ts';
@@ -20,8 +20,9 @@ export interface EpisodePoolOptions {
   store: RunStore;
   makeAgent: () => Agent | Promise<Agent>;
   makeEnv: () => Promise<EpisodeEnv & { close(): Promise<void> }>;
-  start?: (env: EpisodeEnv, task: Task) => Promise<{ observation: Trajectory['steps'][number]['observation']; sessionId?: string }>;
+  start?: RunEpisodeOptions['start'];
   verify?: (trajectory: Trajectory) => Promise<Verdict>;
+  isTerminal?: RunEpisodeOptions['isTerminal'];
   workers?: number;
   maxSteps?: number;
   /** Retries of an episode whose browser failed (not of an agent that failed the task). Default 1. */
@@ -58,6 +59,7 @@ export async function runEpisodePool(opts: EpisodePoolOptions): Promise<{ ran: n
               maxSteps: opts.maxSteps,
               start: opts.start,
               verify: opts.verify,
+              isTerminal: opts.isTerminal,
               round: job.round ?? 0,
               tags: job.tags,
               seed: job.seed,

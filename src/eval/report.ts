@@ -36,6 +36,8 @@ export interface ReportData {
   ablation?: AblationRow[];
   /** Stage wall times, seconds. */
   timings?: Record<string, number>;
+  /** Extra titled sections of markdown lines (e.g. a pipeline's synthesis and training summaries). */
+  sections?: Array<{ title: string; lines: string[] }>;
 }
 
 const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
@@ -72,6 +74,7 @@ export function renderMarkdown(d: ReportData): string {
     out.push(`- solved in round 0: ${pct(c.firstRoundSolveRate)}; round-1 success after a failure: ${pct(c.secondRoundSolveRateAfterFailure)}; solved only after reflection: ${pct(c.solvedOnlyAfterReflection)}`);
     out.push(`- mean actions on solved attempts: without notes ${num(c.meanActionsSolved.withoutNotes)}, with notes ${num(c.meanActionsSolved.withNotes)}`, '');
   }
+  for (const s of d.sections ?? []) out.push(`## ${s.title}`, '', ...s.lines, '');
   if (d.mining) out.push('## Mining', '', '```json', JSON.stringify(d.mining, null, 2), '```', '');
   if (d.timings) out.push('## Wall time', '', ...Object.entries(d.timings).map(([k, v]) => `- ${k}: ${v.toFixed(1)} s`), '');
   return out.join('\n');

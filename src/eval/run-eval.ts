@@ -1,5 +1,5 @@
 import type { Agent } from '../agent/agent.ts';
-import type { EpisodeEnv } from '../agent/episode.ts';
+import type { EpisodeEnv, RunEpisodeOptions } from '../agent/episode.ts';
 import { type EpisodeJob, runEpisodePool } from '../collect/episode-pool.ts';
 import type { Task } from '../core/task.ts';
 import type { Trajectory, Verdict } from '../core/trajectory.ts';
@@ -15,8 +15,9 @@ export interface RunEvalOptions {
   store: RunStore;
   makeAgent: () => Agent | Promise<Agent>;
   makeEnv: () => Promise<EpisodeEnv & { close(): Promise<void> }>;
-  start?: (env: EpisodeEnv, task: Task) => Promise<{ observation: Trajectory['steps'][number]['observation']; sessionId?: string }>;
+  start?: RunEpisodeOptions['start'];
   verify: (trajectory: Trajectory) => Promise<Verdict>;
+  isTerminal?: RunEpisodeOptions['isTerminal'];
   /** Independent runs over the task list (pass@1 is averaged over them). Default 3. */
   runs?: number;
   workers?: number;
@@ -49,6 +50,7 @@ export async function runEval(o: RunEvalOptions): Promise<EvalSummary & { comple
     makeEnv: o.makeEnv,
     start: o.start,
     verify: o.verify,
+    isTerminal: o.isTerminal,
     workers: o.workers,
     maxSteps: o.maxSteps,
     signal: o.signal,

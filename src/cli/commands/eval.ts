@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { z } from 'zod';
 import { InputError } from '../../core/errors.ts';
 import { formatRate } from '../../eval/metrics.ts';
+import { listMiniwobEnvs, miniwobHooks, miniwobTasks, serveMiniwob } from '../../eval/miniwob.ts';
 import { writeReport } from '../../eval/report.ts';
 import { runEval } from '../../eval/run-eval.ts';
 import { RunStore } from '../../store/run-store.ts';
@@ -63,6 +64,8 @@ export function registerEval(program: Command): void {
     .option('--browser-ws <url>', 'connect to a remote browser instead of launching Chromium')
     .option('--queue <redis-url>', QUEUE_OPTION_HELP)
     .option('--benchmarks-dir <dir>', 'folder with the benchmark task files (default: $RMSWEB_BENCHMARKS, ../shared/benchmarks, ./benchmarks)')
+    .option('--miniwob-dir <path>', "your copy of MiniWoB++'s html folder (for --suite miniwob)")
+    .option('--tasks <envs>', 'miniwob: comma-separated environments (default: all in the folder)')
     .option('--json', 'print the summary as JSON')
     .option('--progress', 'force the progress bar even without a terminal')
     .action(async (raw) => {
