@@ -10,8 +10,9 @@
  * Runs are interleaved (ours, floor, stagehand, ...) so machine load hits all columns alike.
  * Targets: observation <= 1.5x floor, and faster than Stagehand's snapshot, on both pages.
  */
-import { BrowserHost, chromiumPath, DEFAULT_CHROMIUM_ARGS } from '../src/browser/index.ts';
+
 import { serveFixtures } from '../src/browser/fixtures/server.ts';
+import { BrowserHost, chromiumPath, DEFAULT_CHROMIUM_ARGS } from '../src/browser/index.ts';
 import { generatedPage } from './pages.ts';
 
 const argRuns = process.argv.indexOf('--runs');
@@ -49,7 +50,12 @@ async function openStagehand(): Promise<{ page: StagehandPage; close(): Promise<
       env: 'LOCAL',
       verbose: 0,
       disablePino: true,
-      localBrowserLaunchOptions: { executablePath: chromiumPath(), headless: true, args: DEFAULT_CHROMIUM_ARGS, viewport: VIEWPORT },
+      localBrowserLaunchOptions: {
+        executablePath: chromiumPath(),
+        headless: true,
+        args: DEFAULT_CHROMIUM_ARGS,
+        viewport: VIEWPORT,
+      },
     });
     await sh.init();
     const page = sh.context.pages()[0] as unknown as StagehandPage;
@@ -101,8 +107,13 @@ try {
       `${path.padEnd(7)} ${String(first.elements.length).padStart(5)} el  observe ${ours.toFixed(1).padStart(6)} ms` +
         `  floor ${floor.toFixed(1).padStart(6)} ms  stagehand ${shCell}  observe/floor ${(ours / floor).toFixed(2)}x  observe/stagehand ${vsSh}`,
     );
-    verdicts.push(`${path}: observe/floor ${(ours / floor).toFixed(2)}x ${ours / floor <= 1.5 ? '<= 1.5 (met)' : '> 1.5 (NOT met)'}`);
-    if (sh !== null) verdicts.push(`${path}: observe/stagehand ${(ours / sh).toFixed(2)}x ${ours < sh ? '< 1 (met)' : '>= 1 (NOT met)'}`);
+    verdicts.push(
+      `${path}: observe/floor ${(ours / floor).toFixed(2)}x ${ours / floor <= 1.5 ? '<= 1.5 (met)' : '> 1.5 (NOT met)'}`,
+    );
+    if (sh !== null)
+      verdicts.push(
+        `${path}: observe/stagehand ${(ours / sh).toFixed(2)}x ${ours < sh ? '< 1 (met)' : '>= 1 (NOT met)'}`,
+      );
   }
   await env.close();
 } finally {

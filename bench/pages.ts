@@ -1,6 +1,20 @@
 import { Rng } from '../src/core/rng.ts';
 
-const WORDS = ['trail', 'runner', 'merino', 'shell', 'pack', 'lamp', 'stove', 'boot', 'glove', 'tent', 'ultra', 'light', 'pro'];
+const WORDS = [
+  'trail',
+  'runner',
+  'merino',
+  'shell',
+  'pack',
+  'lamp',
+  'stove',
+  'boot',
+  'glove',
+  'tent',
+  'ultra',
+  'light',
+  'pro',
+];
 
 /** A shop-like page with exactly `n` interactive elements: cards of links, buttons, checkboxes, selects. */
 export function generatedPage(n: number, seed: number): string {
@@ -9,7 +23,9 @@ export function generatedPage(n: number, seed: number): string {
   const parts: string[] = [];
   let count = 0;
   const nav = ['Home', 'Deals', 'Cart', 'Account'].map((t) => `<a href="/${t.toLowerCase()}">${t}</a>`);
-  parts.push(`<header><nav>${nav.join(' ')}</nav><input type="search" name="q" placeholder="Search"></header>`);
+  parts.push(
+    `<header><nav>${nav.join(' ')}</nav><input type="search" name="q" placeholder="Search"></header>`,
+  );
   count += nav.length + 1;
   parts.push('<main class="grid">');
   let card = 0;
@@ -21,7 +37,10 @@ export function generatedPage(n: number, seed: number): string {
     if (left > 1) c.push(`<button type="button" onclick="this.textContent='Added'">Add to cart</button>`);
     if (left > 2) c.push(`<label><input type="checkbox" name="cmp${card}"> Compare</label>`);
     if (left > 3) c.push(`<span role="button" tabindex="0" class="save">Save</span>`);
-    if (left > 4) c.push(`<select name="qty${card}">${[1, 2, 3, 4].map((q) => `<option>${q}</option>`).join('')}</select>`);
+    if (left > 4)
+      c.push(
+        `<select name="qty${card}">${[1, 2, 3, 4].map((q) => `<option>${q}</option>`).join('')}</select>`,
+      );
     count += c.length;
     parts.push(
       `<article class="card"><div class="media"><div class="img"></div></div><div class="body">` +

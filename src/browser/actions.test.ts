@@ -141,6 +141,10 @@ describe('actions', () => {
     obs = await env.step({ type: 'send_keys', keys: 'hello world' });
     expect(obs.lastActionError).toBeNull();
     expect(await textOf('#out')).toBe('ahello world');
+    obs = await env.reset({ startUrl: srv.url('/links') });
+    obs = await env.step({ type: 'input', index: find(obs, 'Edit me').index, text: 'Rewritten' });
+    expect(obs.lastActionError).toBeNull();
+    expect(await textOf('#editor')).toBe('Rewritten');
   });
 
   it('choosing an option of an ARIA listbox clicks it', async () => {

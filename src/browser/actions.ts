@@ -50,6 +50,7 @@ async function inPage<T>(ctx: ActionContext, page: Page, what: string, expr: str
 }
 
 interface Probe {
+  popups: number;
   x: number;
   y: number;
   disabled: boolean;
@@ -73,12 +74,13 @@ async function click(ctx: ActionContext, a: ActionOf<'click'>): Promise<Outcome>
     ctx.config.actionTimeoutMs,
     page.mouse.click(p.x, p.y),
   );
-  return { settle: true, expectTab: p.opensTab };
+  // A handler that called window.open: its tab is on the way.
+  const popups = await callPage<number>(page, 'window.__rmsweb.state.popups', false, 0).catch(() => 0);
+  return { settle: true, expectTab: p.opensTab || popups > p.popups };
 }
 
 interface Focused {
   kind: 'text' | 'value' | 'editable';
-  value: string;
 }
 
 async function input(ctx: ActionContext, a: ActionOf<'input'>): Promise<Outcome> {
@@ -97,16 +99,14 @@ async function input(ctx: ActionContext, a: ActionOf<'input'>): Promise<Outcome>
     return { settle: true };
   }
   const typeBudget = ctx.config.actionTimeoutMs + a.text.length * 20;
-  const type = async (): Promise<void> => {
-    if (a.clear) {
-      await inPage(ctx, page, `selecting the content of element ${a.index}`, `${api}.selectAll()`);
-      if (a.text === '') await page.keyboard.press('Delete');
-    } else {
-      await inPage(ctx, page, `moving the caret to the end of element ${a.index}`, `${api}.caretToEnd()`);
-    }
-    if (a.text) await withDeadline(`typing into element ${a.index}`, typeBudget, page.keyboard.type(a.text));
-  };
-  await type();
+  if (a.clear) {
+    await inPage(ctx, page, `selecting the content of element ${a.index}`, `${api}.selectAll()`);
+    if (a.text === '') await page.keyboard.press('Delete');
+  } else {
+    await inPage(ctx, page, `moving the caret to the end of element ${a.index}`, `${api}.caretToEnd()`);
+  }
+  // Typed key by key, so sites that listen to key events (autocompletes) see a user typing.
+  if (a.text) await withDeadline(`typing into element ${a.index}`, typeBudget, page.keyboard.type(a.text));
   if (a.clear) {
     const now = await withDeadline(
       'reading the typed value',

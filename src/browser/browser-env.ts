@@ -86,6 +86,7 @@ export class BrowserEnv {
       throw new InputError(`invalid reset options: ${describeZodIssues(parsed.error.issues)}`, {
         field: String(parsed.error.issues[0]?.path.join('.')),
       });
+    if (!this.allowlist.allows(url)) throw new NavigationError(url, 'blocked by the allowlist');
     await this.closeContext();
     const c = this.config;
     const context = await withDeadline(
@@ -114,16 +115,19 @@ export class BrowserEnv {
     if (this.allowlist.patterns.length) await context.route('**/*', (route) => this.gate(route));
     if (parsed.data.cookies.length) await context.addCookies(parsed.data.cookies);
     this.tabs = new TabSet(context);
-    const page = await withDeadline('opening a tab', c.actionTimeoutMs, context.newPage());
+    // A new tab starts a renderer process: slow on a busy machine, so it gets the navigation deadline.
+    const page = await withDeadline('opening a tab', c.navigationTimeoutMs, context.newPage());
     this.tabs.activate(page);
     this.steps = 0;
-    if (!this.allowlist.allows(url)) throw new NavigationError(url, 'blocked by the allowlist');
+    this.blocked.length = 0;
     try {
       await page.goto(url, { waitUntil: 'domcontentloaded', timeout: c.navigationTimeoutMs });
     } catch (e) {
       if (isClosedError(e)) throw new TargetClosedError(`loading ${url}`, e);
       throw new NavigationError(url, navigationReason(firstLine(e)), e);
     }
+    if (this.blocked.length)
+      throw new NavigationError(url, `it led to ${this.blocked[0]}, which the allowlist blocks`);
     await page.waitForLoadState('load', { timeout: Math.min(2_000, c.navigationTimeoutMs) }).catch(() => {});
     return this.capture(null);
   }

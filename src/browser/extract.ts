@@ -5,7 +5,7 @@ import { withDeadline } from './deadline.ts';
 
 // The in-page script: ES modules (so lint and editors see their imports) joined into one function
 // body. Order matters: each file only uses what the files before it define.
-const PARTS = ['state.js', 'dom.js', 'geometry.js', 'extract.js', 'actions.js'];
+const PARTS = ['state.js', 'dom.js', 'geometry.js', 'rows.js', 'extract.js', 'actions.js'];
 let script: string | undefined;
 
 /** Turns a module into a plain script fragment: imports dropped (the names share one scope), exports unmarked. */

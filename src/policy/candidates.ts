@@ -24,6 +24,10 @@ export const SRC = {
   page: 64,
   option: 128,
   ngram: 256,
+  /** Shaped values: emails, phone numbers, dates (and their ISO and US forms), amounts. */
+  pattern: 512,
+  /** The rest of a clause after a word ("... subject Running late, ..."). */
+  clause: 1024,
 } as const;
 export const SOURCE_BITS = Object.values(SRC);
 
@@ -171,6 +175,63 @@ function contextBefore(tokens: RawToken[], i: number): string {
     .join(' ');
 }
 
+const NAME_JOINERS = new Set(['of', 'and', 'de', 'la', 'du', 'von', '&']);
+const MONTHS = [
+  'january',
+  'february',
+  'march',
+  'april',
+  'may',
+  'june',
+  'july',
+  'august',
+  'september',
+  'october',
+  'november',
+  'december',
+];
+const LONG_DATE = new RegExp(`\\b(${MONTHS.join('|')}) (\\d{1,2}),? (\\d{4})\\b`, 'gi');
+const ISO_DATE = /\b(\d{4})-(\d{2})-(\d{2})\b/g;
+const US_DATE = /\b(\d{1,2})\/(\d{1,2})\/(\d{4})\b/g;
+const PATTERNS = [
+  /[\w.+-]+@[\w-]+(?:\.[\w-]+)+/g,
+  /\(?\d{3}\)?[ .-]?\d{3}[ .-]\d{4}\b/g,
+  /[$€£]\d[\d,]*(?:\.\d+)?/g,
+];
+
+/** The same date written the ways forms ask for it: ISO, MM/DD/YYYY and "Month D, YYYY". */
+function dateForms(y: number, m: number, d: number): string[] {
+  if (m < 1 || m > 12 || d < 1 || d > 31) return [];
+  const mm = String(m).padStart(2, '0');
+  const dd = String(d).padStart(2, '0');
+  const month = MONTHS[m - 1][0].toUpperCase() + MONTHS[m - 1].slice(1);
+  return [`${y}-${mm}-${dd}`, `${mm}/${dd}/${y}`, `${month} ${d}, ${y}`];
+}
+
+/** Shaped values with their exact spelling, and dates in every common form. */
+function addPatterns(
+  set: CandidateSet,
+  text: string,
+  tokens: RawToken[],
+  base: number,
+  pos: (i: number) => number,
+): void {
+  const at = (index: number | undefined) => rawTokens(text.slice(0, index ?? 0)).length;
+  const add = (value: string, index: number | undefined) => {
+    const i = at(index);
+    set.add(value, 'text', base | SRC.pattern, { context: contextBefore(tokens, i), taskPos: pos(i) });
+  };
+  for (const re of PATTERNS) for (const m of text.matchAll(re)) add(m[0], m.index);
+  for (const m of text.matchAll(LONG_DATE)) {
+    for (const f of dateForms(Number(m[3]), MONTHS.indexOf(m[1].toLowerCase()) + 1, Number(m[2])))
+      add(f, m.index);
+  }
+  for (const m of text.matchAll(ISO_DATE))
+    for (const f of dateForms(Number(m[1]), Number(m[2]), Number(m[3]))) add(f, m.index);
+  for (const m of text.matchAll(US_DATE))
+    for (const f of dateForms(Number(m[3]), Number(m[1]), Number(m[2]))) add(f, m.index);
+}
+
 /** Spans of a free text (task or memory), in priority order. */
 function addTextSpans(
   set: CandidateSet,
@@ -188,6 +249,7 @@ function addTextSpans(
     const at = rawTokens(text.slice(0, m.index)).length;
     set.add(q, 'text', base | SRC.quoted, { context: contextBefore(tokens, at), taskPos: pos(at) });
   }
+  addPatterns(set, text, tokens, base, pos);
   tokens.forEach((t, i) => {
     if (!/\d/.test(t.text)) return;
     const ctx = contextBefore(tokens, i);
@@ -211,21 +273,44 @@ function addTextSpans(
       if (tokens[j].breakAfter) break;
     }
   });
+  // Capitalized runs (names of things), joined by the small words names contain.
   for (let i = 0; i < tokens.length; i++) {
-    if (!/^\p{Lu}/u.test(tokens[i].text) || i === 0) continue;
+    if (!/^\p{Lu}/u.test(tokens[i].text)) continue;
+    if (i > 0 && /^\p{Lu}/u.test(tokens[i - 1].text) && !tokens[i - 1].breakAfter) continue;
     let j = i;
     while (
       j + 1 < tokens.length &&
-      j - i < 5 &&
+      j - i < 7 &&
       !tokens[j].breakAfter &&
-      /^[\p{Lu}\d]/u.test(tokens[j + 1].text)
+      (/^[\p{Lu}\d]/u.test(tokens[j + 1].text) ||
+        (NAME_JOINERS.has(tokens[j + 1].text) &&
+          j + 2 < tokens.length &&
+          /^\p{Lu}/u.test(tokens[j + 2].text)))
     )
       j++;
-    set.add(spanText(tokens, i, j), 'text', base | SRC.capitalized, {
-      context: contextBefore(tokens, i),
-      taskPos: pos(i),
-    });
+    if (j > i || (i > 0 && !STOPWORDS.has(tokens[i].text.toLowerCase()))) {
+      set.add(spanText(tokens, i, j), 'text', base | SRC.capitalized, {
+        context: contextBefore(tokens, i),
+        taskPos: pos(i),
+      });
+    }
   }
+  // Clause tails: what follows a word up to the end of its clause, the way a form value is stated.
+  tokens.forEach((t, i) => {
+    if (t.breakAfter || i + 2 >= tokens.length + 1) return;
+    let j = i + 1;
+    while (j < tokens.length && !tokens[j].breakAfter && j - i < 20 && tokens[j].text.toLowerCase() !== 'and')
+      j++;
+    if (j >= tokens.length) j = tokens.length - 1;
+    else if (tokens[j].text.toLowerCase() === 'and') j--;
+    if (j - i >= 2 && isSpanEdgeOk(tokens, i + 1, j)) {
+      set.add(spanText(tokens, i + 1, j), 'text', base | SRC.clause, {
+        cue: CUE_WORDS.has(t.text.toLowerCase()) ? t.text.toLowerCase() : '',
+        context: contextBefore(tokens, i + 1),
+        taskPos: pos(i + 1),
+      });
+    }
+  });
   for (let len = 1; len <= limits.maxNgram; len++) {
     for (let i = 0; i + len <= tokens.length; i++) {
       if (!isSpanEdgeOk(tokens, i, i + len - 1)) continue;
@@ -245,21 +330,19 @@ function pageTexts(obs: Observation, elements: readonly Element[], taskWords: Re
   const texts: string[] = [];
   for (const b of obs.texts ?? []) texts.push(b.text);
   for (const el of elements) texts.push(el.text || el.name);
-  const pieces: string[] = [];
+  // Texts sharing words with the task first (the answer to an information task usually sits in
+  // one), with their parts and numbers right behind them: "$182" matters because of its line.
+  const scored: Array<{ p: string; i: number; overlap: number }> = [];
   for (const t of texts) {
     const s = t.replace(/\s+/g, ' ').trim();
     if (!s) continue;
-    if (s.split(' ').length <= 30) pieces.push(s);
+    const overlap = contentWords(s).filter((w) => taskWords.has(w)).length;
+    const push = (p: string) => scored.push({ p, i: scored.length, overlap });
+    if (s.split(' ').length <= 30) push(s);
     for (const part of s.split(/\s*(?:[|·•:]|\s-\s)\s*/))
-      if (part && part !== s && part.split(' ').length <= 12) pieces.push(part);
-    for (const m of s.matchAll(/[$€£]?\d[\d,]*(?:\.\d+)?%?/g)) pieces.push(m[0]);
+      if (part && part !== s && part.split(' ').length <= 12) push(part);
+    for (const m of s.matchAll(/[$€£]?\d[\d,]*(?:\.\d+)?%?/g)) push(m[0]);
   }
-  // Texts sharing words with the task first: the answer to an information task usually does.
-  const scored = pieces.map((p, i) => ({
-    p,
-    i,
-    overlap: contentWords(p).filter((w) => taskWords.has(w)).length,
-  }));
   scored.sort((a, b) => b.overlap - a.overlap || a.i - b.i);
   return scored.map((s) => s.p);
 }

@@ -151,13 +151,23 @@ export function elementRelevance(el: Element, ctx: TaskContext): number {
   const cw = contentWords(elementLabel(el));
   const cov = coverage(cw, ctx.content);
   const phrase = cw.length > 0 && ctx.objectiveNorm.includes(normalizeText(elementLabel(el))) ? 1 : 0;
-  const entry = isTextEntry(el) || isSelectLike(el) ? 0.5 : 0;
-  return 3 * cov + 2 * phrase + (el.inViewport ? 1 : 0) + entry + (truthy(el.attributes.covered) ? 0 : 0.25);
+  const tag = el.tag.toLowerCase();
+  const control =
+    isTextEntry(el) ||
+    isSelectLike(el) ||
+    tag === 'button' ||
+    el.role === 'button' ||
+    el.attributes.type === 'submit'
+      ? 0.5
+      : 0;
+  return (
+    3 * cov + 2 * phrase + (el.inViewport ? 1 : 0) + control + (truthy(el.attributes.covered) ? 0 : 0.25)
+  );
 }
 
 /**
  * Keeps at most `max` elements: the most task-relevant first (lexical overlap, in viewport, form
- * controls), ties broken by index; the kept ones are returned in document (index) order.
+ * controls and buttons), ties broken by index; the kept ones are returned in document (index) order.
  */
 export function selectElements(obs: Observation, ctx: TaskContext, max: number): Element[] {
   if (obs.elements.length <= max) return [...obs.elements].sort((a, b) => a.index - b.index);

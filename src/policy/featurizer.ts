@@ -40,9 +40,9 @@ export interface FeaturizerConfig {
   /** Earlier actions described in the history bag. */
   historyWindow: number;
   /**
-   * Whether the memory text enters the state encoding. Off by default: the teacher's memory is
-   * written in its own words (its goals), which the student never produces at rollout time, so
-   * learning from it would not transfer. Memory always feeds argument candidates.
+   * Whether the memory text enters the state encoding. The offline agents (teacher and student)
+   * write the same action memory (agent/memory.ts), so it transfers from the teacher's data; turn
+   * it off for teachers whose memory the student cannot reproduce. Memory always feeds candidates.
    */
   memoryInState: boolean;
   /** Character trigrams in element labels (costly: elements are most of the tokens). */
@@ -61,7 +61,7 @@ export const DEFAULT_FEATURIZER: FeaturizerConfig = {
   maxTokensElement: 32,
   maxTokensCandidate: 16,
   historyWindow: 6,
-  memoryInState: false,
+  memoryInState: true,
   elementTrigrams: false,
 };
 

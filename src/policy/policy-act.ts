@@ -1,3 +1,5 @@
+import type { HistoryEntry } from '../agent/agent.ts';
+import { actionMemory } from '../agent/memory.ts';
 import { type Action, formatAction } from '../core/action.ts';
 import { type AgentOutput, makeAgentOutput } from '../core/agent-output.ts';
 import type { Rng } from '../core/rng.ts';
@@ -32,9 +34,9 @@ function describe(action: Action, state: PolicyState): string {
 }
 
 /**
- * One decision of a student policy in a state, as an agent output. The memory is a running
- * summary in the teacher's format ("Steps taken: N. <last actions>; next: <this action>"), so the
- * memory-derived candidates look the same at rollout time as in the teacher's data.
+ * One decision of a student policy in a state, as an agent output. The memory is the agents'
+ * shared action memory (agent/memory.ts: "Steps taken: N. <last three actions>"), the same shape
+ * the teacher writes, so memory features look the same at rollout time as in the teacher's data.
  */
 export function policyAct(
   policy: StudentPolicy,
@@ -55,13 +57,12 @@ export function policyAct(
   }
   const { history, observation } = state;
   const last = history.at(-1);
-  const steps = history.map(formatAction);
   const next = describe(sample.action, state);
-  const memory =
-    `Steps taken: ${steps.length}. ${steps.slice(-3).join('; ')}${steps.length ? '; ' : ''}next: ${next}`.slice(
-      0,
-      300,
-    );
+  // Earlier failures are not known from actions alone (the last one shows as lastActionError).
+  const remembered = [...history, sample.action].map(
+    (action) => ({ action, result: { error: null } }) as HistoryEntry,
+  );
+  const memory = actionMemory(remembered);
   const output = makeAgentOutput(
     {
       evaluation_previous_goal: observation.lastActionError

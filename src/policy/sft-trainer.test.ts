@@ -55,7 +55,8 @@ describe('trainSft', () => {
   it('overfits a tiny dataset to 100% greedy step accuracy', async () => {
     const trajectories = syntheticTrajectories(8, 21);
     const { policy, data, epochs } = await trainSft(trajectories, {
-      epochs: 40,
+      epochs: 15,
+      trainEvalSize: 0,
       batchSize: 8,
       lr: 0.01,
       seed: 3,

@@ -35,7 +35,7 @@ export interface SftOptions {
   valFrac?: number;
   /** Gradients are rescaled to at most this global norm (default 5). */
   clipNorm?: number;
-  /** Train accuracy is measured greedily on a fixed sample of this many train examples (default 1000). */
+  /** Train accuracy is measured greedily on a fixed sample of this many train examples (default 1000; 0: not measured). */
   trainEvalSize?: number;
   model?: Partial<ModelConfig>;
   featurizer?: Partial<FeaturizerConfig>;

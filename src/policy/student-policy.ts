@@ -13,6 +13,7 @@ import {
   choiceToAction,
   DEFAULT_FEATURIZER,
   FEATURIZER_VERSION,
+  type FeaturizedState,
   type FeaturizerConfig,
   featurizeState,
   pairFeatures,
@@ -84,11 +85,18 @@ export class LocalStudentPolicy implements StudentPolicy {
     this.model = new PolicyModel(modelCfg, this.featurizer.buckets, weights);
   }
 
+  /** Featurizes states once; a state object repeated in `states` (a group of RL samples) is featurized once. */
   encode(states: PolicyState[]): PolicyBatch {
-    return new PolicyBatch(
-      states,
-      states.map((s) => featurizeState(s, this.featurizer)),
-    );
+    const seen = new Map<PolicyState, FeaturizedState>();
+    const featurized = states.map((s) => {
+      let f = seen.get(s);
+      if (!f) {
+        f = featurizeState(s, this.featurizer);
+        seen.set(s, f);
+      }
+      return f;
+    });
+    return new PolicyBatch(states, featurized);
   }
 
   private batchOf(b: EncodedBatch): PolicyBatch {
@@ -221,7 +229,10 @@ export class LocalStudentPolicy implements StudentPolicy {
     const types = Int32Array.from(triples, (x) => x[1]);
     const pos = Int32Array.from(triples, (x) => x[2]);
     const lp = readOnce(() =>
-      maskedLogSoftmax(this.model.argLogits(enc, rows, types, pos, pair), tf.tensor2d(mask, [triples.length, A])),
+      maskedLogSoftmax(
+        this.model.argLogits(enc, rows, types, pos, pair),
+        tf.tensor2d(mask, [triples.length, A]),
+      ),
     );
     return triples.map((_, i) => ({ lp: lp.slice(i * A, (i + 1) * A), valid: valids[i] }));
   }

@@ -4,7 +4,13 @@ import { newId } from '../core/ids.ts';
 import type { Task } from '../core/task.ts';
 import type { Trajectory } from '../core/trajectory.ts';
 import type { RunStore } from '../store/run-store.ts';
-import { DEFAULT_QUEUE_NAME, type EpisodeJobData, episodeJobId, parseRedisUrl, type RuntimeSpec } from './job-data.ts';
+import {
+  DEFAULT_QUEUE_NAME,
+  type EpisodeJobData,
+  episodeJobId,
+  parseRedisUrl,
+  type RuntimeSpec,
+} from './job-data.ts';
 import { unpackTrajectory } from './wire-result.ts';
 
 /** One episode to run on a worker. */
@@ -108,7 +114,11 @@ export class EpisodeQueue {
     const queue = new Queue(name, { connection });
     const events = new QueueEvents(name, { connection: { url, maxRetriesPerRequest: null } });
     try {
-      await withTimeout(Promise.all([queue.waitUntilReady(), events.waitUntilReady()]), 15_000, `connecting to Redis at ${url}`);
+      await withTimeout(
+        Promise.all([queue.waitUntilReady(), events.waitUntilReady()]),
+        15_000,
+        `connecting to Redis at ${url}`,
+      );
     } catch (e) {
       await Promise.allSettled([queue.close(), events.close()]);
       throw e;
@@ -226,12 +236,19 @@ export class EpisodeQueue {
       return this.finish(w, { status: 'failed', error: e as Error });
     }
     if (unpacked.droppedImages) {
-      this.o.onNote?.(`queue: ${w.data.key}: ${unpacked.droppedImages} screenshot(s) left out to keep the result under its size bound`);
+      this.o.onNote?.(
+        `queue: ${w.data.key}: ${unpacked.droppedImages} screenshot(s) left out to keep the result under its size bound`,
+      );
     }
     const wrote = this.o.store.saveTrajectory(unpacked.trajectory, { episodeKey: w.data.key });
     // Only after the store has it: a coordinator killed in between finds the key stored on restart.
     await job.remove().catch(() => {});
-    this.finish(w, wrote ? { status: 'saved', trajectory: unpacked.trajectory, worker: unpacked.worker } : { status: 'stored' });
+    this.finish(
+      w,
+      wrote
+        ? { status: 'saved', trajectory: unpacked.trajectory, worker: unpacked.worker }
+        : { status: 'stored' },
+    );
   }
 
   private finish(w: Waiter, outcome: EpisodeOutcome): void {
@@ -256,7 +273,16 @@ async function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<
     return await Promise.race([
       p,
       new Promise<never>((_, reject) => {
-        t = setTimeout(() => reject(new RmswebError(`timed out after ${ms} ms ${what}`, { code: 'QUEUE_CONNECT', isRetryable: true })), ms);
+        t = setTimeout(
+          () =>
+            reject(
+              new RmswebError(`timed out after ${ms} ms ${what}`, {
+                code: 'QUEUE_CONNECT',
+                isRetryable: true,
+              }),
+            ),
+          ms,
+        );
       }),
     ]);
   } finally {

@@ -23,7 +23,9 @@ export type RuntimeSpec = z.infer<typeof RuntimeSpec>;
 
 /** A stable text key of a runtime spec (workers cache one runtime per key). */
 export function runtimeKey(spec: RuntimeSpec): string {
-  return spec.kind === 'world' ? `world:${spec.worldSeed}` : `web:${spec.suite}:${spec.judge}:${(spec.allowlist ?? []).join(',')}`;
+  return spec.kind === 'world'
+    ? `world:${spec.worldSeed}`
+    : `web:${spec.suite}:${spec.judge}:${(spec.allowlist ?? []).join(',')}`;
 }
 
 /**

@@ -6,13 +6,23 @@ import { InputError, RmswebError } from '../core/errors.ts';
 import { newId } from '../core/ids.ts';
 import type { Task } from '../core/task.ts';
 import type { Trajectory, Verdict } from '../core/trajectory.ts';
-import { DEFAULT_QUEUE_NAME, type EpisodeJobData, parseEpisodeJobData, parseRedisUrl, type RuntimeSpec, runtimeKey } from './job-data.ts';
+import {
+  DEFAULT_QUEUE_NAME,
+  type EpisodeJobData,
+  parseEpisodeJobData,
+  parseRedisUrl,
+  type RuntimeSpec,
+  runtimeKey,
+} from './job-data.ts';
 import { packTrajectory, type WireResult } from './wire-result.ts';
 
 /** What a worker needs to run episodes of one runtime spec; built by the caller (the CLI). */
 export interface EpisodeRuntime {
   makeEnv(): Promise<EpisodeEnv & { close(): Promise<void> }>;
-  start?: (env: EpisodeEnv, task: Task) => Promise<{ observation: Trajectory['steps'][number]['observation']; sessionId?: string }>;
+  start?: (
+    env: EpisodeEnv,
+    task: Task,
+  ) => Promise<{ observation: Trajectory['steps'][number]['observation']; sessionId?: string }>;
   verify?: (trajectory: Trajectory) => Promise<Verdict>;
   /** False once the browser is gone; the worker then opens a fresh runtime for the next job. */
   healthy(): boolean;
@@ -22,7 +32,16 @@ export interface EpisodeRuntime {
 /** What a worker reports as it goes (the CLI prints these). */
 export type WorkerEvent =
   | { type: 'start'; key: string; jobId: string; attempt: number }
-  | { type: 'done'; key: string; jobId: string; steps: number; success: boolean | null; endReason: string; ms: number; droppedImages: number }
+  | {
+      type: 'done';
+      key: string;
+      jobId: string;
+      steps: number;
+      success: boolean | null;
+      endReason: string;
+      ms: number;
+      droppedImages: number;
+    }
   | { type: 'error'; key: string; jobId: string; attempt: number; error: Error }
   | { type: 'runtime'; action: 'open' | 'reopen'; runtime: string }
   | { type: 'warning'; message: string };
@@ -135,7 +154,10 @@ export async function startQueueWorker(o: QueueWorkerOptions): Promise<QueueWork
   const url = parseRedisUrl(o.url);
   const id = o.id ?? `${hostname()}:${process.pid}:${newId('w').slice(2)}`;
   const concurrency = o.concurrency ?? 2;
-  if (!Number.isInteger(concurrency) || concurrency < 1) throw new InputError(`--concurrency must be a positive integer, got ${concurrency}`, { field: '--concurrency' });
+  if (!Number.isInteger(concurrency) || concurrency < 1)
+    throw new InputError(`--concurrency must be a positive integer, got ${concurrency}`, {
+      field: '--concurrency',
+    });
   const lockMs = o.lockMs ?? 30_000;
   const runtimes = new RuntimeCache(o.openRuntime, o.onEvent);
   const agents = new AgentPool(o.makeAgent);

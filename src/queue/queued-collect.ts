@@ -23,7 +23,9 @@ export interface QueuedCollectOptions
  * proceed side by side, so the workers' capacity, not this loop, sets the pace. Rerunning over
  * the same store resumes, including a reflection lost to a crash right after its round.
  */
-export async function collectViaQueue(o: QueuedCollectOptions): Promise<{ episodes: number; errors: number }> {
+export async function collectViaQueue(
+  o: QueuedCollectOptions,
+): Promise<{ episodes: number; errors: number }> {
   const maxRounds = o.maxRounds ?? 5;
   const stopAfter = o.stopAfter ?? 2;
   const maxNotes = o.maxNotes ?? 3;

@@ -21,7 +21,9 @@ export interface QueuedPoolOptions {
  * result is saved under the job key exactly once. Same counts as the in-process pool, so rollout
  * and eval read the same either way.
  */
-export async function runQueuedPool(o: QueuedPoolOptions): Promise<{ ran: number; skipped: number; errors: number }> {
+export async function runQueuedPool(
+  o: QueuedPoolOptions,
+): Promise<{ ran: number; skipped: number; errors: number }> {
   const pending = o.jobs.filter((j) => !o.queue.hasKey(j.key));
   const skipped = o.jobs.length - pending.length;
   let ran = 0;

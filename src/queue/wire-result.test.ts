@@ -13,7 +13,13 @@ const b64 = (s: string) => Buffer.from(s).toString('base64');
 function withShots(shots: string[]): Trajectory {
   const t = Trajectory.parse(makeTrajectory({ steps: shots.length }));
   t.steps.forEach((s, i) => {
-    s.observation.screenshot = { hash: 'pending', mime: 'image/jpeg', width: 8, height: 8, data: b64(shots[i]) };
+    s.observation.screenshot = {
+      hash: 'pending',
+      mime: 'image/jpeg',
+      width: 8,
+      height: 8,
+      data: b64(shots[i]),
+    };
   });
   return t;
 }
@@ -54,7 +60,9 @@ describe('wire result', () => {
   });
 
   it('rejects malformed results with the job id in the message', () => {
-    expect(() => unpackTrajectory({ v: 1, trajectory: { id: 'x' }, images: {}, droppedImages: 0, worker: 'w' }, 'job-9')).toThrow(/job-9 returned an invalid trajectory/);
+    expect(() =>
+      unpackTrajectory({ v: 1, trajectory: { id: 'x' }, images: {}, droppedImages: 0, worker: 'w' }, 'job-9'),
+    ).toThrow(/job-9 returned an invalid trajectory/);
     expect(() => unpackTrajectory('nope', 'job-9')).toThrow(/malformed result/);
   });
 });
@@ -69,7 +77,9 @@ describe('job data', () => {
   });
 
   it('validates job data and redis URLs with errors that name the field', () => {
-    expect(() => parseEpisodeJobData({ v: 1, runId: 'r', key: 'k' }, 'j1')).toThrow(/job j1 carries invalid episode data: .*task/);
+    expect(() => parseEpisodeJobData({ v: 1, runId: 'r', key: 'k' }, 'j1')).toThrow(
+      /job j1 carries invalid episode data: .*task/,
+    );
     expect(() => parseRedisUrl('http://x:1')).toThrow(/--redis: .* must start with redis:\/\//);
     expect(parseRedisUrl('redis://127.0.0.1:6379/2')).toBe('redis://127.0.0.1:6379/2');
   });

@@ -81,15 +81,25 @@ export function packTrajectory(t: Trajectory, opts: { maxBytes?: number; worker:
  * Reads a job's return value back into a trajectory with its screenshot payloads restored, ready
  * for `RunStore.saveTrajectory` (which moves them into the image store). Invalid results throw.
  */
-export function unpackTrajectory(raw: unknown, jobId: string): { trajectory: Trajectory; droppedImages: number; worker: string } {
+export function unpackTrajectory(
+  raw: unknown,
+  jobId: string,
+): { trajectory: Trajectory; droppedImages: number; worker: string } {
   const w = WireResult.safeParse(raw);
-  if (!w.success) throw new RmswebError(`job ${jobId} returned a malformed result: ${describeZodIssues(w.error.issues)}`, { code: 'QUEUE_RESULT' });
+  if (!w.success)
+    throw new RmswebError(`job ${jobId} returned a malformed result: ${describeZodIssues(w.error.issues)}`, {
+      code: 'QUEUE_RESULT',
+    });
   const body = structuredClone(w.data.trajectory);
   eachShot(body, (s) => {
     const data = w.data.images[s.hash];
     if (data !== undefined) s.data = data;
   });
   const t = Trajectory.safeParse(body);
-  if (!t.success) throw new RmswebError(`job ${jobId} returned an invalid trajectory: ${describeZodIssues(t.error.issues)}`, { code: 'QUEUE_RESULT' });
+  if (!t.success)
+    throw new RmswebError(
+      `job ${jobId} returned an invalid trajectory: ${describeZodIssues(t.error.issues)}`,
+      { code: 'QUEUE_RESULT' },
+    );
   return { trajectory: t.data, droppedImages: w.data.droppedImages, worker: w.data.worker };
 }

@@ -42,7 +42,12 @@ export function quantitiesIn(answer: string): number[] {
  * Whether the answer states `expected` (within `tolerance`). Answers listing many different numbers
  * do not count: an agent must commit to a value, not enumerate candidates.
  */
-export function answerHasNumber(answer: string | null, expected: number, tolerance = 0.005, maxNumbers = 4): boolean {
+export function answerHasNumber(
+  answer: string | null,
+  expected: number,
+  tolerance = 0.005,
+  maxNumbers = 4,
+): boolean {
   if (!answer) return false;
   const nums = quantitiesIn(answer);
   if (nums.length === 0 || new Set(nums).size > maxNumbers) return false;
@@ -50,13 +55,29 @@ export function answerHasNumber(answer: string | null, expected: number, toleran
 }
 
 /** Condition: the answer names `name` and no competing name. */
-export function nameCondition(id: string, answer: string | null, name: string, others: readonly string[] = []): Condition {
-  return cond(id, answerNames(answer, name, others), `expected "${name}", got ${JSON.stringify(answer ?? '')}`);
+export function nameCondition(
+  id: string,
+  answer: string | null,
+  name: string,
+  others: readonly string[] = [],
+): Condition {
+  return cond(
+    id,
+    answerNames(answer, name, others),
+    `expected "${name}", got ${JSON.stringify(answer ?? '')}`,
+  );
 }
 
 /** Condition: the answer states the number `expected`. */
-export function numberCondition(id: string, answer: string | null, expected: number, tolerance = 0.005): Condition {
-  return cond(id, answerHasNumber(answer, expected, tolerance), `expected ${expected}, got ${JSON.stringify(answer ?? '')}`);
+export function numberCondition(
+  id: string,
+  answer: string | null,
+  expected: number,
+  tolerance = 0.005,
+): Condition {
+  return cond(
+    id,
+    answerHasNumber(answer, expected, tolerance),
+    `expected ${expected}, got ${JSON.stringify(answer ?? '')}`,
+  );
 }
-
-export { cond };

@@ -14,7 +14,9 @@ export interface EnsuredWorld {
 /** Whether a world with this seed answers /__world/health on the port. */
 export async function probeWorld(port: number, seed: number, timeoutMs = 1_500): Promise<boolean> {
   try {
-    const res = await fetch(`http://127.0.0.1:${port}/__world/health`, { signal: AbortSignal.timeout(timeoutMs) });
+    const res = await fetch(`http://127.0.0.1:${port}/__world/health`, {
+      signal: AbortSignal.timeout(timeoutMs),
+    });
     if (!res.ok) return false;
     const body = (await res.json()) as { ok?: unknown; seed?: unknown };
     return body.ok === true && body.seed === seed;
@@ -38,7 +40,8 @@ export async function ensureWorld(opts: { port?: number; seed?: number } = {}): 
   try {
     server = await WorldServer.start({ port, seed });
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'EADDRINUSE' && (e as NodeJS.ErrnoException).code !== 'EACCES') throw e;
+    if ((e as NodeJS.ErrnoException).code !== 'EADDRINUSE' && (e as NodeJS.ErrnoException).code !== 'EACCES')
+      throw e;
     server = await WorldServer.start({ port: 0, seed });
   }
   return { origin: server.url, server, stop: () => server.stop() };

@@ -29,7 +29,9 @@ export function queryNumber(req: SiteRequest, key: string): number | undefined {
 }
 
 /** Builds a query string from defined, non-empty values (for links that keep the current filters). */
-export function queryString(params: Record<string, string | number | boolean | undefined | null | string[]>): string {
+export function queryString(
+  params: Record<string, string | number | boolean | undefined | null | string[]>,
+): string {
   const sp = new URLSearchParams();
   for (const [k, v] of Object.entries(params)) {
     if (v === undefined || v === null || v === '' || v === false) continue;

@@ -7,7 +7,20 @@ import { findAll } from './solver-kit.ts';
  * an autocomplete suggestion, picking a date. Each acts only through the SolverDriver.
  */
 
-const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+const MONTHS = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
 
 /** "2027-03-05" -> "March 5, 2027", the label of the date picker's day button. */
 export function dateLabel(iso: string): string {
@@ -32,10 +45,22 @@ function isOption(label: string): (e: Element) => boolean {
 }
 
 /** Types into an autocomplete field, waits for the suggestion with this label and clicks it. */
-export async function chooseSuggestion(d: SolverDriver, field: ElementTarget, typed: string, label: string): Promise<void> {
+export async function chooseSuggestion(
+  d: SolverDriver,
+  field: ElementTarget,
+  typed: string,
+  label: string,
+): Promise<void> {
   await d.input(field, typed);
   await d.waitFor((o) => o.elements.some(isOption(label)), `suggestion "${label}"`);
-  await d.click(isOption(label));
+  try {
+    await d.click(isOption(label));
+  } catch (e) {
+    // The list can re-render between observing and clicking (a slower answer for the full text).
+    if (!/no longer in the page|changed since/.test((e as Error).message)) throw e;
+    await d.waitFor((o) => o.elements.some(isOption(label)), `suggestion "${label}"`);
+    await d.click(isOption(label));
+  }
 }
 
 /** Opens a date picker field and clicks the day, paging months forward or back as needed. */
@@ -48,7 +73,9 @@ export async function pickDate(d: SolverDriver, field: ElementTarget, iso: strin
       await d.click({ name: label, tag: 'button' });
       return;
     }
-    const shown = d.obs.elements.find((e) => e.tag === 'button' && /^[A-Z][a-z]+ \d{1,2}, \d{4}$/.test(e.name));
+    const shown = d.obs.elements.find(
+      (e) => e.tag === 'button' && /^[A-Z][a-z]+ \d{1,2}, \d{4}$/.test(e.name),
+    );
     const [sm, , sy] = (shown?.name ?? '').replace(',', '').split(' ');
     const showIdx = shown ? Number(sy) * 12 + MONTHS.indexOf(sm) : -1;
     await d.click({ name: showIdx > y * 12 + (m - 1) ? 'Previous month' : 'Next month', tag: 'button' });

@@ -45,7 +45,7 @@ function probeEl(el, label) {
   const opensTab =
     (link && link.target === '_blank') ||
     (form && form.target === '_blank' && (el.type === 'submit' || tag === 'button'));
-  return { x, y, disabled, tag, opensTab: !!opensTab, describe: describe(el) };
+  return { x, y, disabled, tag, opensTab: !!opensTab, describe: describe(el), popups: state.popups };
 }
 
 function editableIn(el) {

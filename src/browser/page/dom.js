@@ -131,6 +131,11 @@ function labelsOf(el) {
   return out;
 }
 
+/** A label's text; textContent is cheap, but a label wrapping a select would list its options. */
+function labelText(l) {
+  return l.getElementsByTagName('select').length ? textOf(l, 200) : l.textContent;
+}
+
 export function accName(el, tag, text, max) {
   const lb = el.getAttribute('aria-labelledby');
   if (lb) {
@@ -147,7 +152,7 @@ export function accName(el, tag, text, max) {
   if (tag === 'input' || tag === 'select' || tag === 'textarea') {
     const labels = labelsOf(el);
     if (labels.length) {
-      const t = collapse(labels.map((l) => textOf(l, max)).join(' '));
+      const t = collapse(labels.map(labelText).join(' '));
       if (t) return cap(t, max);
     }
     if (tag === 'input') {

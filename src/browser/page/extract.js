@@ -1,27 +1,13 @@
-// One walk of the DOM (frames and shadow roots included) that indexes the interactive elements and
-// collects the visible text blocks between them. Part of the in-page script.
+// One walk of the DOM (frames and shadow roots included) that finds the interactive elements, their
+// text, and the visible text blocks between them. Part of the in-page script.
 //
 // Speed matters (it runs at every step): each element costs one getComputedStyle and as few
-// property reads as possible (a style read is the most expensive thing here), and the result
-// travels as compact rows that extract.ts turns back into objects.
+// property reads as possible (style reads are the most expensive thing here); text is gathered
+// from the text nodes the walk passes anyway, never by a second traversal (innerText).
 
-import {
-  accName,
-  attributesOf,
-  cap,
-  collapse,
-  fnv,
-  H1,
-  H2,
-  hex,
-  implicitRole,
-  LEAF,
-  ROLES,
-  SKIP,
-  textOf,
-} from './dom.js';
+import { fnv, H1, H2, hex, LEAF, ROLES, SKIP } from './dom.js';
 import { boxOf, childCtx, clipFor, hitTest, topCtx, visiblePart } from './geometry.js';
-import { state } from './state.js';
+import { toResult } from './rows.js';
 
 /** Native tags, ARIA roles, editing hosts and inline handlers: an element that is a target on its own. */
 export function isStrong(el, tag) {
@@ -53,8 +39,14 @@ export function isStrong(el, tag) {
   );
 }
 
+/**
+ * Indexes the page. Returns the JSON string of compact rows (see rows.js). State between the walk's
+ * levels: `p` = { h1, h2 (key hash), cursor, clickable (inside an indexed clickable), parent
+ * (nearest candidate), own (innermost indexed clickable, whose text is being gathered), shadow,
+ * clip (what the ancestors' overflow leaves visible) }; `acc` = the enclosing block's text run
+ * (null inside a clickable: that text is the element's).
+ */
 export function extract(opts) {
-  resetLabelIndex();
   const maxText = opts.maxText || 120;
   const cands = [];
   const texts = [];
@@ -62,28 +54,34 @@ export function extract(opts) {
   const vh = innerHeight;
   const sx = scrollX;
   const sy = scrollY;
-  const inside = (r, ctx, box) =>
-    r.left + ctx.ox >= box.l &&
-    r.right + ctx.ox <= box.r &&
-    r.top + ctx.oy >= box.t &&
-    r.bottom + ctx.oy <= box.b;
+  const inside = (r, ctx, b) =>
+    r.left + ctx.ox >= b.l && r.right + ctx.ox <= b.r && r.top + ctx.oy >= b.t && r.bottom + ctx.oy <= b.b;
   const distOf = (top, height) => (top < 0 ? -top - height : top >= vh ? top - vh : 0);
+  const textCap = maxText * 2;
 
-  // A run of inline text inside one block, ended by a block child or an indexed element.
+  /** Ends a run of inline text (at a block boundary or an indexed element) as a text block. */
   function flush(acc) {
-    if (!acc || acc.nodes.length === 0) return;
-    const nodes = acc.nodes;
-    acc.nodes = [];
-    const text = collapse(nodes.length === 1 ? nodes[0].nodeValue : nodes.map((n) => n.nodeValue).join(' '));
-    if (!text) return;
-    const range = acc.ctx.doc.createRange();
-    range.setStartBefore(nodes[0]);
-    range.setEndAfter(nodes[nodes.length - 1]);
-    const r = range.getBoundingClientRect();
-    if (r.width < 2 || r.height < 2) return; // screen-reader-only text
+    if (!acc || acc.first === null) return;
+    const text = acc.parts.join('').replace(/\s+/g, ' ').trim();
+    // A block holding nothing but this text (a heading, a cell, a price) is its own box; a run
+    // between other blocks needs a Range, which costs several times more.
+    const el = acc.el;
+    let r;
+    if (el !== null && el.firstElementChild === null && acc.first.parentNode === el) {
+      r = el.getBoundingClientRect();
+    } else {
+      const range = acc.ctx.doc.createRange();
+      range.setStartBefore(acc.first);
+      range.setEndAfter(acc.last);
+      r = range.getBoundingClientRect();
+    }
+    acc.parts = [];
+    acc.first = null;
+    acc.last = null;
+    if (!text || r.width < 2 || r.height < 2) return; // empty, or screen-reader-only text
     const vis = visiblePart(r, acc.ctx, acc.clip);
     texts.push({
-      text: cap(text, 500),
+      text: text.length > 500 ? text.slice(0, 499) + '\u2026' : text,
       tag: acc.tag,
       parent: acc.parent,
       pos: cands.length,
@@ -97,10 +95,32 @@ export function extract(opts) {
     });
   }
 
-  // p: parent state { h1, h2 (key hash), cursor, clickable (inside an indexed clickable), parent
-  //    (nearest candidate), shadow, clip (what the ancestors' overflow leaves visible) }.
-  // acc: the enclosing block's text accumulator; null inside a clickable (its text is the element's).
-  // nth: the element's position among same-tag siblings (for its key).
+  /** A text node goes to the clickables around it, or else to the block's text run. */
+  function addText(node, acc, own) {
+    const v = node.nodeValue;
+    const blank = !/\S/.test(v);
+    if (own !== null) {
+      for (let o = own; o !== null; o = o.owner) {
+        if (o.len > textCap) continue;
+        o.parts.push(blank ? ' ' : v);
+        o.len += v.length;
+      }
+    } else if (acc !== null) {
+      if (blank) {
+        if (acc.first !== null) acc.parts.push(' ');
+        return;
+      }
+      acc.parts.push(v);
+      if (acc.first === null) acc.first = node;
+      acc.last = node;
+    }
+  }
+
+  /** A block boundary inside a clickable separates words, as rendering does. */
+  function separate(own) {
+    for (let o = own; o !== null; o = o.owner) o.parts.push(' ');
+  }
+
   function visit(el, ctx, p, nth, acc) {
     const tag = el.localName;
     if (SKIP.has(tag)) return;
@@ -115,9 +135,9 @@ export function extract(opts) {
       h1 = fnv(id, fnv(tag, H1 ^ 35));
       h2 = fnv(id, fnv(tag, H2 ^ 35));
     } else {
-      const nm = el.getAttribute('name');
-      h1 = Math.imul(fnv(nm ?? '', fnv(tag, p.h1)) ^ nth, 16777619) >>> 0;
-      h2 = Math.imul(fnv(nm ?? '', fnv(tag, p.h2)) ^ nth, 16777619) >>> 0;
+      const nm = el.getAttribute('name') ?? '';
+      h1 = Math.imul(fnv(nm, fnv(tag, p.h1)) ^ nth, 16777619) >>> 0;
+      h2 = Math.imul(fnv(nm, fnv(tag, p.h2)) ^ nth, 16777619) >>> 0;
     }
     const root = tag === 'body' || tag === 'html';
     // Inside an indexed clickable a pointer cursor changes nothing (Browser Use's nesting rule).
@@ -128,9 +148,10 @@ export function extract(opts) {
     const frame = tag === 'iframe' || tag === 'frame';
     const hasKids = el.firstElementChild !== null || el.shadowRoot !== null || frame;
     // Only a box with child elements can scroll or clip anything worth knowing about.
-    const overflow = hasKids && !root ? style.overflow : 'visible';
+    // (overflow-y visible implies overflow-x visible, but for the rare x-only `clip`.)
+    const overflow = hasKids && !root ? style.overflowY : 'visible';
     const scrollable =
-      overflow !== 'visible' && /auto|scroll/.test(style.overflowY) && el.scrollHeight > el.clientHeight + 4;
+      (overflow === 'auto' || overflow === 'scroll') && el.scrollHeight > el.clientHeight + 4;
     // Fixed boxes escape their ancestors' overflow clipping.
     const clip = p.clip !== ctx.clip && style.position === 'fixed' ? ctx.clip : p.clip;
     let cand = null;
@@ -138,22 +159,24 @@ export function extract(opts) {
       const r = boxOf(el);
       if (r) {
         const vis = visiblePart(r, ctx, clip);
-        // A clickable's center that reaches it vouches for what lies inside its box.
-        const par = p.parent;
-        const vouched = vis !== null && par?.clear === true && inside(r, ctx, par);
+        // A clickable whose center reaches it vouches for what lies inside its box: no hit test.
+        const vouched = vis !== null && p.parent?.clear === true && inside(r, ctx, p.parent);
         const hit = vis && !vouched ? hitTest(el, ctx, (vis.l + vis.r) / 2, (vis.t + vis.b) / 2) : null;
         cand = {
           el,
           tag,
-          parent: p.parent,
           ctx,
+          parent: p.parent,
+          owner: p.own,
+          clickable,
+          scrollable,
           shadow: p.shadow,
           key: hex(h1) + hex(h2),
           x: r.left + ctx.ox + sx,
           y: r.top + ctx.oy + sy,
           w: r.width,
           h: r.height,
-          // top-viewport box, and whether its center was seen to reach it (see `vouched`)
+          // the box in top-viewport coordinates, and whether its center was seen to reach it
           l: r.left + ctx.ox,
           t: r.top + ctx.oy,
           r: r.right + ctx.ox,
@@ -161,8 +184,9 @@ export function extract(opts) {
           clear: clickable && vis !== null && (vouched || hit === null),
           inVp: vis !== null,
           covered: hit !== null && hit.kind === 'covered',
-          scrollable,
           dist: vis ? 0 : distOf(r.top + ctx.oy, r.height),
+          parts: [],
+          len: 0,
           keep: true,
           idx: 0,
           depth: 0,
@@ -171,18 +195,33 @@ export function extract(opts) {
         cands.push(cand);
       }
     }
-    if (LEAF.has(tag) || (el.firstChild === null && !hasKids)) return;
+    if (LEAF.has(tag) || (el.firstChild === null && !hasKids)) {
+      if (tag === 'br') {
+        if (p.own !== null) separate(p.own);
+        else if (acc?.first) acc.parts.push(' ');
+      }
+      return;
+    }
     const inline = display.startsWith('inline') || display === 'contents';
     const innerClip = overflow === 'visible' ? clip : clipFor(el, ctx, clip);
+    const own = cand !== null && clickable ? cand : p.own;
     let inner = acc;
     // The text of a clickable is its own (element text), even when the clickable is not shown.
     if (clickable) inner = null;
     else if (acc && (cand || !inline || innerClip !== clip)) {
       flush(acc);
-      inner = { tag: inline ? acc.tag : tag, nodes: [], parent: cand || p.parent, ctx, clip: innerClip };
+      inner = newRun(inline ? acc.tag : tag, inline ? null : el, cand || p.parent, ctx, innerClip);
     }
+    if (!inline && p.own !== null) separate(p.own);
     if (!hasKids) {
-      collectText(el, inner, style, false);
+      // Only text children: the common leaf (a link, a label, a price).
+      let visible = -1;
+      for (let c = el.firstChild; c; c = c.nextSibling) {
+        if (c.nodeType !== 3) continue;
+        if (visible === -1) visible = style.visibility === 'visible' ? 1 : 0;
+        if (visible === 0) break;
+        addText(c, inner, own);
+      }
     } else {
       const q = {
         h1,
@@ -190,6 +229,7 @@ export function extract(opts) {
         cursor,
         clickable: p.clickable || (cand !== null && clickable),
         parent: cand || p.parent,
+        own,
         shadow: p.shadow,
         clip: innerClip,
       };
@@ -203,6 +243,7 @@ export function extract(opts) {
         walkChildren(el, ctx, q, inner, style, el.shadowRoot !== null);
       }
     }
+    if (!inline && p.own !== null) separate(p.own);
     if (inner !== acc) flush(inner);
   }
 
@@ -217,43 +258,21 @@ export function extract(opts) {
     }
     if (!child) return;
     frames[path] = el;
-    const acc = q.clickable ? null : { tag: 'body', nodes: [], parent: null, ctx: child, clip: child.clip };
-    const top = {
-      h1: q.h1,
-      h2: q.h2,
-      cursor: 'auto',
-      clickable: false,
-      parent: null,
-      shadow: false,
-      clip: child.clip,
-    };
-    visit(child.doc.documentElement, child, top, 1, acc);
+    const acc = q.clickable ? null : newRun('body', null, null, child, child.clip);
+    visit(child.doc.documentElement, child, rootState(q.h1, q.h2, child.clip), 1, acc);
     flush(acc);
-  }
-
-  /** Text nodes of an element without element children. */
-  function collectText(el, acc, style, slotted) {
-    if (acc === null) return;
-    let visible = -1; // read lazily: most elements hold no text of their own
-    for (let c = el.firstChild; c; c = c.nextSibling) {
-      if (c.nodeType !== 3 || !/\S/.test(c.nodeValue)) continue;
-      // Light children of a shadow host render only through a slot.
-      if (slotted && !c.assignedSlot) continue;
-      if (visible === -1) visible = style.visibility === 'visible' ? 1 : 0;
-      if (visible === 0) return;
-      acc.nodes.push(c);
-    }
   }
 
   function walkChildren(parent, ctx, q, acc, style, slotted) {
     const counts = {};
-    let visible = -1;
+    let visible = -1; // read lazily: most elements hold no text of their own
     for (let c = parent.firstChild; c; c = c.nextSibling) {
       const type = c.nodeType;
       if (type === 3) {
-        if (acc === null || !/\S/.test(c.nodeValue) || (slotted && !c.assignedSlot)) continue;
+        // Light children of a shadow host render only through a slot.
+        if (slotted && !c.assignedSlot) continue;
         if (visible === -1) visible = style.visibility === 'visible' ? 1 : 0;
-        if (visible === 1) acc.nodes.push(c);
+        if (visible === 1) addText(c, acc, q.own);
       } else if (type === 1) {
         const t = c.localName;
         const n = (counts[t] || 0) + 1;
@@ -263,117 +282,30 @@ export function extract(opts) {
     }
   }
 
-  const top = topCtx();
-  const rootAcc = { tag: 'body', nodes: [], parent: null, ctx: top, clip: top.clip };
-  const rootState = {
-    h1: H1,
-    h2: H2,
+  const newRun = (tag, el, parent, ctx, clip) => ({
+    tag,
+    el,
+    parts: [],
+    first: null,
+    last: null,
+    parent,
+    ctx,
+    clip,
+  });
+  const rootState = (h1, h2, clip) => ({
+    h1,
+    h2,
     cursor: 'auto',
     clickable: false,
     parent: null,
+    own: null,
     shadow: false,
-    clip: top.clip,
-  };
-  visit(document.documentElement, top, rootState, 1, rootAcc);
-  flush(rootAcc);
-
-  // Over the cap: keep the viewport, then what lies nearest to it.
-  const capList = (list, max) => {
-    if (list.length <= max) return 0;
-    const byDist = list.slice().sort((a, b) => a.dist - b.dist);
-    for (let i = max; i < byDist.length; i++) byDist[i].keep = false;
-    return list.length - max;
-  };
-  const truncated = capList(cands, opts.maxElements || 2000);
-  capList(texts, opts.maxTexts || 3000);
-
-  // Rows: [index, tag, role, name (null: same as text), text, attributes, x, y, w, h, nodeKey,
-  //        inViewport (0/1), frame, inShadow (0/1), depth, parentIndex (0: none)]
-  const els = [null];
-  const seen = new Map();
-  const kept = [0]; // kept[i]: how many kept candidates precede candidate position i
-  const rows = [];
-  for (const c of cands) {
-    kept.push(kept[kept.length - 1] + (c.keep ? 1 : 0));
-    if (!c.keep) continue;
-    c.idx = els.length;
-    els.push(c.el);
-    let par = c.parent;
-    while (par && !par.keep) par = par.parent;
-    c.depth = par ? par.depth + 1 : 0;
-    const el = c.el;
-    const n = seen.get(c.key) || 0;
-    seen.set(c.key, n + 1);
-    // A container indexed only for scrolling shows its content as text blocks, not as its own text.
-    const scrollOnly = c.scrollable && !isStrong(el, c.tag);
-    const formControl = c.tag === 'input' || c.tag === 'select' || c.tag === 'textarea';
-    const text =
-      scrollOnly || formControl
-        ? ''
-        : textOf(el, maxText) || (el.shadowRoot ? textOf(el.shadowRoot, maxText) : '');
-    const attributes = attributesOf(el, c.tag, c.ctx.win);
-    if (c.covered) attributes.covered = 'true';
-    if (c.scrollable) attributes.scrollable = 'true';
-    const explicit = attributes.role;
-    const name = scrollOnly ? attributes['aria-label'] || '' : accName(el, c.tag, text, maxText);
-    rows.push([
-      c.idx,
-      c.tag,
-      explicit ? explicit.split(' ')[0] : implicitRole(el, c.tag),
-      name === text ? null : name,
-      text,
-      attributes,
-      Math.round(c.x),
-      Math.round(c.y),
-      Math.round(c.w),
-      Math.round(c.h),
-      n ? `${c.key}~${n}` : c.key,
-      c.inVp ? 1 : 0,
-      c.ctx.path,
-      c.shadow ? 1 : 0,
-      c.depth,
-      par ? par.idx : 0,
-    ]);
-  }
-  state.els = els;
-  state.frames = frames;
-
-  // Text rows: [text, tag, x, y, w, h, inViewport (0/1), elements before it, depth]
-  const textRows = [];
-  for (const t of texts) {
-    if (!t.keep) continue;
-    let par = t.parent;
-    while (par && !par.keep) par = par.parent;
-    textRows.push([
-      t.text,
-      t.tag,
-      Math.round(t.x),
-      Math.round(t.y),
-      Math.round(t.w),
-      Math.round(t.h),
-      t.inVp ? 1 : 0,
-      kept[t.pos],
-      par ? par.depth + 1 : 0,
-    ]);
-  }
-
-  const se = document.scrollingElement || document.documentElement;
-  const pageHeight = Math.max(se ? se.scrollHeight : 0, vh);
-  const below = Math.max(0, pageHeight - (sy + vh));
-  return JSON.stringify({
-    url: location.href,
-    title: document.title,
-    scroll: {
-      x: Math.round(sx),
-      y: Math.round(sy),
-      viewportWidth: innerWidth,
-      viewportHeight: vh,
-      pageHeight,
-      pagesAbove: Math.round((sy / vh) * 10) / 10,
-      pagesBelow: Math.round((below / vh) * 10) / 10,
-    },
-    elements: rows,
-    texts: textRows,
-    truncated,
+    clip,
   });
+
+  const top = topCtx();
+  const rootAcc = newRun('body', null, null, top, top.clip);
+  visit(document.documentElement, top, rootState(H1, H2, top.clip), 1, rootAcc);
+  flush(rootAcc);
+  return toResult(cands, texts, frames, opts);
 }

@@ -24,7 +24,7 @@ export const COMMANDS: CommandEntry[] = [
   { name: 'train', summary: 'Train the local student policy (SFT)', load: async () => (await import('./train.ts')).registerTrain },
   { name: 'rollout', summary: 'Record rollouts of an agent on tasks (failures feed the miner)', load: async () => (await import('./rollout.ts')).registerRollout },
   { name: 'rl', summary: 'Offline RL on critical states: Salvage-DS, GRPO or DAPO', load: async () => (await import('./rl.ts')).registerRl },
-  { name: 'ablate', summary: 'Run the ablation table on the offline world', load: async () => (p) => registerNotLanded(p, 'ablate', 'Run the ablation table on the offline world', 'issue 8 (Salvage-DS)') },
+  { name: 'ablate', summary: 'Run the ablation table on the offline world', load: async () => (await import('./ablate.ts')).registerAblate },
   { name: 'eval', summary: 'Evaluate an agent on a suite: pass@1 over k runs', load: async () => (await import('./eval.ts')).registerEval },
   { name: 'demo', summary: 'The whole pipeline on the offline world, ending in a report', load: async () => (await import('./demo.ts')).registerDemo },
   { name: 'view', summary: 'Open the run viewer (local web UI)', load: async () => (await import('./view.ts')).registerView },

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { FIXTURES } from '../../browser/fixtures/pages.ts';
 import { type FixtureServer, serveFixtures } from '../../browser/fixtures/server.ts';
 import { NavigationError } from '../../core/errors.ts';
+import { sha256 } from '../../core/ids.ts';
 import { registerObserve } from './observe.ts';
 
 let srv: FixtureServer;
@@ -51,14 +52,17 @@ describe('rmsweb observe', () => {
     expect(jpeg.subarray(0, 2)).toEqual(Buffer.from([0xff, 0xd8]));
   });
 
-  it('prints the Observation as JSON without screenshot data', async () => {
-    const obs = JSON.parse(await observe(srv.url('/form'), '--json'));
+  it('prints the Observation as JSON, the screenshot by reference only', async () => {
+    const file = join(dir, 'form.jpg');
+    const obs = JSON.parse(await observe(srv.url('/form'), '--json', '--screenshot', file));
     expect(obs.url).toBe(srv.url('/form'));
-    expect(obs.screenshot.hash).toMatch(/^[0-9a-f]{64}$/);
     expect(obs.screenshot.data).toBeUndefined();
+    expect(obs.screenshot.hash).toBe(sha256(readFileSync(file)));
     const email = obs.elements.find((e: { name: string }) => e.name === 'Email address');
-    expect(Object.keys(email)).toEqual(expect.arrayContaining(['index', 'tag', 'role', 'name', 'text', 'attributes', 'bbox']));
-    expect(JSON.parse(await observe(srv.url('/form'), '--json', '--no-screenshot')).screenshot).toBeNull();
+    expect(Object.keys(email)).toEqual(
+      expect.arrayContaining(['index', 'tag', 'role', 'name', 'text', 'attributes', 'bbox']),
+    );
+    expect(email.attributes).toMatchObject({ type: 'email', name: 'email' });
   });
 
   it('rejects an unreachable URL with a NavigationError', async () => {
@@ -68,7 +72,10 @@ describe('rmsweb observe', () => {
   });
 
   it('exits 1 with a clear message through the real bin', () => {
-    const r = spawnSync(process.execPath, ['bin/rmsweb.js', 'observe', 'http://127.0.0.1:9/'], { encoding: 'utf8', timeout: 60_000 });
+    const r = spawnSync(process.execPath, ['bin/rmsweb.js', 'observe', 'http://127.0.0.1:9/'], {
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     expect(r.stderr).toMatch(/^rmsweb: Cannot reach http:\/\/127\.0\.0\.1:9\/: net::ERR_/m);
     expect(r.status).toBe(1);
   });

@@ -56,7 +56,9 @@ export function registerObserve(program: Command): void {
         } else {
           process.stdout.write(`${obs.text}\n`);
           if (typeof o.screenshot === 'string' && obs.screenshot) {
-            process.stderr.write(`screenshot: ${o.screenshot} (${obs.screenshot.width}x${obs.screenshot.height} JPEG)\n`);
+            process.stderr.write(
+              `screenshot: ${o.screenshot} (${obs.screenshot.width}x${obs.screenshot.height} JPEG)\n`,
+            );
           }
         }
       } finally {

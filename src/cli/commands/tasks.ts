@@ -120,7 +120,7 @@ async function synth(o: SynthOptions): Promise<void> {
   if (o.model === 'offline') {
     rewriter = await offlineRewriter();
     // The offline rewriter may draw on the world's own raw-query corpus when no file is given.
-    queries = o.queries ? readQueries(o.queries) : [];
+    queries = o.queries && o.queries !== 'world' ? readQueries(o.queries) : [];
   } else {
     if (!o.queries) throw new InputError('--queries FILE is required with a model', { field: 'queries' });
     queries = readQueries(o.queries);
@@ -238,7 +238,7 @@ export function registerTasks(program: Command): void {
     .description(
       'Rewrite raw user queries into executable browsing tasks, dropping infeasible ones with a reason',
     )
-    .option('--queries <file>', 'raw queries: one per line, or JSONL {query, site?, startUrl?}')
+    .option('--queries <file>', "raw queries: one per line, or JSONL {query, site?, startUrl?}; 'world' (or none) with --model offline: the world's own raw-query corpus")
     .requiredOption(
       '--model <spec>',
       "rewriter: a model spec openai:<model>[@<url>], or 'offline' (the offline world's rewriter)",

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { z } from 'zod';
-import { type EpisodeRuntime, startQueueWorker, type WorkerEvent } from '../../queue/queue-worker.ts';
 import type { RuntimeSpec } from '../../queue/job-data.ts';
+import { type EpisodeRuntime, startQueueWorker, type WorkerEvent } from '../../queue/queue-worker.ts';
 import { parseOptions } from '../parse-options.ts';
 import { openWebRuntime, openWorldRuntime, resolveAgent, resolveLiveJudge } from '../runtime.ts';
 
@@ -21,7 +21,11 @@ type Options = z.output<typeof Options>;
 
 /** Builds the browser + world (or live web) runtime a job asks for, from this worker's flags. */
 async function openRuntime(o: Options, spec: RuntimeSpec): Promise<EpisodeRuntime> {
-  const screenshot = { enabled: true, quality: o.screenshotQuality, ...(o.screenshotMaxWidth ? { maxWidth: o.screenshotMaxWidth } : {}) };
+  const screenshot = {
+    enabled: true,
+    quality: o.screenshotQuality,
+    ...(o.screenshotMaxWidth ? { maxWidth: o.screenshotMaxWidth } : {}),
+  };
   if (spec.kind === 'world') {
     const rt = await openWorldRuntime({ port: o.port, seed: spec.worldSeed, browserWs: o.browserWs });
     return {
@@ -61,15 +65,17 @@ export function registerWorker(program: Command): void {
   program
     .command('worker')
     .description(
-      'Run a queue worker: take episode jobs from Redis (enqueued by `collect`, `rollout` or `eval` with\n' +
-        '--queue), run each in its own browser context on this machine (its own copy of the offline world,\n' +
-        'or the live web), and send the trajectory back in the job result. Start any number of workers on\n' +
-        'any number of machines; a worker that dies loses its jobs to the others after --lock-ms.\n' +
-        'Ctrl-C finishes running episodes and exits.',
+      'Run a queue worker: take episode jobs from Redis (enqueued by collect, rollout or eval with --queue), run ' +
+        'each in its own browser context on this machine (its own copy of the offline world, or the live web) and ' +
+        'send the trajectory back in the job result. Start any number of workers on any number of machines; a ' +
+        'worker that dies loses its jobs to the others after --lock-ms. Ctrl-C finishes running episodes and exits.',
     )
     .requiredOption('--redis <url>', 'redis://host:port[/db] (the same URL the coordinator got with --queue)')
     .option('--concurrency <k>', 'episodes at once (browser contexts)', '2')
-    .option('--browser-ws <url>', 'connect to a remote browser (Playwright launchServer / run-server) instead of launching Chromium')
+    .option(
+      '--browser-ws <url>',
+      'connect to a remote browser (Playwright launchServer / run-server) instead of launching Chromium',
+    )
     .option('--port <n>', 'world port (a running world is reused; else one starts in-process)')
     .option('--queue-name <name>', 'BullMQ queue name (default rmsweb-episodes)')
     .option('--screenshot-quality <q>', 'JPEG quality of screenshots sent back', '50')
@@ -92,13 +98,17 @@ export function registerWorker(program: Command): void {
           if (line) process.stderr.write(`worker: ${line}\n`);
         },
       });
-      process.stderr.write(`worker ${w.id}: waiting for episodes on ${o.redis} (concurrency ${o.concurrency})\n`);
+      process.stderr.write(
+        `worker ${w.id}: waiting for episodes on ${o.redis} (concurrency ${o.concurrency})\n`,
+      );
       await new Promise<void>((resolve) => {
         let stopping = false;
         const stop = () => {
           if (stopping) process.exit(130);
           stopping = true;
-          process.stderr.write('worker: stopping after the running episodes (Ctrl-C again to quit at once)\n');
+          process.stderr.write(
+            'worker: stopping after the running episodes (Ctrl-C again to quit at once)\n',
+          );
           void w.close().then(resolve, resolve);
         };
         process.on('SIGINT', stop);

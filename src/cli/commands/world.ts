@@ -13,7 +13,10 @@ import { parseOptions } from '../parse-options.ts';
 const Port = z.coerce.number().int().min(0).max(65535);
 const Seed = z.coerce.number().int().min(0);
 
-const ServeOptions = z.object({ port: Port.default(DEFAULT_WORLD_PORT), seed: Seed.default(DEFAULT_WORLD_SEED) });
+const ServeOptions = z.object({
+  port: Port.default(DEFAULT_WORLD_PORT),
+  seed: Seed.default(DEFAULT_WORLD_SEED),
+});
 const TasksOptions = z.object({
   split: z.enum(['train', 'test']).optional(),
   site: z.string().min(1).optional(),
@@ -31,7 +34,9 @@ const CheckOptions = z.object({
 
 /** `rmsweb world serve|tasks|check`: run the offline world, list its tasks, verify a session. */
 export function registerWorld(program: Command): void {
-  const world = program.command('world').description('Serve the offline web world, list its tasks, check a session');
+  const world = program
+    .command('world')
+    .description('Serve the offline web world, list its tasks, check a session');
 
   world
     .command('serve')
@@ -45,7 +50,10 @@ export function registerWorld(program: Command): void {
         server = await WorldServer.start({ port: o.port, seed: o.seed });
       } catch (e) {
         if ((e as NodeJS.ErrnoException).code === 'EADDRINUSE') {
-          throw new InputError(`rmsweb world serve: port ${o.port} is in use (another world running? pick one with --port)`, { field: '--port' });
+          throw new InputError(
+            `rmsweb world serve: port ${o.port} is in use (another world running? pick one with --port)`,
+            { field: '--port' },
+          );
         }
         throw e;
       }
@@ -75,7 +83,10 @@ export function registerWorld(program: Command): void {
       const o = parseOptions(TasksOptions, raw, 'world tasks');
       const w = new World(o.seed);
       if (o.site && !w.sites.has(o.site)) {
-        throw new InputError(`rmsweb world tasks: unknown site "${o.site}"; sites: ${[...w.sites.keys()].join(', ')}`, { field: '--site' });
+        throw new InputError(
+          `rmsweb world tasks: unknown site "${o.site}"; sites: ${[...w.sites.keys()].join(', ')}`,
+          { field: '--site' },
+        );
       }
       const all = generateWorldTasks({ world: w, seed: o.seed, split: o.split, site: o.site });
       const shown = o.limit ? all.slice(0, o.limit) : all;
@@ -84,7 +95,8 @@ export function registerWorld(program: Command): void {
         return;
       }
       process.stdout.write(`${taskTable(shown)}\n\n${countsTable(all)}\n`);
-      if (shown.length < all.length) process.stdout.write(`(showing ${shown.length} of ${all.length} tasks)\n`);
+      if (shown.length < all.length)
+        process.stdout.write(`(showing ${shown.length} of ${all.length} tasks)\n`);
     });
 
   world
@@ -99,7 +111,11 @@ export function registerWorld(program: Command): void {
     .action(async (taskId: string, raw) => {
       const o = parseOptions(CheckOptions, { session: '', ...raw }, 'world check');
       const task = generateWorldTasks({ seed: o.seed }).find((t) => t.id === taskId);
-      if (!task) throw new InputError(`rmsweb world check: no world task "${taskId}" (list them with: rmsweb world tasks)`, { field: 'task-id' });
+      if (!task)
+        throw new InputError(
+          `rmsweb world check: no world task "${taskId}" (list them with: rmsweb world tasks)`,
+          { field: 'task-id' },
+        );
       const ensured = await ensureWorld({ port: o.port, seed: o.seed });
       try {
         if (ensured.server) {
@@ -115,7 +131,10 @@ export function registerWorld(program: Command): void {
         if (!res.ok) throw new Error(`world check failed: HTTP ${res.status} ${await res.text()}`);
         const verdict = Verdict.parse(await res.json());
         if (o.json) process.stdout.write(`${JSON.stringify(verdict, null, 2)}\n`);
-        else process.stdout.write(`${verdict.success ? 'SUCCESS' : 'FAILURE'}  score ${verdict.score.toFixed(2)}  ${verdict.reason}\n`);
+        else
+          process.stdout.write(
+            `${verdict.success ? 'SUCCESS' : 'FAILURE'}  score ${verdict.score.toFixed(2)}  ${verdict.reason}\n`,
+          );
       } finally {
         await ensured.stop();
       }
@@ -129,7 +148,10 @@ function clip(s: string, n: number): string {
 /** One line per task: id, level, reference length, objective. */
 export function taskTable(tasks: Task[]): string {
   const w = Math.max(4, ...tasks.map((t) => t.id.length));
-  const rows = tasks.map((t) => `${t.id.padEnd(w)}  ${(t.level ?? '').padEnd(6)}  ${String(t.referenceLength ?? '').padStart(3)}  ${clip(t.objective, 100)}`);
+  const rows = tasks.map(
+    (t) =>
+      `${t.id.padEnd(w)}  ${(t.level ?? '').padEnd(6)}  ${String(t.referenceLength ?? '').padStart(3)}  ${clip(t.objective, 100)}`,
+  );
   return [`${'id'.padEnd(w)}  level   ref  objective`, ...rows].join('\n');
 }
 
@@ -137,11 +159,18 @@ export function taskTable(tasks: Task[]): string {
 export function countsTable(tasks: Task[]): string {
   const sites = [...new Set(tasks.map((t) => t.site))];
   const cols = ['train', 'test', 'easy', 'medium', 'hard'] as const;
-  const count = (ts: Task[], c: (typeof cols)[number]) => ts.filter((t) => t.split === c || t.level === c).length;
-  const line = (name: string, ts: Task[]) => `${name.padEnd(8)}${cols.map((c) => String(count(ts, c)).padStart(8)).join('')}${String(ts.length).padStart(8)}`;
+  const count = (ts: Task[], c: (typeof cols)[number]) =>
+    ts.filter((t) => t.split === c || t.level === c).length;
+  const line = (name: string, ts: Task[]) =>
+    `${name.padEnd(8)}${cols.map((c) => String(count(ts, c)).padStart(8)).join('')}${String(ts.length).padStart(8)}`;
   return [
     `${'site'.padEnd(8)}${cols.map((c) => c.padStart(8)).join('')}${'total'.padStart(8)}`,
-    ...sites.map((s) => line(s, tasks.filter((t) => t.site === s))),
+    ...sites.map((s) =>
+      line(
+        s,
+        tasks.filter((t) => t.site === s),
+      ),
+    ),
     line('all', tasks),
   ].join('\n');
 }

@@ -20,7 +20,9 @@ import { sampleWorldTasks } from '../testing/tasks.ts';
 
 /** Pids of this process's Chromium children (the browsers Playwright launched for us). */
 function chromiumChildren(): number[] {
-  const out = execFileSync('ps', ['-o', 'pid=,ppid=,comm=', '--ppid', String(process.pid)], { encoding: 'utf8' });
+  const out = execFileSync('ps', ['-o', 'pid=,ppid=,comm=', '--ppid', String(process.pid)], {
+    encoding: 'utf8',
+  });
   return out
     .split('\n')
     .map((l) => l.trim().split(/\s+/))
@@ -29,7 +31,13 @@ function chromiumChildren(): number[] {
 }
 
 const jobsFor = (n: number, seed: number, prefix: string): EpisodeJob[] =>
-  sampleWorldTasks(n, seed).map((task) => ({ task, key: `${prefix}:${task.id}#0`, round: 0, tags: ['rollout'], seed: 0 }));
+  sampleWorldTasks(n, seed).map((task) => ({
+    task,
+    key: `${prefix}:${task.id}#0`,
+    round: 0,
+    tags: ['rollout'],
+    seed: 0,
+  }));
 
 describe('fault: Chromium lost mid-episode', () => {
   let dir: string;
@@ -97,59 +105,72 @@ describe('fault: Chromium lost mid-episode', () => {
   }, 120_000);
 
   const redisBin = redisServerPath();
-  it.skipIf(!redisBin)('Chromium SIGKILLed under a queue worker: it relaunches, the job is retried with backoff, each episode saved once (skipped without redis-server)', async () => {
-    const redis: TestRedis = await startTestRedis(redisBin);
-    const store = RunStore.open(join(dir, 'queue'));
-    const events: WorkerEvent[] = [];
-    const before = new Set(chromiumChildren());
-    const browsers: number[] = [];
-    const worker = await startQueueWorker({
-      url: redis.url,
-      concurrency: 2,
-      lockMs: 5000,
-      openRuntime: async (spec) => {
-        const rt = await openLocalWorldRuntime(spec, { screenshots: false });
-        browsers.push(...chromiumChildren().filter((p) => !before.has(p) && !browsers.includes(p)));
-        return rt;
-      },
-      makeAgent: makeOfflineAgent,
-      onEvent: (e) => events.push(e),
-    });
-    const queue = await EpisodeQueue.open({ url: redis.url, store, pollMs: 300, backoffMs: 300 });
-    try {
-      const jobs = jobsFor(4, 9, 'queue');
-      // Once an episode has run for a second, kill the browser process outright.
-      let killed = false;
-      const killer = setInterval(() => {
-        const started = events.find((e) => e.type === 'start');
-        if (!killed && started && browsers.length && Date.now() - startedAt.get(started.key)! > 1000) {
-          killed = true;
-          process.kill(browsers[0], 'SIGKILL');
-        }
-      }, 100);
-      const startedAt = new Map<string, number>();
-      const watch = setInterval(() => {
-        for (const e of events) if (e.type === 'start' && !startedAt.has(e.key)) startedAt.set(e.key, Date.now());
-      }, 50);
-      const r = await runQueuedPool({ queue, jobs, agent: 'heuristic', runtime: { kind: 'world', worldSeed: 1 }, maxSteps: 4 });
-      clearInterval(killer);
-      clearInterval(watch);
-      expect(killed).toBe(true);
-      expect(r).toEqual({ ran: 4, skipped: 0, errors: 0 });
-      const failedAttempts = events.filter((e) => e.type === 'error');
-      expect(failedAttempts.length).toBeGreaterThanOrEqual(1);
-      expect(events.some((e) => e.type === 'runtime' && e.action === 'reopen')).toBe(true);
-      // A failed attempt was retried (attempt 2) and finished.
-      const retried = events.filter((e) => e.type === 'start' && e.attempt > 1).map((e) => (e as { key: string }).key);
-      expect(retried.length).toBeGreaterThanOrEqual(1);
-      for (const key of retried) expect(store.hasEpisode(key)).toBe(true);
-      for (const j of jobs) expect(store.countTrajectories({ taskId: j.task.id })).toBe(1);
-      expect(store.countTrajectories()).toBe(4);
-    } finally {
-      await queue.close();
-      await worker.close();
-      store.close();
-      await redis.stop();
-    }
-  }, 150_000);
+  it.skipIf(!redisBin)(
+    'Chromium SIGKILLed under a queue worker: it relaunches, the job is retried with backoff, each episode saved once (skipped without redis-server)',
+    async () => {
+      const redis: TestRedis = await startTestRedis(redisBin);
+      const store = RunStore.open(join(dir, 'queue'));
+      const events: WorkerEvent[] = [];
+      // Episodes running now, by job id, with their start time.
+      const active = new Map<string, number>();
+      const before = new Set(chromiumChildren());
+      const browsers: number[] = [];
+      const worker = await startQueueWorker({
+        url: redis.url,
+        concurrency: 2,
+        lockMs: 5000,
+        openRuntime: async (spec) => {
+          const rt = await openLocalWorldRuntime(spec, { screenshots: false });
+          browsers.push(...chromiumChildren().filter((p) => !before.has(p) && !browsers.includes(p)));
+          return rt;
+        },
+        makeAgent: makeOfflineAgent,
+        onEvent: (e) => {
+          events.push(e);
+          if (e.type === 'start') active.set(e.jobId, Date.now());
+          if (e.type === 'done' || e.type === 'error') active.delete(e.jobId);
+        },
+      });
+      const queue = await EpisodeQueue.open({ url: redis.url, store, pollMs: 300, backoffMs: 300 });
+      try {
+        const jobs = jobsFor(4, 9, 'queue');
+        // Once an episode has been running for a second, kill the browser process outright.
+        let killed = false;
+        const killer = setInterval(() => {
+          const since = [...active.values()];
+          if (!killed && browsers.length && since.some((t) => Date.now() - t > 1000)) {
+            killed = true;
+            process.kill(browsers[0], 'SIGKILL');
+          }
+        }, 100);
+        const r = await runQueuedPool({
+          queue,
+          jobs,
+          agent: 'heuristic',
+          runtime: { kind: 'world', worldSeed: 1 },
+          maxSteps: 4,
+        });
+        clearInterval(killer);
+        expect(killed).toBe(true);
+        expect(r).toEqual({ ran: 4, skipped: 0, errors: 0 });
+        const failedAttempts = events.filter((e) => e.type === 'error');
+        expect(failedAttempts.length).toBeGreaterThanOrEqual(1);
+        expect(events.some((e) => e.type === 'runtime' && e.action === 'reopen')).toBe(true);
+        // A failed attempt was retried (attempt 2) and finished.
+        const retried = events
+          .filter((e) => e.type === 'start' && e.attempt > 1)
+          .map((e) => (e as { key: string }).key);
+        expect(retried.length).toBeGreaterThanOrEqual(1);
+        for (const key of retried) expect(store.hasEpisode(key)).toBe(true);
+        for (const j of jobs) expect(store.countTrajectories({ taskId: j.task.id })).toBe(1);
+        expect(store.countTrajectories()).toBe(4);
+      } finally {
+        await queue.close();
+        await worker.close();
+        store.close();
+        await redis.stop();
+      }
+    },
+    150_000,
+  );
 });

@@ -27,8 +27,19 @@ export function writeCriticalStates(file: string, trajectories: Trajectory[]): n
         CriticalState.parse({
           id: `cs_${t.id}_${i}`,
           task: t.task,
-          success: { trajectoryId: t.id, stepIndex: i, observation: s.observation, action: s.action, history: t.steps.slice(0, i).map((p) => p.action) },
-          failure: { trajectoryId: 'other', stepIndex: i, observation: s.observation, action: { type: 'go_back' } },
+          success: {
+            trajectoryId: t.id,
+            stepIndex: i,
+            observation: s.observation,
+            action: s.action,
+            history: t.steps.slice(0, i).map((p) => p.action),
+          },
+          failure: {
+            trajectoryId: 'other',
+            stepIndex: i,
+            observation: s.observation,
+            action: { type: 'go_back' },
+          },
           comparability: { url: 1, elements: 1, memory: 1, progress: 1, total: 1 },
           label: 'other',
           labelSource: 'test',
@@ -77,7 +88,10 @@ export function spawnCli(args: string[], env: NodeJS.ProcessEnv = {}): CliRun {
 }
 
 /** Runs the CLI to completion (killed after `timeoutMs`). */
-export async function runCli(args: string[], timeoutMs = 120_000): Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> {
+export async function runCli(
+  args: string[],
+  timeoutMs = 120_000,
+): Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> {
   const r = spawnCli(args);
   const t = setTimeout(() => r.child.kill('SIGKILL'), timeoutMs);
   const e = await r.exited;
@@ -86,7 +100,12 @@ export async function runCli(args: string[], timeoutMs = 120_000): Promise<{ cod
 }
 
 /** Polls `pred` until it holds (or throws after `timeoutMs`, or when `alive` says the process is gone). */
-export async function waitUntil(pred: () => boolean, what: string, timeoutMs: number, alive?: () => boolean): Promise<void> {
+export async function waitUntil(
+  pred: () => boolean,
+  what: string,
+  timeoutMs: number,
+  alive?: () => boolean,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!pred()) {
     if (alive && !alive()) throw new Error(`process exited while waiting for ${what}`);

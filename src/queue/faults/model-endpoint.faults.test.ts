@@ -1,13 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LlmAgent } from '../../agent/llm-agent.ts';
 import { BrowserHost } from '../../browser/launch.ts';
 import { type EpisodeJob, runEpisodePool } from '../../collect/episode-pool.ts';
 import { worldVerifier } from '../../judge/world-verifier.ts';
 import { OpenAIChatModel } from '../../models/openai-chat-model.ts';
-import { type FakeOpenAIServer, type FakeReply, startFakeOpenAIServer } from '../../models/testing/fake-openai-server.ts';
+import {
+  type FakeOpenAIServer,
+  type FakeReply,
+  startFakeOpenAIServer,
+} from '../../models/testing/fake-openai-server.ts';
 import { RunStore } from '../../store/run-store.ts';
 import { startWorldEpisode } from '../../world/episode.ts';
 import { WorldServer } from '../../world/server.ts';
@@ -42,7 +46,12 @@ describe('fault: model endpoint failures', () => {
         const task = tasks.find((t) => text.includes(JSON.stringify(t.objective).slice(1, -1)));
         const n = (seen.get(task?.id ?? '?') ?? 0) + 1;
         seen.set(task?.id ?? '?', n);
-        if (task === flaky) return n === 1 ? { type: 'error', status: 429, message: 'Rate limit reached' } : n === 2 ? { type: 'error', status: 500 } : { type: 'text', text: GIVE_UP };
+        if (task === flaky)
+          return n === 1
+            ? { type: 'error', status: 429, message: 'Rate limit reached' }
+            : n === 2
+              ? { type: 'error', status: 500 }
+              : { type: 'text', text: GIVE_UP };
         if (task === down) return { type: 'error', status: 500, message: 'upstream model crashed' };
         if (task === garbage) return { type: 'garbage' };
         if (task === hang) return { type: 'hang' };
@@ -71,7 +80,13 @@ describe('fault: model endpoint failures', () => {
         }),
         vision: false,
       });
-    const jobs: EpisodeJob[] = tasks.map((task) => ({ task, key: `eval:fake:${task.id}#0`, round: 0, tags: ['eval'], seed: 0 }));
+    const jobs: EpisodeJob[] = tasks.map((task) => ({
+      task,
+      key: `eval:fake:${task.id}#0`,
+      round: 0,
+      tags: ['eval'],
+      seed: 0,
+    }));
     const r = await runEpisodePool({
       jobs,
       store,
@@ -94,12 +109,16 @@ describe('fault: model endpoint failures', () => {
     const d = byTask(down.id);
     expect(seen.get(down.id)).toBe(3); // first try + 2 retries
     expect(d.endReason).toBe('error');
-    expect(d.endDetail).toMatch(/^agent failed at step 0: .*500.*upstream model crashed.*gave up after 3 attempts/);
+    expect(d.endDetail).toMatch(
+      /^agent failed at step 0: .*500.*upstream model crashed.*gave up after 3 attempts/,
+    );
 
     const g = byTask(garbage.id);
     expect(g.endReason).toBe('error');
     expect(seen.get(garbage.id)).toBe(3);
-    expect(g.endDetail).toMatch(/^agent failed at step 0: .*unparseable response body.*gave up after 3 attempts/);
+    expect(g.endDetail).toMatch(
+      /^agent failed at step 0: .*unparseable response body.*gave up after 3 attempts/,
+    );
     expect(g.endDetail.length).toBeLessThan(400);
 
     const h = byTask(hang.id);
@@ -111,7 +130,9 @@ describe('fault: model endpoint failures', () => {
       expect(t.verdict?.success).toBe(false);
       expect(t.endDetail).not.toContain('sk-test-not-a-key');
     }
-    console.info(`model endpoint faults: 500 -> ${d.endDetail}\n  garbage -> ${g.endDetail}\n  hang -> ${h.endDetail}`);
+    console.info(
+      `model endpoint faults: 500 -> ${d.endDetail}\n  garbage -> ${g.endDetail}\n  hang -> ${h.endDetail}`,
+    );
     store.close();
   }, 120_000);
 });

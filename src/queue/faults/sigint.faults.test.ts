@@ -2,11 +2,19 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { episodeKey, progressFromStore } from '../../collect/collect.ts';
 import { resolveTasks } from '../../cli/tasks-arg.ts';
+import { episodeKey, progressFromStore } from '../../collect/collect.ts';
 import { loadStudentPolicy } from '../../policy/student-policy.ts';
 import { RunStore } from '../../store/run-store.ts';
-import { type CliRun, running, spawnCli, waitUntil, writeCriticalStates, writeStudentCheckpoint, writeSyntheticRun } from './fixtures.ts';
+import {
+  type CliRun,
+  running,
+  spawnCli,
+  waitUntil,
+  writeCriticalStates,
+  writeStudentCheckpoint,
+  writeSyntheticRun,
+} from './fixtures.ts';
 
 /** How many rows a run store holds right now (0 while it does not exist yet). */
 function peek<T>(dir: string, read: (s: RunStore) => T, empty: T): T {
@@ -19,7 +27,10 @@ function peek<T>(dir: string, read: (s: RunStore) => T, empty: T): T {
   }
 }
 
-async function finish(r: CliRun, timeoutMs: number): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+async function finish(
+  r: CliRun,
+  timeoutMs: number,
+): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
   const t = setTimeout(() => r.child.kill('SIGKILL'), timeoutMs);
   const e = await r.exited;
   clearTimeout(t);
@@ -36,20 +47,43 @@ describe('fault: SIGINT during collect, train sft and rl', () => {
 
   it('collect: stops with 130 after saving what finished; the rerun resumes with no duplicate episode', async () => {
     const out = join(dir, 'collect');
-    const args = ['collect', '--tasks', 'world:train:4', '--out', out, '--port', '0', '--workers', '2', '--max-rounds', '2', '--stop-after', '1', '--max-steps', '4', '--quiet'];
+    const args = [
+      'collect',
+      '--tasks',
+      'world:train:3',
+      '--out',
+      out,
+      '--port',
+      '0',
+      '--workers',
+      '2',
+      '--max-rounds',
+      '2',
+      '--stop-after',
+      '1',
+      '--max-steps',
+      '3',
+      '--quiet',
+    ];
     const first = spawnCli(args);
-    await waitUntil(() => peek(out, (s) => s.countTrajectories(), 0) >= 1, 'a first saved episode', 120_000, () => running(first.child));
+    await waitUntil(
+      () => peek(out, (s) => s.countTrajectories(), 0) >= 1,
+      'a first saved episode',
+      120_000,
+      () => running(first.child),
+    );
     first.child.kill('SIGINT');
     const e1 = await finish(first, 60_000);
     expect(e1.code, first.stderr()).toBe(130);
     expect(first.stderr()).toContain('collect: interrupted');
     const before = peek(out, (s) => s.countTrajectories(), 0);
+    console.info(`collect SIGINT: exit ${e1.code ?? e1.signal} with ${before} episodes saved`);
     expect(before).toBeGreaterThanOrEqual(1);
 
     const second = spawnCli(args);
     const e2 = await finish(second, 180_000);
     expect(e2.code, second.stderr()).toBe(0);
-    const tasks = resolveTasks('world:train:4', { seed: 0, worldSeed: 1 });
+    const tasks = resolveTasks('world:train:3', { seed: 0, worldSeed: 1 });
     const s = RunStore.open(out, { readonly: true });
     let total = 0;
     for (const task of tasks) {
@@ -57,7 +91,9 @@ describe('fault: SIGINT during collect, train sft and rl', () => {
       expect(p.done, `${task.id} finished after the rerun`).toBe(true);
       for (let round = 0; round < p.round; round++) {
         expect(s.hasEpisode(episodeKey(task.id, round))).toBe(true);
-        expect(s.countTrajectories({ taskId: task.id, round }), `${task.id} round ${round} saved once`).toBe(1);
+        expect(s.countTrajectories({ taskId: task.id, round }), `${task.id} round ${round} saved once`).toBe(
+          1,
+        );
       }
       total += p.round;
     }
@@ -71,7 +107,19 @@ describe('fault: SIGINT during collect, train sft and rl', () => {
   it('train sft: Ctrl-C between epochs leaves a loadable checkpoint; --resume finishes the remaining epochs once each', async () => {
     writeSyntheticRun(join(dir, 'sft-run'), 40);
     const out = join(dir, 'sft');
-    const args = ['train', 'sft', '--run', join(dir, 'sft-run'), '--out', out, '--epochs', '5', '--backend', 'cpu', '--quiet'];
+    const args = [
+      'train',
+      'sft',
+      '--run',
+      join(dir, 'sft-run'),
+      '--out',
+      out,
+      '--epochs',
+      '5',
+      '--backend',
+      'cpu',
+      '--quiet',
+    ];
     const epochs = () => {
       try {
         return (JSON.parse(readFileSync(join(out, 'metrics.json'), 'utf8')).epochs as unknown[]).length;
@@ -80,12 +128,18 @@ describe('fault: SIGINT during collect, train sft and rl', () => {
       }
     };
     const first = spawnCli(args);
-    await waitUntil(() => epochs() >= 1, 'the first epoch checkpoint', 120_000, () => running(first.child));
+    await waitUntil(
+      () => epochs() >= 1,
+      'the first epoch checkpoint',
+      120_000,
+      () => running(first.child),
+    );
     first.child.kill('SIGINT');
     const e1 = await finish(first, 60_000);
     // train has no SIGINT handler: Node's default ends it at once (signal SIGINT, or 130 via a handler).
     expect(e1.signal === 'SIGINT' || e1.code === 130, `exit ${e1.code}/${e1.signal}`).toBe(true);
     const done = epochs();
+    console.info(`train sft SIGINT: exit ${e1.code ?? e1.signal} after ${done} of 5 epochs`);
     expect(done).toBeGreaterThanOrEqual(1);
     expect(done).toBeLessThan(5);
     const mid = await loadStudentPolicy(out);
@@ -94,12 +148,18 @@ describe('fault: SIGINT during collect, train sft and rl', () => {
     const second = spawnCli([...args, '--resume']);
     const e2 = await finish(second, 180_000);
     expect(e2.code, second.stderr()).toBe(0);
-    const m = JSON.parse(readFileSync(join(out, 'metrics.json'), 'utf8')) as { epochs: Array<{ epoch: number }> };
+    const m = JSON.parse(readFileSync(join(out, 'metrics.json'), 'utf8')) as {
+      epochs: Array<{ epoch: number }>;
+    };
     expect(m.epochs.map((x) => x.epoch)).toEqual([1, 2, 3, 4, 5]);
     const final = await loadStudentPolicy(out);
     final.dispose();
     // No temp files left behind by an interrupted atomic write are mistaken for the checkpoint.
-    expect(readdirSync(out).filter((f) => !f.includes('.tmp-')).sort()).toEqual(['config.json', 'metrics.json', 'weights.bin', 'weights.json']);
+    expect(
+      readdirSync(out)
+        .filter((f) => !f.includes('.tmp-'))
+        .sort(),
+    ).toEqual(['config.json', 'metrics.json', 'weights.bin', 'weights.json']);
   }, 360_000);
 
   it('rl: Ctrl-C mid-run leaves no partial checkpoint; the rerun starts over and logs each step once', async () => {
@@ -110,13 +170,38 @@ describe('fault: SIGINT during collect, train sft and rl', () => {
     const out = join(dir, 'rl-out');
     const log = join(dir, 'rl-log');
     const steps = 40;
-    const args = ['rl', '--data', critical, '--init', join(dir, 'rl-init'), '--out', out, '--steps', String(steps), '--batch', '4', '--group-size', '4', '--log-run', log, '--json'];
+    const args = [
+      'rl',
+      '--data',
+      critical,
+      '--init',
+      join(dir, 'rl-init'),
+      '--out',
+      out,
+      '--steps',
+      String(steps),
+      '--batch',
+      '4',
+      '--group-size',
+      '4',
+      '--log-run',
+      log,
+      '--json',
+    ];
     const series = `rl/salvage-ds/${out}`;
     const first = spawnCli(args);
-    await waitUntil(() => peek(log, (s) => s.listMetrics(series).length, 0) >= 3, 'three logged RL steps', 120_000, () => running(first.child));
+    await waitUntil(
+      () => peek(log, (s) => s.listMetrics(series).length, 0) >= 3,
+      'three logged RL steps',
+      120_000,
+      () => running(first.child),
+    );
     first.child.kill('SIGINT');
     const e1 = await finish(first, 60_000);
     const logged = peek(log, (s) => s.listMetrics(series).length, 0);
+    console.info(
+      `rl SIGINT: exit ${e1.code ?? e1.signal} after ${logged} of ${steps} steps; checkpoint written: ${existsSync(join(out, 'config.json'))}`,
+    );
     if (e1.code === 0) {
       // It finished before the signal landed: nothing to check about interruption.
       expect(logged).toBe(steps);
@@ -133,6 +218,8 @@ describe('fault: SIGINT during collect, train sft and rl', () => {
     trained.dispose();
     expect(JSON.parse(readFileSync(join(out, 'rl-metrics.json'), 'utf8')).metrics).toHaveLength(steps);
     // The rerun replays steps 1..N; re-logged steps replace the interrupted run's points.
-    expect(peek(log, (s) => s.listMetrics(series).map((p) => p.step), [] as number[])).toEqual(Array.from({ length: steps }, (_, i) => i + 1));
+    expect(peek(log, (s) => s.listMetrics(series).map((p) => p.step), [] as number[])).toEqual(
+      Array.from({ length: steps }, (_, i) => i + 1),
+    );
   }, 360_000);
 });

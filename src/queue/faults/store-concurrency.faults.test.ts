@@ -18,7 +18,8 @@ describe('fault: two processes writing one run store', () => {
     const n = 60;
     RunStore.open(dir).close();
     const writer = join(import.meta.dirname, 'store-writer.ts');
-    const run = (prefix: string) => execFileP(process.execPath, ['--import', 'tsx', writer, dir, prefix, String(n)], { timeout: 120_000 });
+    const run = (prefix: string) =>
+      execFileP(process.execPath, ['--import', 'tsx', writer, dir, prefix, String(n)], { timeout: 120_000 });
     let reads = 0;
     let readerError: unknown = null;
     let stop = false;

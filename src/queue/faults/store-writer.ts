@@ -10,8 +10,16 @@ let wrote = 0;
 for (let i = 0; i < count; i++) {
   const shot = Buffer.from(`shared-image-${i % 4}`).toString('base64');
   // Both processes race to save episode `shared:i`; exactly one may win.
-  if (store.saveTrajectory(makeTrajectory({ id: `${prefix}_shared_${i}`, taskId: `shared_${i}`, screenshotData: shot }), { episodeKey: `shared:${i}` })) wrote++;
-  store.saveTrajectory(makeTrajectory({ id: `${prefix}_own_${i}`, taskId: `${prefix}_${i}` }), { episodeKey: `${prefix}:${i}` });
+  if (
+    store.saveTrajectory(
+      makeTrajectory({ id: `${prefix}_shared_${i}`, taskId: `shared_${i}`, screenshotData: shot }),
+      { episodeKey: `shared:${i}` },
+    )
+  )
+    wrote++;
+  store.saveTrajectory(makeTrajectory({ id: `${prefix}_own_${i}`, taskId: `${prefix}_${i}` }), {
+    episodeKey: `${prefix}:${i}`,
+  });
   store.putRecord('progress', `${prefix}_${i}`, { i });
   store.appendMetric('shared/loss', i, { loss: 1 / (i + 1) });
 }

@@ -21,7 +21,13 @@ const { values } = parseArgs({
 if (!values.redis || !values.out) throw new Error('--redis and --out are required');
 const say = (o: object) => process.stdout.write(`${JSON.stringify(o)}\n`);
 const store = RunStore.open(values.out);
-const queue = await EpisodeQueue.open({ url: values.redis, store, queueName: values['queue-name'], backoffMs: 300, pollMs: 500 });
+const queue = await EpisodeQueue.open({
+  url: values.redis,
+  store,
+  queueName: values['queue-name'],
+  backoffMs: 300,
+  pollMs: 500,
+});
 const tasks = sampleWorldTasks(Number(values.tasks));
 const r = await collectViaQueue({
   queue,

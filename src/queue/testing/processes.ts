@@ -14,7 +14,11 @@ export interface JsonProcess {
 }
 
 /** Runs `src/queue/testing/<script>` through tsx and collects its JSON event lines. */
-export function spawnJsonProcess(script: string, args: string[], cwd = join(import.meta.dirname, '../../..')): JsonProcess {
+export function spawnJsonProcess(
+  script: string,
+  args: string[],
+  cwd = join(import.meta.dirname, '../../..'),
+): JsonProcess {
   const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, script), ...args], {
     cwd,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -66,12 +70,18 @@ export function spawnJsonProcess(script: string, args: string[], cwd = join(impo
             resolve(hit);
           } else if (child.exitCode !== null || child.signalCode !== null) {
             cleanup();
-            reject(new Error(`${script} exited (${child.exitCode ?? child.signalCode}) before the awaited event; stderr:\n${err}`));
+            reject(
+              new Error(
+                `${script} exited (${child.exitCode ?? child.signalCode}) before the awaited event; stderr:\n${err}`,
+              ),
+            );
           }
         };
         const timer = setTimeout(() => {
           cleanup();
-          reject(new Error(`timed out after ${timeoutMs} ms waiting for an event from ${script}; stderr:\n${err}`));
+          reject(
+            new Error(`timed out after ${timeoutMs} ms waiting for an event from ${script}; stderr:\n${err}`),
+          );
         }, timeoutMs);
         const cleanup = () => {
           clearTimeout(timer);

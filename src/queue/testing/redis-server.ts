@@ -37,9 +37,13 @@ export async function startTestRedis(bin = redisServerPath()): Promise<TestRedis
   if (!bin) throw new Error('redis-server is not installed');
   for (let tries = 0; ; tries++) {
     const port = await freePort();
-    const child = spawn(bin, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
-      stdio: 'ignore',
-    });
+    const child = spawn(
+      bin,
+      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+      {
+        stdio: 'ignore',
+      },
+    );
     const url = `redis://127.0.0.1:${port}`;
     const ok = await waitForPing(url, child, 10_000);
     if (ok) {

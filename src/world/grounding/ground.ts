@@ -1,6 +1,6 @@
 import type { TaskDraft } from '../site.ts';
 import { type Candidate, type Flat, type KeyProfile, type Leaf, type TemplateProfile, flatten } from './profile.ts';
-import { type FuzzyVocab, contentTokens, dateMentions, numberMentions, parseDateValue, queryTokens, stem, tokenMatches } from './tokens.ts';
+import { type FuzzyVocab, contentTokens, isShorthand, dateMentions, numberMentions, parseDateValue, queryTokens, stem, tokenMatches } from './tokens.ts';
 
 /**
  * Grounds one messy query in one template: each visible parameter gets the catalog value the
@@ -28,6 +28,12 @@ export interface KeyGround {
   /** JSON of the grounded value, or null when the text does not mention this parameter. */
   value: string | null;
   conf: number;
+  /** Query tokens that support the value (what this parameter explains of the text). */
+  used?: string[];
+  /** Evidence behind the value (idf-weighted matched words). */
+  gain?: number;
+  /** Whether some query word matched the value exactly (not only as a typo). */
+  exact?: boolean;
 }
 
 export interface Grounding {
@@ -49,43 +55,61 @@ function matchedVocab(q: QueryView, vocab: { has(t: string): boolean }): Map<str
   return out;
 }
 
-function groundEntityOrText(k: KeyProfile, q: QueryView): KeyGround {
+/** A typo match counts less than an exact one ("eastside" is one letter from "westside"). */
+const FUZZY_WEIGHT = 0.7;
+
+function groundEntityOrText(k: KeyProfile, q: QueryView, claimed: Set<string> = new Set()): KeyGround {
   const hits = matchedVocab(q, k.postings);
   const n = k.values.length;
   const gained = new Array<number>(n).fill(0);
-  for (const [, toks] of hits) {
+  const support = new Map<number, string[]>();
+  const exact = new Set<number>();
+  for (const [qt, toks] of hits) {
+    if (claimed.has(qt)) continue;
     const best = new Map<number, number>();
-    for (const t of toks) for (const v of k.postings.get(t) ?? []) best.set(v, Math.max(best.get(v) ?? 0, k.idf.get(t) ?? 0));
-    for (const [v, w] of best) gained[v] += w;
+    for (const t of toks) {
+      const w = (k.idf.get(t) ?? 0) * (t === qt ? 1 : FUZZY_WEIGHT);
+      for (const v of k.postings.get(t) ?? []) {
+        best.set(v, Math.max(best.get(v) ?? 0, w));
+        if (t === qt) exact.add(v);
+      }
+    }
+    for (const [v, w] of best) {
+      gained[v] += w;
+      support.set(v, [...(support.get(v) ?? []), qt]);
+    }
   }
+  const empty = k.values.indexOf('""');
   if (k.kind === 'entity') {
     // Highest evidence wins; on a tie the value with fewer words ("Trail Runner 2" over "... GTX").
     const order = [...gained.keys()].filter((i) => gained[i] > 0).sort((a, b) => gained[b] - gained[a] || k.tokens[a].length - k.tokens[b].length);
-    if (!order.length || gained[order[0]] < 2) return { path: k.path, value: null, conf: 0 };
+    if (!order.length || gained[order[0]] < 2) {
+      return empty >= 0 ? { path: k.path, value: '""', conf: 0.6, used: [] } : { path: k.path, value: null, conf: 0 };
+    }
     const gap = gained[order[0]] - (order.length > 1 ? gained[order[1]] : 0);
-    return { path: k.path, value: k.values[order[0]], conf: gap > 0.3 ? 1 : 0.5 };
+    return { path: k.path, value: k.values[order[0]], conf: gap > 0.3 ? 1 : 0.5, used: support.get(order[0]), gain: gained[order[0]], exact: exact.has(order[0]) };
   }
   // Text: the share of the value's own words the query contains.
   let best = { i: -1, cov: 0, w: 0 };
-  let empty = -1;
+  const phrase = ` ${q.tokens.join(' ')} `;
+  const said = ` ${contentTokens(q.text).map(stem).join(' ')} `;
   for (let i = 0; i < n; i++) {
     const total = k.tokens[i].reduce((a, t) => a + (k.idf.get(t) ?? 0), 0);
-    if (total === 0) {
-      if (empty < 0) empty = i;
-      continue;
-    }
-    const cov = gained[i] / total;
+    if (total === 0) continue;
+    // Written as one phrase in the query ("12:30 PM", not "4 ... 30 PM"): a small bonus.
+    const whole = k.tokens[i].length > 1 && (said.includes(` ${k.tokens[i].join(' ')} `) || phrase.includes(` ${k.tokens[i].join(' ')} `)) ? 0.05 : 0;
+    const cov = gained[i] / total + whole;
     if (cov > best.cov + 1e-9 || (Math.abs(cov - best.cov) < 1e-9 && gained[i] > best.w)) best = { i, cov, w: gained[i] };
   }
-  if (best.i >= 0 && best.cov >= 0.6) return { path: k.path, value: k.values[best.i], conf: best.cov };
-  if (empty >= 0) return { path: k.path, value: k.values[empty], conf: 0.6 };
+  if (best.i >= 0 && best.cov >= 0.6) return { path: k.path, value: k.values[best.i], conf: Math.min(1, best.cov), used: support.get(best.i), gain: best.w, exact: exact.has(best.i) };
+  if (empty >= 0) return { path: k.path, value: '""', conf: 0.6, used: [] };
   return { path: k.path, value: null, conf: 0 };
 }
 
 function groundBool(k: KeyProfile, q: QueryView): KeyGround {
   const has = (ws: string[]) => ws.some((w) => q.tokens.some((t) => tokenMatches(t, w)));
-  if (k.markers.true.length && has(k.markers.true)) return { path: k.path, value: 'true', conf: 0.8 };
-  if (k.markers.false.length && has(k.markers.false)) return { path: k.path, value: 'false', conf: 0.8 };
+  if (k.markers.true.length && has(k.markers.true)) return { path: k.path, value: 'true', conf: 0.8, exact: true };
+  if (k.markers.false.length && has(k.markers.false)) return { path: k.path, value: 'false', conf: 0.8, exact: true };
   if (k.markers.true.length && !k.markers.false.length) return { path: k.path, value: 'false', conf: 0.4 };
   return { path: k.path, value: null, conf: 0 };
 }
@@ -97,7 +121,7 @@ function groundNumbers(keys: KeyProfile[], q: QueryView): KeyGround[] {
   const lower = q.text.toLowerCase();
   const near = (pos: number) => {
     const before = contentTokens(lower.slice(Math.max(0, pos - 24), pos)).slice(-1);
-    const after = contentTokens(lower.slice(pos).replace(/^[\d.,$%k\s]+/, '').slice(0, 24)).slice(0, 1);
+    const after = contentTokens(lower.slice(pos).replace(/^(no|zero|none)\b/, '').replace(/^[\d.,$%k\s]+/, '').slice(0, 24)).slice(0, 1);
     return [...before, ...after].map(stem);
   };
   const pairs: Array<{ k: KeyProfile; m: number; score: number }> = [];
@@ -112,7 +136,8 @@ function groundNumbers(keys: KeyProfile[], q: QueryView): KeyGround[] {
   pairs.sort((a, b) => b.score - a.score || a.k.position - b.k.position);
   for (const p of pairs) {
     if (out.has(p.k.path) || used.has(p.m)) continue;
-    out.set(p.k.path, { path: p.k.path, value: JSON.stringify(q.numbers[p.m].value), conf: p.score > 1 ? 1 : 0.7 });
+    const v = q.numbers[p.m].value;
+    out.set(p.k.path, { path: p.k.path, value: JSON.stringify(v), conf: p.score > 1 ? 1 : 0.7, used: q.tokens.filter((t) => Number(t) === v), exact: true });
     used.add(p.m);
   }
   return keys.map((k) => out.get(k.path) ?? { path: k.path, value: null, conf: 0 });
@@ -131,7 +156,7 @@ function groundDates(keys: KeyProfile[], q: QueryView): KeyGround[] {
         return p && p.month === d.month && p.day === d.day && (d.year === null || d.year === p.year);
       });
       if (hit) {
-        out.set(k.path, { path: k.path, value: hit, conf: 1 });
+        out.set(k.path, { path: k.path, value: hit, conf: 1, used: q.tokens.filter((t) => t === String(d.day)), exact: true });
         next = m + 1;
         break;
       }
@@ -140,17 +165,68 @@ function groundDates(keys: KeyProfile[], q: QueryView): KeyGround[] {
   return keys.map((k) => out.get(k.path) ?? { path: k.path, value: null, conf: 0 });
 }
 
-/** Grounds every visible parameter of a template. */
+/**
+ * Grounds every visible parameter of a template. Text values go first; the words of a value that
+ * matched completely ("Riverside Branch") are not reused as evidence for an entity (a person who
+ * lives on Riverside Dr), unless the entity has no other evidence.
+ */
 export function groundKeys(p: TemplateProfile, q: QueryView): KeyGround[] {
   const visible = p.keys.filter((k) => k.visible && k.kind !== 'opaque');
   const byPath = new Map<string, KeyGround>();
   for (const g of groundNumbers(visible.filter((k) => k.kind === 'number'), q)) byPath.set(g.path, g);
   for (const g of groundDates(visible.filter((k) => k.kind === 'date'), q)) byPath.set(g.path, g);
   for (const k of visible) {
-    if (k.kind === 'entity' || k.kind === 'text' || k.kind === 'list') byPath.set(k.path, groundEntityOrText(k, q));
+    if (k.kind === 'text' || k.kind === 'list' || k.kind === 'entity') byPath.set(k.path, groundEntityOrText(k, q));
     if (k.kind === 'bool') byPath.set(k.path, groundBool(k, q));
   }
+  resolveOverlaps(visible, q, byPath);
   return visible.map((k) => byPath.get(k.path)!);
+}
+
+const worth = (g: KeyGround) => (g.value === null ? 0 : g.conf) + 0.01 * (g.gain ?? 0);
+
+/**
+ * Two parameters may claim the same words: "Riverside" is a branch name and a street a person
+ * lives on; "Young" is a last name and a previous name. Each shared word goes to whichever side
+ * leaves both parameters best identified (an entity left ambiguous counts for little).
+ */
+function resolveOverlaps(visible: KeyProfile[], q: QueryView, byPath: Map<string, KeyGround>): void {
+  // Numbers and dates are read exactly: an entity does without the words they use.
+  const exactUse = new Set(visible.filter((k) => k.kind === 'number' || k.kind === 'date').flatMap((k) => byPath.get(k.path)?.used ?? []));
+  for (const a of visible) {
+    if (a.kind !== 'entity' || !exactUse.size) continue;
+    const ga = byPath.get(a.path)!;
+    if (!(ga.used ?? []).some((t) => exactUse.has(t))) continue;
+    const without = groundEntityOrText(a, q, exactUse);
+    if (without.value !== null) byPath.set(a.path, without);
+  }
+  const matchable = visible.filter((k) => k.kind === 'entity' || k.kind === 'text' || k.kind === 'list');
+  for (const a of matchable) {
+    if (a.kind !== 'entity') continue;
+    for (const b of matchable) {
+      if (a === b) continue;
+      const ga = byPath.get(a.path)!;
+      const gb = byPath.get(b.path)!;
+      const overlap = (ga.used ?? []).filter((t) => (gb.used ?? []).includes(t));
+      if (!overlap.length) continue;
+      const claimed = new Set(overlap);
+      const aWithout = groundEntityOrText(a, q, claimed);
+      const bWithout = groundEntityOrText(b, q, claimed);
+      const keepA = worth(ga) + worth(bWithout);
+      const keepB = worth(aWithout) + worth(gb);
+      if (keepA >= keepB) byPath.set(b.path, bWithout);
+      else byPath.set(a.path, aWithout);
+    }
+  }
+}
+
+/** Share of the query's words that the template's wording or grounded values account for. */
+export function explained(p: TemplateProfile, q: QueryView, keys: KeyGround[]): number {
+  if (!q.tokens.length) return 0;
+  const used = new Set(keys.flatMap((k) => k.used ?? []));
+  const hits = matchedVocab(q, p.vocab);
+  for (const [qt, toks] of hits) if (toks.length) used.add(qt);
+  return q.tokens.filter((t) => used.has(t)).length / q.tokens.length;
 }
 
 /** Intent: the share of the template's characteristic words the query uses, weighted by rarity. */
@@ -210,12 +286,53 @@ export function choose(p: TemplateProfile, grounds: KeyGround[]): { params: Reco
     const draft = best.c.draft ?? p.template.draftFor?.(best.c.params, data) ?? null;
     return draft ? { params: best.c.params, draft, assumed } : null;
   }
-  if (!p.template.draftFor) return null;
+  if (!p.template.draftFor) return substitute(p, best.c, said, assumed);
   const flat: Flat = { ...best.c.flat };
   for (const g of said) flat[g.path] = JSON.parse(g.value!);
   const params = unflatten(flat);
   const draft = p.template.draftFor(params, data);
   return draft ? { params: draft.params as Record<string, unknown>, draft, assumed } : null;
+}
+
+function replaceAll(s: string, from: string, to: string): string {
+  return from ? s.split(from).join(to) : s;
+}
+
+/**
+ * For templates that cannot word arbitrary parameters: reword the closest sampled task by putting
+ * the grounded catalog item in place of the sampled one (its name in the objective, its id in the
+ * parameters and start path). Only safe when no hidden parameter (an answer) depends on the item.
+ */
+function substitute(p: TemplateProfile, c: Candidate, said: KeyGround[], assumed: string[]): { params: Record<string, unknown>; draft: TaskDraft<unknown>; assumed: string[] } | null {
+  if (!c.draft || p.keys.some((k) => !k.visible && k.kind !== 'opaque')) return null;
+  let { objective, startPath, splitKey } = c.draft;
+  const flat: Flat = { ...c.flat };
+  for (const g of said) {
+    const k = p.keys.find((x) => x.path === g.path)!;
+    const from = c.flat[g.path];
+    const to = JSON.parse(g.value!) as Leaf;
+    if (JSON.stringify(from) === g.value) continue;
+    if (k.kind === 'entity' && k.records) {
+      const a = k.records.get(String(from));
+      const b = k.records.get(String(to));
+      if (!a || !b) return null;
+      let changed = false;
+      for (const [f, v] of Object.entries(a)) {
+        if (typeof v !== 'string' || typeof b[f] !== 'string' || v.length < 3 || !objective.includes(v)) continue;
+        objective = replaceAll(objective, v, b[f] as string);
+        changed = true;
+      }
+      if (!changed) return null;
+    } else if ((k.kind === 'text' || k.kind === 'number') && from !== null && from !== '' && objective.split(String(from)).length === 2) {
+      objective = objective.replace(String(from), String(to));
+    } else return null;
+    startPath = replaceAll(startPath, encodeURIComponent(String(from)), encodeURIComponent(String(to)));
+    startPath = replaceAll(startPath, String(from), String(to));
+    splitKey = replaceAll(splitKey, String(from), String(to));
+    flat[g.path] = to;
+  }
+  const params = unflatten(flat);
+  return { params, draft: { ...c.draft, params, objective, startPath, splitKey }, assumed };
 }
 
 /** Whether a candidate's parameters equal the flattened grounding (used by tests and reports). */
@@ -225,3 +342,11 @@ export function flatEqual(a: unknown, b: unknown): boolean {
   const keys = new Set([...Object.keys(fa), ...Object.keys(fb)]);
   return [...keys].every((k) => JSON.stringify(fa[k]) === JSON.stringify(fb[k]));
 }
+
+/** Query words that neither the site's vocabulary nor the template's grounded values account for. */
+export function unexplained(q: QueryView, keys: KeyGround[]): string[] {
+  const used = new Set(keys.flatMap((k) => k.used ?? []));
+  return q.tokens.filter((t) => !used.has(t) && !/\d/.test(t) && t.length > 3 && !(q.matches.get(t) ?? []).length && !FILLER.has(t) && !isShorthand(t));
+}
+
+const FILLER = new Set('same number need want pls plz thx thanks thing stuff good nice look looking some asap quick quickly real really ok okay hey hi hello also mine yes yeah'.split(' '));

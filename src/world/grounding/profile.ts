@@ -46,6 +46,8 @@ export interface KeyProfile {
   position: number;
   /** Booleans: words that appear when the value is true (or false). */
   markers: { true: string[]; false: string[] };
+  /** Entities: the catalog record behind each value. */
+  records: Map<string, RecordRef> | null;
 }
 
 export interface TemplateProfile {
@@ -60,7 +62,7 @@ export interface TemplateProfile {
 const PRIMARY = /^(name|title|subject|fullName|about|label|street|address|model|company|item|first|last|product|city)$/;
 const SKIP = /^(description|body|preview|history|url|href|image|notes?|text|instructions|steps|reviews?)$/i;
 
-type RecordRef = Record<string, unknown>;
+export type RecordRef = Record<string, unknown>;
 
 /** Every array of plain objects in the site data (catalog collections), by path. */
 function collections(data: unknown): RecordRef[][] {
@@ -156,6 +158,11 @@ function tokensOf(s: string): string[] {
   return [...new Set(contentTokens(s).map(stem))];
 }
 
+/** Record words: one- and two-digit numbers (parts of dates and phone numbers) only add noise. */
+function recordTokens(s: string): string[] {
+  return tokensOf(s).filter((t) => !/^\d{1,2}$/.test(t));
+}
+
 function indexTokens(tokens: string[][]): { postings: Map<string, number[]>; idf: Map<string, number> } {
   const postings = new Map<string, number[]>();
   tokens.forEach((ts, i) => {
@@ -218,15 +225,17 @@ export function profileTemplate(site: Site, t: TaskTemplate, seed: number): Temp
   const paths = [...new Set(candidates.flatMap((c) => Object.keys(c.flat)))];
   const keys: KeyProfile[] = paths.map((path) => {
     const raw = candidates.map((c) => c.flat[path]).filter((v) => v !== undefined) as Array<Leaf | Leaf[]>;
-    const values = [...new Set(raw.map((v) => JSON.stringify(v)))];
+    let values = [...new Set(raw.map((v) => JSON.stringify(v)))];
     const strings = values.map((v) => JSON.parse(v)).filter((v) => typeof v === 'string' || typeof v === 'number').map(String);
     const records = typeof raw.find((x) => x !== '' && x !== null) === 'string' ? entityRecords(strings, maps) : null;
     const kind = kindOf(raw, records);
+    // A sampled template saw only part of the catalog: any record of the same collection may be meant.
+    if (kind === 'entity' && !pool) values = [...new Set([...values, ...[...records!.keys()].map((v) => JSON.stringify(v))])];
     const tokens = values.map((vs) => {
       const v = JSON.parse(vs);
       if (kind === 'entity') {
         const rec = records!.get(String(v));
-        return rec ? tokensOf(recordStrings(rec).all.join(' ')) : tokensOf(String(v));
+        return rec ? recordTokens(recordStrings(rec).all.join(' ')) : tokensOf(String(v));
       }
       if (kind === 'list') return tokensOf((v as Leaf[]).join(' '));
       if (kind === 'text') return tokensOf(String(v));
@@ -271,6 +280,22 @@ export function profileTemplate(site: Site, t: TaskTemplate, seed: number): Temp
         posSum += at;
         continue;
       }
+      if (kind === 'entity') {
+        // Visible when the objective singles the record out (a hotel named only by its city is an answer, not an input).
+        const i = values.indexOf(JSON.stringify(v));
+        if (i < 0 || v === '') continue;
+        counted++;
+        const words = new Set(contentTokens(objective).map(stem));
+        const score = (j: number) => tokens[j].reduce((a, t) => a + (words.has(t) ? (idf.get(t) ?? 0) : 0), 0);
+        const mine = score(i);
+        const beats = (j: number) => j !== i && (score(j) > mine + 1e-9 || (Math.abs(score(j) - mine) < 1e-9 && tokens[j].length <= tokens[i].length));
+        if (mine > 0 && !tokens.some((_, j) => beats(j))) {
+          shown++;
+          const hit = surfaces(v).map((x) => o.indexOf(norm(x))).find((x) => x >= 0);
+          posSum += hit !== undefined ? hit / o.length : 0.5;
+        }
+        continue;
+      }
       const surf = surfaces(v).filter((s) => normalizeText(s).length >= 1);
       if (!surf.length) continue;
       counted++;
@@ -298,7 +323,7 @@ export function profileTemplate(site: Site, t: TaskTemplate, seed: number): Temp
       }
     }
     const visible = kind === 'bool' ? markers.true.length + markers.false.length > 0 : counted > 0 && shown / counted >= 0.5;
-    return { path, kind, visible, values, tokens, postings, idf, context, position: shown ? posSum / shown : 1, markers };
+    return { path, kind, visible, values, tokens, postings, idf, context, position: shown ? posSum / shown : 1, markers, records };
   });
   // Characteristic words: frequent in the objectives once the sample's own text values ("Work",
   // a reply line) are taken out, so a label name does not read as the intent of the template.

@@ -6,7 +6,7 @@ import { SHORTHAND } from '../messy.ts';
  */
 
 const STOP = new Set(
-  'a an the of for to in on at my me i and with is it its from about please what whats how do does did can could would will be are was this that these those there their them they you your u im i m ive some any all just one get got need want find tell give show which who when where was were has have had by as or if so but not no dont into out up via per'.split(
+  'a an the of for to in on at my me i and with is it its from about please what whats how do does did can could would will be are was this that these those there their them they you your u im i m ive some any all just one get got need want find tell give show which who when where was were has have had by as or if so but dont into out up via per'.split(
     ' ',
   ),
 );
@@ -42,10 +42,15 @@ for (const [k, v] of [
   ['bdrm', 'bedroom'], ['beds', 'bedroom'], ['bed', 'bedroom'], ['bedrooms', 'bedroom'], ['baths', 'bathroom'], ['yr', 'year'], ['yrs', 'years'],
   ['mo', 'month'], ['ppl', 'people'], ['subj', 'subject'], ['thru', 'through'], ['ooo', 'vacation'], ['autoreply', 'vacation'],
   ['snap', 'food assistance'], ['stamps', 'food assistance'], ['tix', 'tickets'], ['priciest', 'expensive'],
-  ['biggest', 'largest'], ['sqft', 'square feet'], ['pct', 'percent'], ['respond', 'reply'], ['answer', 'reply'],
+  ['biggest', 'largest'], ['sqft', 'square feet'], ['pct', 'percent'], ['respond', 'reply'], ['answer', 'reply'], ['register', 'apply'], ['registration', 'application'],
   ['tag', 'label'], ['star', 'starred'], ['price', 'cost'], ['cost', 'price'], ['fee', 'cost'],
 ] as const) {
   EXPANSIONS.set(k, rawTokens(v));
+}
+
+/** Whether a word is known shorthand ("sqft", "fwd"), which the expansion accounts for. */
+export function isShorthand(t: string): boolean {
+  return EXPANSIONS.has(t);
 }
 
 /** Query tokens with shorthand expanded ("fwd" -> "forward", "br" -> "bedroom"); originals kept too. */
@@ -88,7 +93,12 @@ export function tokenMatches(typed: string, token: string): boolean {
   if (typed === token) return true;
   if (/\d/.test(typed) || /\d/.test(token)) return false;
   const n = Math.min(typed.length, token.length);
-  if (n < 4) return false;
+  // Short words are too close to each other ("same" ~ "jame") for a swapped or changed letter;
+  // a dropped letter ("houe" for "house", "cndo" for "condo") is still recognised.
+  if (n < 5) {
+    const [short, long] = typed.length < token.length ? [typed, token] : [token, typed];
+    return short.length >= 4 && long.length === short.length + 1 && deletes(long).includes(short);
+  }
   return editDistance(typed, token, n >= 8 ? 2 : 1) <= (n >= 8 ? 2 : 1);
 }
 
@@ -104,8 +114,11 @@ export function numberMentions(text: string): Array<{ value: number; pos: number
   const out: Array<{ value: number; pos: number }> = [];
   const re = /(\d[\d,]*(?:\.\d+)?)\s*(?:(k|m|million|thousand)(?![a-z]))?/gi;
   for (const m of text.matchAll(re)) {
-    const before = text.slice(Math.max(0, (m.index ?? 0) - 1), m.index ?? 0);
-    if (/[\d/:-]/.test(before) && before !== ' ') continue;
+    const at = m.index ?? 0;
+    const before = text.slice(Math.max(0, at - 2), at);
+    // Parts of dates, times and ranges ("3/5", "2:30", "2-3") and unit labels ("Unit 6A") are not amounts.
+    if (/[\d/:]$/.test(before) || /\d-$/.test(before)) continue;
+    if (/^[a-z](?![a-z])/i.test(text.slice(at + m[1].length)) && !m[2]) continue;
     let v = Number(m[1].replace(/,/g, ''));
     if (!Number.isFinite(v)) continue;
     const suf = (m[2] ?? '').toLowerCase();
@@ -113,7 +126,9 @@ export function numberMentions(text: string): Array<{ value: number; pos: number
     if (suf === 'm' || suf === 'million') v *= 1_000_000;
     out.push({ value: v, pos: m.index ?? 0 });
   }
-  return out;
+  // "no employees", "zero fees": a count of nothing.
+  for (const m of text.matchAll(/\b(no|zero|none)\b/gi)) out.push({ value: 0, pos: m.index ?? 0 });
+  return out.sort((a, b) => a.pos - b.pos);
 }
 
 const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
@@ -181,7 +196,7 @@ export class FuzzyVocab {
     const out = new Set<string>();
     if (this.words.has(q)) out.add(q);
     if (q.length >= 4 && !/\d/.test(q)) {
-      for (const d of [q, ...deletes(q)]) for (const t of this.byDelete.get(d) ?? []) if (tokenMatches(q, t)) out.add(t);
+      for (const d of q.length >= 5 ? [q, ...deletes(q)] : [q]) for (const t of this.byDelete.get(d) ?? []) if (tokenMatches(q, t)) out.add(t);
     }
     return [...out];
   }

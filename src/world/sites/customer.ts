@@ -17,11 +17,21 @@ export interface Customer {
 
 /** City, state and ZIP triples that belong together. */
 const PLACES: Array<[string, string, string]> = [
-  ['Portland', 'Oregon', '97205'], ['Austin', 'Texas', '78704'], ['Denver', 'Colorado', '80203'],
-  ['Madison', 'Wisconsin', '53703'], ['Raleigh', 'North Carolina', '27601'], ['Tucson', 'Arizona', '85701'],
-  ['Burlington', 'Vermont', '05401'], ['Boise', 'Idaho', '83702'], ['Savannah', 'Georgia', '31401'],
-  ['Ann Arbor', 'Michigan', '48104'], ['Santa Fe', 'New Mexico', '87501'], ['Providence', 'Rhode Island', '02903'],
-  ['Columbus', 'Ohio', '43215'], ['Sacramento', 'California', '95814'], ['Richmond', 'Virginia', '23219'],
+  ['Portland', 'Oregon', '97205'],
+  ['Austin', 'Texas', '78704'],
+  ['Denver', 'Colorado', '80203'],
+  ['Madison', 'Wisconsin', '53703'],
+  ['Raleigh', 'North Carolina', '27601'],
+  ['Tucson', 'Arizona', '85701'],
+  ['Burlington', 'Vermont', '05401'],
+  ['Boise', 'Idaho', '83702'],
+  ['Savannah', 'Georgia', '31401'],
+  ['Ann Arbor', 'Michigan', '48104'],
+  ['Santa Fe', 'New Mexico', '87501'],
+  ['Providence', 'Rhode Island', '02903'],
+  ['Columbus', 'Ohio', '43215'],
+  ['Sacramento', 'California', '95814'],
+  ['Richmond', 'Virginia', '23219'],
   ['Omaha', 'Nebraska', '68102'],
 ];
 

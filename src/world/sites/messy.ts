@@ -12,7 +12,9 @@ export function messy(rng: Rng, text: string, typoRate = 0.25): string {
     .map((w) => {
       if (w.length < 5 || !rng.bool(typoRate)) return w;
       const i = rng.int(1, w.length - 2);
-      return rng.bool(0.5) ? w.slice(0, i) + w[i + 1] + w[i] + w.slice(i + 2) : w.slice(0, i) + w.slice(i + 1);
+      return rng.bool(0.5)
+        ? w.slice(0, i) + w[i + 1] + w[i] + w.slice(i + 2)
+        : w.slice(0, i) + w.slice(i + 1);
     })
     .join(' ')
     .replace(/\s+/g, ' ')

@@ -31,7 +31,13 @@ export class HttpSession {
 
   private async follow(res: Response, hops = 0): Promise<HttpResult> {
     if (res.status >= 300 && res.status < 400 && res.headers.get('location') && hops < 5) {
-      return this.follow(await fetch(new URL(res.headers.get('location')!, this.origin), { headers: this.headers(), redirect: 'manual' }), hops + 1);
+      return this.follow(
+        await fetch(new URL(res.headers.get('location')!, this.origin), {
+          headers: this.headers(),
+          redirect: 'manual',
+        }),
+        hops + 1,
+      );
     }
     const text = await res.text();
     const isJson = res.headers.get('content-type')?.includes('json');
@@ -60,7 +66,9 @@ export class HttpSession {
 
   /** The session's state of one site, as the verifier sees it. */
   async state<S = unknown>(site: string): Promise<S> {
-    const res = await fetch(new URL(`/__world/state?site=${site}&session=${this.id}`, this.origin), { headers: { [CONTROL_HEADER]: '1' } });
+    const res = await fetch(new URL(`/__world/state?site=${site}&session=${this.id}`, this.origin), {
+      headers: { [CONTROL_HEADER]: '1' },
+    });
     if (!res.ok) throw new Error(`state of ${site}: HTTP ${res.status}`);
     return (await res.json()) as S;
   }

@@ -3,11 +3,26 @@ import type { Element, Observation } from '../../core/observation.ts';
 import type { Rng } from '../../core/rng.ts';
 import type { SteppableEnv } from '../solver-kit.ts';
 
-const WORDS = ['blue', 'size', 'cheap', 'hello', 'test', 'order', 'Paris', 'chicken', 'March', 'yes', 'pasta', 'best'];
+const WORDS = [
+  'blue',
+  'size',
+  'cheap',
+  'hello',
+  'test',
+  'order',
+  'Paris',
+  'chicken',
+  'March',
+  'yes',
+  'pasta',
+  'best',
+];
 const TEXT_TYPES = new Set(['', 'text', 'search', 'email', 'number', 'tel', 'url', 'password']);
 
 function randomText(rng: Rng): string {
-  return rng.bool(0.4) ? String(rng.int(1, 500)) : `${rng.pick(WORDS)}${rng.bool(0.5) ? ` ${rng.pick(WORDS)}` : ''}`;
+  return rng.bool(0.4)
+    ? String(rng.int(1, 500))
+    : `${rng.pick(WORDS)}${rng.bool(0.5) ? ` ${rng.pick(WORDS)}` : ''}`;
 }
 
 /** One random action on an observation: mostly clicks, some typing, selecting, scrolling, going back. */
@@ -31,7 +46,12 @@ export function randomAction(obs: Observation, rng: Rng): Action {
  * The random floor: `steps` seeded random actions, then `done` with a random answer (a visible
  * element's text or a random number). Returns the number of actions taken.
  */
-export async function randomPlay(env: SteppableEnv, first: Observation, rng: Rng, steps: number): Promise<number> {
+export async function randomPlay(
+  env: SteppableEnv,
+  first: Observation,
+  rng: Rng,
+  steps: number,
+): Promise<number> {
   let obs = first;
   for (let i = 0; i < steps; i++) obs = await env.step(randomAction(obs, rng));
   const texts = obs.elements.map((e) => e.text || e.name).filter((t) => t.length > 0);

@@ -79,12 +79,19 @@ export class WorldHarness {
 
   private async environment(): Promise<BrowserEnv> {
     if (!this.env) {
-      this.env = await this.host.newEnv({ screenshot: { enabled: false }, allowlist: [this.origin], settleMs: 150 });
+      this.env = await this.host.newEnv({
+        screenshot: { enabled: false },
+        allowlist: [this.origin],
+        settleMs: 150,
+      });
     }
     return this.env;
   }
 
-  private async run(task: Task, play: (env: RecordingEnv, first: Observation) => Promise<void>): Promise<HarnessRun> {
+  private async run(
+    task: Task,
+    play: (env: RecordingEnv, first: Observation) => Promise<void>,
+  ): Promise<HarnessRun> {
     const t0 = Date.now();
     const env = await this.environment();
     const { sessionId, observation } = await startWorldEpisode(env, task, this.origin);
@@ -127,7 +134,11 @@ export class WorldHarness {
 }
 
 /** Draws `perTemplate` tasks of every template (seeded), for sampled solver and random-play tests. */
-export function sampleByTemplate(tasks: Task[], perTemplate: number, seed: number | string = 'sample'): Task[] {
+export function sampleByTemplate(
+  tasks: Task[],
+  perTemplate: number,
+  seed: number | string = 'sample',
+): Task[] {
   const groups = new Map<string, Task[]>();
   for (const t of tasks) {
     const key = t.verifier.kind === 'world' ? t.verifier.template : t.id;
@@ -135,7 +146,8 @@ export function sampleByTemplate(tasks: Task[], perTemplate: number, seed: numbe
   }
   const rng = new Rng(`${seed}`);
   const out: Task[] = [];
-  for (const [, group] of [...groups].sort(([a], [b]) => a.localeCompare(b))) out.push(...rng.shuffle(group).slice(0, perTemplate));
+  for (const [, group] of [...groups].sort(([a], [b]) => a.localeCompare(b)))
+    out.push(...rng.shuffle(group).slice(0, perTemplate));
   return out;
 }
 

@@ -58,6 +58,7 @@ export const WORLD_JS = `
       timer = setTimeout(function(){
         var q = inp.value.trim(); if (q.length < 2){ list.classList.add('hidden'); return; }
         fetch(inp.getAttribute('data-autocomplete') + encodeURIComponent(q)).then(function(r){return r.json();}).then(function(items){
+          if (inp.value.trim() !== q) return; // a late answer for an older prefix
           list.innerHTML=''; items.slice(0,8).forEach(function(it){ var li=document.createElement('li'); li.setAttribute('role','option'); li.textContent=it.label; li.addEventListener('click', function(){ inp.value = it.label; if(hidden) hidden.value = it.value; list.classList.add('hidden'); inp.dispatchEvent(new Event('change',{bubbles:true})); }); list.appendChild(li); });
           list.classList.toggle('hidden', items.length===0);
         });

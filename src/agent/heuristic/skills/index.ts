@@ -3,6 +3,10 @@ import type { Element, Observation } from '../../../core/observation.ts';
 import type { HistoryEntry } from '../../agent.ts';
 import type { TaskGoal } from '../goal.ts';
 import type { Choice, Rules } from '../kit.ts';
+import { formsSkill } from './forms.ts';
+import { mailSkill } from './mail.ts';
+import { recipesSkill } from './recipes.ts';
+import { shoppingSkill } from './shopping.ts';
 
 /** What a skill sees: the parsed task, the page, the history and the note rules. */
 export interface SkillContext {
@@ -31,4 +35,4 @@ export interface Skill {
 }
 
 /** Skills in priority order; the first that applies and returns a choice acts. */
-export const SKILLS: Skill[] = [];
+export const SKILLS: Skill[] = [recipesSkill, shoppingSkill, mailSkill, formsSkill];

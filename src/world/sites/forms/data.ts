@@ -139,15 +139,13 @@ export function buildFormsData(seed: number): FormsData {
 }
 
 /** Stable per-persona facts a form asks for (passport number, plate, SSN digits...). */
-export function personaFacts(p: Persona): { passportNumber: string; issueDate: string; ssnLast4: string; plate: string; parcel: string; ein: string } {
+export function personaFacts(p: Persona): { passportNumber: string; ssnLast4: string; plate: string; parcel: string; ein: string } {
   const h = (k: string) => hashString(`${p.id}:${k}`);
   const digits = (k: string, n: number) => String(h(k) % 10 ** n).padStart(n, '0');
   const letters = 'ABCDEFGHJKLMNPRSTUVWXYZ';
   const plate = `${letters[h('p1') % 23]}${letters[h('p2') % 23]}${letters[h('p3') % 23]}${digits('p4', 4)}`;
-  const issueYear = 2014 + (h('iy') % 9);
   return {
     passportNumber: `5${digits('pp', 8)}`,
-    issueDate: `${String(1 + (h('im') % 12)).padStart(2, '0')}/${String(1 + (h('id') % 28)).padStart(2, '0')}/${issueYear}`,
     ssnLast4: digits('ssn', 4),
     plate,
     parcel: `${digits('pa', 3)}-${digits('pb', 2)}-${digits('pc', 3)}`,

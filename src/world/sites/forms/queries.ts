@@ -33,8 +33,8 @@ const PHRASERS: Record<string, Phraser<any, FormsData>> = {
     const where = p.location === 'home' ? 'home based' : 'commercial space';
     const emp = p.employees ? `${p.employees} employees` : 'no employees';
     return rng.pick([
-      { text: `business license for ${p.businessName}, ${p.structure}, ${where}, ${emp}, owner ${who(data, p.personaId)}`, keep: [p.businessName] },
-      { text: `register my ${p.structure} "${p.businessName}" - ${where} w/ ${emp} (${who(data, p.personaId)})`, keep: [p.businessName] },
+      { text: `business license for ${p.businessName}, ${p.structure}, starting ${p.startDate}, ${where}, ${emp}, owner ${who(data, p.personaId)}`, keep: [p.businessName, p.startDate] },
+      { text: `register my ${p.structure} "${p.businessName}" opening ${p.startDate} - ${where} w/ ${emp} (${who(data, p.personaId)})`, keep: [p.businessName, p.startDate] },
     ]);
   },
   'forms.building-permit': (p, data, rng) => {

@@ -21,7 +21,7 @@ export const passportRenewal = applicationTemplate<{ personaId: string; processi
     }).filter((x, i, all) => i === 0 || JSON.stringify(x) !== JSON.stringify(all[i - 1])),
   plan: (p, who, f) => {
     const cardWanted = p.card === 'book and card';
-    const objective = `Renew my passport online. I'm ${who.first} ${who.last}, born ${who.dob}, and my current passport number is ${f.passportNumber}. ${p.previousName ? `My last name has changed: the current passport is in my old last name, ${p.previousName}.` : 'My name has not changed.'} Mail the new passport to ${who.street}, ${who.city}, ${stateName(who.state)} ${who.zip}. I want ${p.processing.toLowerCase()} processing${cardWanted ? ' and a passport card as well' : ' and the passport book only'}. Tell me the confirmation number.`;
+    const objective = `Renew my passport online. I'm ${who.first} ${who.last}, born ${who.dob}, and my current passport number is ${f.passportNumber}. ${p.previousName ? `My last name has changed: the current passport is in my old last name, ${p.previousName}.` : 'My name has not changed.'} Mail the new passport to ${who.street}, ${who.city}, ${stateName(who.state)} ${who.zip}. I want ${p.processing.toLowerCase()} processing and the ${cardWanted ? 'passport book and card' : 'passport book only'}. Tell me the confirmation number.`;
     const expected: Record<string, string> = {
       first_name: who.first, last_name: who.last, dob: who.dob, passport_number: f.passportNumber, name_changed: p.previousName ? 'Yes' : 'No',
       street: who.street, city: who.city, state: stateName(who.state), zip: who.zip, processing: p.processing, passport_card: cardWanted ? 'Yes' : 'No',

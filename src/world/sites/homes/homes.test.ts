@@ -154,5 +154,5 @@ describe('homes reference solvers in Chromium', () => {
     for (const t of sample) runs.push(await h.solve(t));
     expect(runs.filter((r) => !r.verdict.success).map(describeRun)).toEqual([]);
     for (const r of runs) expect(Math.abs(r.actions - (r.task.referenceLength ?? 0))).toBeLessThanOrEqual(3);
-  }, 150_000);
+  }, 240_000);
 });

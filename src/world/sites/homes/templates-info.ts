@@ -238,7 +238,8 @@ export const lastSold: TaskTemplate<{ listingId: string }, HomesState, HomesData
     return {
       objective: variant(p, [`According to its price history, what did ${addressLine(l)} in ${l.city} last sell for?`, `Look up the price history of ${addressLine(l)}, ${l.city}. How much did it sell for last time?`]),
       startPath: '/search',
-      referenceLength: 7,
+      // Opening the listing, the tab, and a few waits while the history loads.
+      referenceLength: 9,
     };
   },
   verify: (p, _s, answer, data) => {

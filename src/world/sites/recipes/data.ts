@@ -1,5 +1,6 @@
 import { Rng } from '../../../core/rng.ts';
-import { CUISINES, type Cuisine, type DietFlag, type Dish, INGREDIENTS, MAINS } from './ingredients.ts';
+import { CUISINES, type Cuisine, type Dish } from './cuisines.ts';
+import { type DietFlag, INGREDIENTS, MAINS } from './ingredients.ts';
 
 export const DIETS = ['vegetarian', 'vegan', 'gluten-free', 'dairy-free'] as const;
 export type Diet = (typeof DIETS)[number];
@@ -47,8 +48,32 @@ export interface RecipesData {
   byId: Map<string, Recipe>;
 }
 
-const AUTHORS = ['Maya Lin', 'Jonah Reed', 'Carla Souza', 'Dev Mehta', 'Hana Sato', 'Luca Bianchi', 'Amara Obi', 'Sam Ortiz', 'Nina Petrova', 'Theo Grant'];
-const REVIEWERS = ['cookinmama', 'Dan P.', 'Rosa M.', 'kitchenkev', 'Ali R.', 'Jenny T.', 'HomeChef22', 'Marta G.', 'Pete S.', 'Lou B.', 'Ivy W.', 'Omar K.'];
+const AUTHORS = [
+  'Maya Lin',
+  'Jonah Reed',
+  'Carla Souza',
+  'Dev Mehta',
+  'Hana Sato',
+  'Luca Bianchi',
+  'Amara Obi',
+  'Sam Ortiz',
+  'Nina Petrova',
+  'Theo Grant',
+];
+const REVIEWERS = [
+  'cookinmama',
+  'Dan P.',
+  'Rosa M.',
+  'kitchenkev',
+  'Ali R.',
+  'Jenny T.',
+  'HomeChef22',
+  'Marta G.',
+  'Pete S.',
+  'Lou B.',
+  'Ivy W.',
+  'Omar K.',
+];
 const REVIEW_TEXT: Record<number, string[]> = {
   5: ['Made this twice already, the family loved it.', 'Perfect weeknight dinner, would not change a thing.'],
   4: ['Really good. I added a little more spice.', 'Tasty and easy, took a bit longer than stated.'],
@@ -58,7 +83,11 @@ const REVIEW_TEXT: Record<number, string[]> = {
 };
 
 function slug(s: string): string {
-  return s.toLowerCase().replace(/'/g, '').replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+  return s
+    .toLowerCase()
+    .replace(/'/g, '')
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '');
 }
 
 /** Rounds a quantity the way recipes print it: quarters for cups and spoons, whole grams and counts. */
@@ -78,7 +107,14 @@ function dietsOf(flags: Set<DietFlag>): Diet[] {
   return out;
 }
 
-function stepsFor(rng: Rng, dish: Dish, mainIng: string, others: string[], cook: number, temp: number | null): string[] {
+function stepsFor(
+  rng: Rng,
+  dish: Dish,
+  mainIng: string,
+  others: string[],
+  cook: number,
+  temp: number | null,
+): string[] {
   const [a, b, c] = rng.shuffle(others);
   const part1 = Math.max(3, Math.round(cook * 0.4));
   const part2 = Math.max(2, cook - part1);
@@ -148,17 +184,34 @@ function buildRecipe(rng: Rng, d: Draft, published: string): Recipe {
   const temp = d.dish.method === 'oven' ? (d.dish.temp ?? 375) : null;
   const steps =
     d.variant === 'Slow Cooker'
-      ? [`Place the ${main.ingredient} in a slow cooker.`, `Add the ${base[0][0]} and ${base[1][0]}.`, `Cover and cook on low for ${cook / 60} hours (${cook} minutes).`, 'Stir, season to taste and serve.']
-      : stepsFor(rng, d.dish, main.ingredient, base.map(([n]) => n), cook, temp);
+      ? [
+          `Place the ${main.ingredient} in a slow cooker.`,
+          `Add the ${base[0][0]} and ${base[1][0]}.`,
+          `Cover and cook on low for ${cook / 60} hours (${cook} minutes).`,
+          'Stir, season to taste and serve.',
+        ]
+      : stepsFor(
+          rng,
+          d.dish,
+          main.ingredient,
+          base.map(([n]) => n),
+          cook,
+          temp,
+        );
   const rating = Math.min(5, Math.round((3.3 + rng.next() * 1.3 + rng.next() * 0.4) * 10) / 10);
   const reviewCount = Math.floor(Math.exp(rng.next() * 7.2));
   const reviews: RecipeReview[] = [];
   const who = rng.shuffle(REVIEWERS);
   for (let i = 0; i < Math.min(5, reviewCount); i++) {
     const r = Math.max(1, Math.min(5, Math.round(rating + (rng.next() - 0.5) * 2.5)));
-    reviews.push({ author: who[i], rating: r, text: rng.pick(REVIEW_TEXT[r]), date: new Date(Date.UTC(2026, rng.int(0, 10), rng.int(1, 28))).toISOString().slice(0, 10) });
+    reviews.push({
+      author: who[i],
+      rating: r,
+      text: rng.pick(REVIEW_TEXT[r]),
+      date: new Date(Date.UTC(2026, rng.int(0, 10), rng.int(1, 28))).toISOString().slice(0, 10),
+    });
   }
-  const calories = Math.round((d.variant === 'Healthy' ? 0.7 : 1) * rng.int(260, 820) / 5) * 5;
+  const calories = Math.round(((d.variant === 'Healthy' ? 0.7 : 1) * rng.int(260, 820)) / 5) * 5;
   return {
     id: slug(d.name),
     name: d.name,
@@ -202,12 +255,15 @@ export function buildRecipesData(seed: number): RecipesData {
       // Lookalikes: "Easy Coconut Chickpea Curry" next to "Coconut Chickpea Curry", with other times.
       if (rng.bool(0.22)) {
         const variant = rng.pick(['Easy', 'Slow Cooker', 'Healthy'] as const);
-        if (!(variant === 'Slow Cooker' && c.dish.method !== 'stovetop')) drafts.push({ ...c, name: `${variant} ${c.name}`, variant });
+        if (!(variant === 'Slow Cooker' && c.dish.method !== 'stovetop'))
+          drafts.push({ ...c, name: `${variant} ${c.name}`, variant });
       }
       for (const d of drafts) {
         if (names.has(d.name)) continue;
         names.add(d.name);
-        const published = new Date(from + Math.floor(rng.next() * 4 * 365 * 86_400_000)).toISOString().slice(0, 10);
+        const published = new Date(from + Math.floor(rng.next() * 4 * 365 * 86_400_000))
+          .toISOString()
+          .slice(0, 10);
         recipes.push(buildRecipe(rng.fork(d.name), d, published));
       }
     }
@@ -226,13 +282,24 @@ export function cuisineName(data: RecipesData, id: string): string {
 /** Recipes whose names contain this one's name or are contained in it: the lookalikes. */
 export function lookalikesOf(data: RecipesData, r: Recipe): Recipe[] {
   const n = r.name.toLowerCase();
-  return data.recipes.filter((o) => o.id !== r.id && (o.name.toLowerCase().includes(n) || n.includes(o.name.toLowerCase())));
+  return data.recipes.filter(
+    (o) => o.id !== r.id && (o.name.toLowerCase().includes(n) || n.includes(o.name.toLowerCase())),
+  );
 }
 
 /** Units that measure an amount, as opposed to counting things. */
 export const MEASURES = new Set(['cup', 'tbsp', 'tsp', 'g', 'lb', 'oz']);
 
-const FRACTIONS: Array<[number, string]> = [[0, ''], [0.125, '1/8'], [0.25, '1/4'], [1 / 3, '1/3'], [0.5, '1/2'], [2 / 3, '2/3'], [0.75, '3/4'], [1, '']];
+const FRACTIONS: Array<[number, string]> = [
+  [0, ''],
+  [0.125, '1/8'],
+  [0.25, '1/4'],
+  [1 / 3, '1/3'],
+  [0.5, '1/2'],
+  [2 / 3, '2/3'],
+  [0.75, '3/4'],
+  [1, ''],
+];
 
 /** Prints a quantity as recipes do: "1 1/2", "3/4", "340". */
 export function formatQty(q: number): string {

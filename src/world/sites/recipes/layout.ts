@@ -14,7 +14,11 @@ const RECIPES_CSS = `<style>
 </style>`;
 
 /** Renders a recipes page: search in the header, cookie banner, and the newsletter promo where asked. */
-export function recipesPage(req: SiteRequest, state: RecipesState, o: { title: string; body: string; promo?: boolean; scripts?: string; q?: string }): string {
+export function recipesPage(
+  req: SiteRequest,
+  state: RecipesState,
+  o: { title: string; body: string; promo?: boolean; scripts?: string; q?: string },
+): string {
   const search = `<form class="search-form" method="get" action="${req.base}/search" role="search"><input type="search" name="q" value="${esc(o.q ?? '')}" aria-label="Search recipes" placeholder="Search recipes or ingredients"><button class="btn" type="submit">Search</button></form>`;
   return page({
     title: `${o.title} | ${RECIPES_BRAND}`,
@@ -51,5 +55,8 @@ export function recipeCard(req: SiteRequest, data: RecipesData, r: Recipe): stri
 }
 
 export function notFoundPage(req: SiteRequest, state: RecipesState, text: string): string {
-  return recipesPage(req, state, { title: 'Not found', body: `<h1>Page not found</h1><p>${esc(text)}</p><p><a href="${req.base}/">Back to recipes</a></p>` });
+  return recipesPage(req, state, {
+    title: 'Not found',
+    body: `<h1>Page not found</h1><p>${esc(text)}</p><p><a href="${req.base}/">Back to recipes</a></p>`,
+  });
 }

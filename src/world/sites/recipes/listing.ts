@@ -23,7 +23,10 @@ export interface RecipeQuery {
 export const RECIPE_PAGE_SIZE = 12;
 
 function words(s: string): string[] {
-  return s.toLowerCase().split(/[^a-z0-9']+/).filter(Boolean);
+  return s
+    .toLowerCase()
+    .split(/[^a-z0-9']+/)
+    .filter(Boolean);
 }
 
 /** Matching recipes: every query word must appear in the name, cuisine or an ingredient. */

@@ -1,16 +1,43 @@
 import { pageParam, queryParam, queryString } from '../../form.ts';
 import type { SiteRequest } from '../../site.ts';
 import { esc, pagination } from '../../ui/html.ts';
-import { cuisineName, type Diet, DIETS, ingredientText, MEASURES, type Recipe, type RecipesData } from './data.ts';
+import {
+  cuisineName,
+  DIETS,
+  type Diet,
+  ingredientText,
+  MEASURES,
+  type Recipe,
+  type RecipesData,
+} from './data.ts';
 import { recipeCard, recipesPage, stars } from './layout.ts';
-import { RECIPE_PAGE_SIZE, RECIPE_SORTS, type RecipeQuery, type RecipeSort, searchRecipes, TIME_LIMITS } from './listing.ts';
+import {
+  RECIPE_PAGE_SIZE,
+  RECIPE_SORTS,
+  type RecipeQuery,
+  type RecipeSort,
+  searchRecipes,
+  TIME_LIMITS,
+} from './listing.ts';
 import type { RecipesState } from './state.ts';
 
-const DIET_LABELS: Record<Diet, string> = { vegetarian: 'Vegetarian', vegan: 'Vegan', 'gluten-free': 'Gluten-free', 'dairy-free': 'Dairy-free' };
-export const RATING_CHOICES: Array<[string, string]> = [['', 'Any rating'], ['4.5', '4.5 stars & up'], ['4', '4 stars & up'], ['3.5', '3.5 stars & up']];
+const DIET_LABELS: Record<Diet, string> = {
+  vegetarian: 'Vegetarian',
+  vegan: 'Vegan',
+  'gluten-free': 'Gluten-free',
+  'dairy-free': 'Dairy-free',
+};
+export const RATING_CHOICES: Array<[string, string]> = [
+  ['', 'Any rating'],
+  ['4.5', '4.5 stars & up'],
+  ['4', '4 stars & up'],
+  ['3.5', '3.5 stars & up'],
+];
 
 export function homePage(req: SiteRequest, state: RecipesState, data: RecipesData): string {
-  const tiles = data.cuisines.map((c) => `<a class="card" href="${req.base}/search?cuisine=${c.id}">${esc(c.name)}</a>`).join('');
+  const tiles = data.cuisines
+    .map((c) => `<a class="card" href="${req.base}/search?cuisine=${c.id}">${esc(c.name)}</a>`)
+    .join('');
   const quick = searchRecipes(data, { maxTime: 30, sort: 'rating' }).slice(0, 4);
   const top = searchRecipes(data, { sort: 'reviews' }).slice(0, 4);
   const body = `<h1>What are we cooking tonight?</h1><p class="muted">${data.recipes.length} tested recipes from ${data.cuisines.length} cuisines.</p>
@@ -40,8 +67,16 @@ export function searchPage(req: SiteRequest, state: RecipesState, data: RecipesD
   const items = searchRecipes(data, q);
   const pages = Math.max(1, Math.ceil(items.length / RECIPE_PAGE_SIZE));
   const p = pageParam(req, pages);
-  const keep = { q: q.q, cuisine: q.cuisine, diet: q.diets, maxtime: q.maxTime, rating: queryParam(req, 'rating'), sort: q.sort === 'relevance' ? '' : q.sort };
-  const opt = (v: string, l: string, cur: string | undefined) => `<option value="${esc(v)}"${v === (cur ?? '') ? ' selected' : ''}>${esc(l)}</option>`;
+  const keep = {
+    q: q.q,
+    cuisine: q.cuisine,
+    diet: q.diets,
+    maxtime: q.maxTime,
+    rating: queryParam(req, 'rating'),
+    sort: q.sort === 'relevance' ? '' : q.sort,
+  };
+  const opt = (v: string, l: string, cur: string | undefined) =>
+    `<option value="${esc(v)}"${v === (cur ?? '') ? ' selected' : ''}>${esc(l)}</option>`;
   const filters = `<aside><form method="get" action="${req.base}/search">${q.q ? `<input type="hidden" name="q" value="${esc(q.q)}">` : ''}
 <div class="field"><label for="cuisine">Cuisine</label><select id="cuisine" name="cuisine">${opt('', 'All cuisines', q.cuisine)}${data.cuisines.map((c) => opt(c.id, c.name, q.cuisine)).join('')}</select></div>
 <fieldset class="field"><legend>Diet</legend>${DIETS.map((d) => `<div><input type="checkbox" id="diet-${d}" name="diet" value="${d}"${q.diets?.includes(d) ? ' checked' : ''}> <label for="diet-${d}" style="display:inline">${DIET_LABELS[d]}</label></div>`).join('')}</fieldset>
@@ -50,7 +85,11 @@ export function searchPage(req: SiteRequest, state: RecipesState, data: RecipesD
 <div class="field"><label for="sort">Sort by</label><select id="sort" name="sort">${RECIPE_SORTS.map((s) => opt(s.id, s.label, q.sort)).join('')}</select></div>
 <button class="btn" type="submit">Apply</button></form></aside>`;
   const shown = items.slice((p - 1) * RECIPE_PAGE_SIZE, p * RECIPE_PAGE_SIZE);
-  const title = q.q ? `Recipes for "${q.q}"` : q.cuisine ? `${cuisineName(data, q.cuisine)} recipes` : 'All recipes';
+  const title = q.q
+    ? `Recipes for "${q.q}"`
+    : q.cuisine
+      ? `${cuisineName(data, q.cuisine)} recipes`
+      : 'All recipes';
   const body = `<h1>${esc(title)}</h1><div class="sidebar">${filters}<section><p class="muted" role="status">${items.length} ${items.length === 1 ? 'recipe' : 'recipes'}</p>
 ${shown.length ? `<div class="grid">${shown.map((r) => recipeCard(req, data, r)).join('')}</div>` : '<p>No recipes match. Try fewer filters.</p>'}
 ${pagination(p, pages, (x) => `${req.base}/search${queryString({ ...keep, page: x === 1 ? '' : x })}`)}</section></div>`;
@@ -69,7 +108,13 @@ document.querySelectorAll('[data-servings]').forEach(function(b){b.addEventListe
 render(Number(box.textContent));})();`;
 
 /** A recipe: facts, save-to-collection, tabs (Ingredients with servings scaler, Steps, Reviews). */
-export function recipePage(req: SiteRequest, state: RecipesState, data: RecipesData, r: Recipe, o: { saveError?: string } = {}): string {
+export function recipePage(
+  req: SiteRequest,
+  state: RecipesState,
+  data: RecipesData,
+  r: Recipe,
+  o: { saveError?: string } = {},
+): string {
   const saved = queryParam(req, 'saved');
   const added = queryParam(req, 'added');
   const startServings = Math.max(1, Math.min(24, Number(queryParam(req, 'servings')) || r.servings));
@@ -89,7 +134,12 @@ export function recipePage(req: SiteRequest, state: RecipesState, data: RecipesD
 <ul class="ing-list">${ings}</ul><button class="btn btn-secondary" type="submit">Add selected to shopping list</button></form>`;
   const steps = `<ol>${r.steps.map((s) => `<li>${esc(s)}</li>`).join('')}</ol>`;
   const reviews = r.reviews.length
-    ? r.reviews.map((v) => `<article class="card" style="margin-bottom:8px"><strong>${esc(v.author)}</strong> ${stars(v.rating)} <span class="muted">${esc(v.date)}</span><p>${esc(v.text)}</p></article>`).join('')
+    ? r.reviews
+        .map(
+          (v) =>
+            `<article class="card" style="margin-bottom:8px"><strong>${esc(v.author)}</strong> ${stars(v.rating)} <span class="muted">${esc(v.date)}</span><p>${esc(v.text)}</p></article>`,
+        )
+        .join('')
     : '<p>No reviews yet. Be the first to review.</p>';
   const body = `<nav class="muted"><a href="${req.base}/">Home</a> › <a href="${req.base}/search?cuisine=${r.cuisine}">${esc(cuisineName(data, r.cuisine))}</a></nav>
 ${saved ? `<div class="notice" role="status">Saved to ${esc(saved)}. <a href="${req.base}/collections/${encodeURIComponent(saved)}">View collection</a></div>` : ''}
@@ -108,20 +158,36 @@ ${saveBox}
 
 export function collectionsPage(req: SiteRequest, state: RecipesState): string {
   const rows = Object.entries(state.collections)
-    .map(([name, ids]) => `<li><a href="${req.base}/collections/${encodeURIComponent(name)}">${esc(name)}</a> <span class="muted">(${ids.length} ${ids.length === 1 ? 'recipe' : 'recipes'})</span></li>`)
+    .map(
+      ([name, ids]) =>
+        `<li><a href="${req.base}/collections/${encodeURIComponent(name)}">${esc(name)}</a> <span class="muted">(${ids.length} ${ids.length === 1 ? 'recipe' : 'recipes'})</span></li>`,
+    )
     .join('');
-  return recipesPage(req, state, { title: 'Collections', body: `<h1>Your collections</h1><ul>${rows}</ul><p class="muted">Save recipes from any recipe page.</p>` });
+  return recipesPage(req, state, {
+    title: 'Collections',
+    body: `<h1>Your collections</h1><ul>${rows}</ul><p class="muted">Save recipes from any recipe page.</p>`,
+  });
 }
 
-export function collectionPage(req: SiteRequest, state: RecipesState, data: RecipesData, name: string): string {
+export function collectionPage(
+  req: SiteRequest,
+  state: RecipesState,
+  data: RecipesData,
+  name: string,
+): string {
   const ids = state.collections[name] ?? [];
   const rows = ids
     .map((id) => {
       const r = data.byId.get(id);
-      return r ? `<li class="row"><a href="${req.base}/r/${esc(id)}">${esc(r.name)}</a><form method="post" action="${req.base}/collections/remove"><input type="hidden" name="collection" value="${esc(name)}"><input type="hidden" name="recipe" value="${esc(id)}"><button class="link-btn" type="submit" aria-label="Remove ${esc(r.name)}">Remove</button></form></li>` : '';
+      return r
+        ? `<li class="row"><a href="${req.base}/r/${esc(id)}">${esc(r.name)}</a><form method="post" action="${req.base}/collections/remove"><input type="hidden" name="collection" value="${esc(name)}"><input type="hidden" name="recipe" value="${esc(id)}"><button class="link-btn" type="submit" aria-label="Remove ${esc(r.name)}">Remove</button></form></li>`
+        : '';
     })
     .join('');
-  return recipesPage(req, state, { title: name, body: `<h1>${esc(name)}</h1>${ids.length ? `<ul>${rows}</ul>` : '<p>No recipes saved here yet.</p>'}<p><a href="${req.base}/collections">All collections</a></p>` });
+  return recipesPage(req, state, {
+    title: name,
+    body: `<h1>${esc(name)}</h1>${ids.length ? `<ul>${rows}</ul>` : '<p>No recipes saved here yet.</p>'}<p><a href="${req.base}/collections">All collections</a></p>`,
+  });
 }
 
 export function shoppingListPage(req: SiteRequest, state: RecipesState, data: RecipesData): string {
@@ -137,4 +203,3 @@ export function shoppingListPage(req: SiteRequest, state: RecipesState, data: Re
 ${state.shoppingList.length ? `<form method="post" action="${req.base}/list/clear"><button class="btn btn-secondary" type="submit">Clear list</button></form>` : ''}`;
   return recipesPage(req, state, { title: 'Shopping list', body });
 }
-

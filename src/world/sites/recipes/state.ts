@@ -20,7 +20,11 @@ export interface RecipesState {
 export const DEFAULT_COLLECTIONS = ['Favorites', 'Weeknight dinners', 'Meal prep'];
 
 export function initialRecipesState(): RecipesState {
-  return { collections: Object.fromEntries(DEFAULT_COLLECTIONS.map((c) => [c, []])), shoppingList: [], newsletter: null };
+  return {
+    collections: Object.fromEntries(DEFAULT_COLLECTIONS.map((c) => [c, []])),
+    shoppingList: [],
+    newsletter: null,
+  };
 }
 
 /** Finds a collection by name, ignoring case and spacing. */

@@ -1,4 +1,4 @@
-import { cond } from '../../answer.ts';
+import { cond } from '../../match.ts';
 import type { Condition, SolverDriver, TaskTemplate } from '../../site.ts';
 import { dismissOverlays } from '../../solver-steps.ts';
 import { inSplit } from '../../split.ts';
@@ -11,9 +11,25 @@ import { drawRecipe, niceServings, openRecipe } from './templates-info.ts';
 
 type RecipeTemplate<P> = TaskTemplate<P, RecipesState, RecipesData>;
 
-const NEW_COLLECTIONS = ['Date night', 'Sunday batch cooking', 'Summer grilling', 'Holiday dinners', 'Kids favorites', 'Lunchbox ideas', 'Meatless Mondays', 'Quick curries', 'Company dinners', 'Spicy stuff'];
+const NEW_COLLECTIONS = [
+  'Date night',
+  'Sunday batch cooking',
+  'Summer grilling',
+  'Holiday dinners',
+  'Kids favorites',
+  'Lunchbox ideas',
+  'Meatless Mondays',
+  'Quick curries',
+  'Company dinners',
+  'Spicy stuff',
+];
 
-function saveConditions(state: RecipesState, data: RecipesData, recipeId: string, collection: string): Condition[] {
+function saveConditions(
+  state: RecipesState,
+  data: RecipesData,
+  recipeId: string,
+  collection: string,
+): Condition[] {
   const name = findCollection(state, collection);
   const ids = name ? state.collections[name] : [];
   const twins = lookalikesOf(data, data.byId.get(recipeId)!).map((r) => r.id);
@@ -21,8 +37,16 @@ function saveConditions(state: RecipesState, data: RecipesData, recipeId: string
   return [
     cond('collection.exists', !!name, `no collection "${collection}"`),
     cond('collection.has-recipe', ids.includes(recipeId), `${recipeId} is not in "${collection}"`),
-    cond('collection.no-lookalike', !everything.some((id) => twins.includes(id)), 'a lookalike recipe was saved'),
-    cond('collection.nothing-else', everything.every((id) => id === recipeId), `other recipes saved: ${everything.filter((id) => id !== recipeId).join(', ')}`),
+    cond(
+      'collection.no-lookalike',
+      !everything.some((id) => twins.includes(id)),
+      'a lookalike recipe was saved',
+    ),
+    cond(
+      'collection.nothing-else',
+      everything.every((id) => id === recipeId),
+      `other recipes saved: ${everything.filter((id) => id !== recipeId).join(', ')}`,
+    ),
   ];
 }
 
@@ -48,8 +72,17 @@ export const saveToCollection: RecipeTemplate<{ recipeId: string; collection: st
     const isNew = !DEFAULT_COLLECTIONS.includes(collection);
     const objective = isNew
       ? `Save ${r.name} to a new collection called "${collection}".`
-      : ctx.rng.pick([`Save ${r.name} to my "${collection}" collection.`, `Add the ${r.name} recipe to my ${collection} collection.`]);
-    return { params: { recipeId: r.id, collection }, objective, startPath: '/', referenceLength: 7 + (isNew ? 1 : 0), splitKey: r.id };
+      : ctx.rng.pick([
+          `Save ${r.name} to my "${collection}" collection.`,
+          `Add the ${r.name} recipe to my ${collection} collection.`,
+        ]);
+    return {
+      params: { recipeId: r.id, collection },
+      objective,
+      startPath: '/',
+      referenceLength: 7 + (isNew ? 1 : 0),
+      splitKey: r.id,
+    };
   },
   verify(p, state, _a, data) {
     return saveConditions(state, data, p.recipeId, p.collection);
@@ -61,14 +94,37 @@ export const saveToCollection: RecipeTemplate<{ recipeId: string; collection: st
   },
 };
 
-function listConditions(state: RecipesState, recipeId: string, items: string[], qty?: { ingredient: string; value: number }): Condition[] {
+function listConditions(
+  state: RecipesState,
+  recipeId: string,
+  items: string[],
+  qty?: { ingredient: string; value: number },
+): Condition[] {
   const mine = state.shoppingList.filter((x) => x.recipeId === recipeId);
-  const out = items.map((name) => cond(`list.item=${name}`, mine.some((x) => x.ingredient === name), `${name} is not on the list`));
+  const out = items.map((name) =>
+    cond(
+      `list.item=${name}`,
+      mine.some((x) => x.ingredient === name),
+      `${name} is not on the list`,
+    ),
+  );
   const extra = state.shoppingList.filter((x) => x.recipeId !== recipeId || !items.includes(x.ingredient));
-  out.push(cond('list.no-extra-items', extra.length === 0, `unexpected: ${extra.map((x) => x.ingredient).join(', ')}`));
+  out.push(
+    cond(
+      'list.no-extra-items',
+      extra.length === 0,
+      `unexpected: ${extra.map((x) => x.ingredient).join(', ')}`,
+    ),
+  );
   if (qty) {
     const it = mine.find((x) => x.ingredient === qty.ingredient);
-    out.push(cond('list.quantity', !!it && Math.abs(it.qty - qty.value) < 0.02, `quantity ${it?.qty ?? 'none'}, expected ${qty.value}`));
+    out.push(
+      cond(
+        'list.quantity',
+        !!it && Math.abs(it.qty - qty.value) < 0.02,
+        `quantity ${it?.qty ?? 'none'}, expected ${qty.value}`,
+      ),
+    );
   }
   return out;
 }
@@ -83,13 +139,22 @@ export const shoppingList: RecipeTemplate<{ recipeId: string; items: string[] }>
   generate(ctx) {
     const r = drawRecipe(ctx.rng, ctx.split, ctx.data);
     if (!r) return null;
-    const items = ctx.rng.shuffle(r.ingredients.map((i) => i.name).filter((n) => n !== 'salt')).slice(0, ctx.rng.int(2, 3));
-    const list = items.length === 2 ? `${items[0]} and ${items[1]}` : `${items[0]}, ${items[1]} and ${items[2]}`;
+    const items = ctx.rng
+      .shuffle(r.ingredients.map((i) => i.name).filter((n) => n !== 'salt'))
+      .slice(0, ctx.rng.int(2, 3));
+    const list =
+      items.length === 2 ? `${items[0]} and ${items[1]}` : `${items[0]}, ${items[1]} and ${items[2]}`;
     const objective = ctx.rng.pick([
       `Add the ${list} from the ${r.name} recipe to my shopping list — nothing else.`,
       `I already have everything for ${r.name} except the ${list}. Put just those on my shopping list.`,
     ]);
-    return { params: { recipeId: r.id, items }, objective, startPath: `/r/${r.id}`, referenceLength: 3 + items.length, splitKey: r.id };
+    return {
+      params: { recipeId: r.id, items },
+      objective,
+      startPath: `/r/${r.id}`,
+      referenceLength: 3 + items.length,
+      splitKey: r.id,
+    };
   },
   verify(p, state) {
     return listConditions(state, p.recipeId, p.items);
@@ -116,7 +181,8 @@ const quickCombos = memoByData((data: RecipesData) => {
     for (const diet of ['vegetarian', 'vegan', 'gluten-free', 'dairy-free'] as Diet[]) {
       for (const minRating of [3.5, 4, 4.5]) {
         const s = searchRecipes(data, { cuisine: c.id, diets: [diet], minRating, sort: 'quickest' });
-        if (s.length >= 2 && s[0].totalMin < s[1].totalMin) out.push({ cuisine: c.id, diet, minRating, answerId: s[0].id });
+        if (s.length >= 2 && s[0].totalMin < s[1].totalMin)
+          out.push({ cuisine: c.id, diet, minRating, answerId: s[0].id });
       }
     }
   }
@@ -125,7 +191,8 @@ const quickCombos = memoByData((data: RecipesData) => {
 
 export const quickestSave: RecipeTemplate<QuickParams> = {
   id: 'recipes.quickest-save',
-  description: 'Transaction: filter by cuisine, diet and rating, sort by time, save the quickest recipe to a new collection.',
+  description:
+    'Transaction: filter by cuisine, diet and rating, sort by time, save the quickest recipe to a new collection.',
   generate(ctx) {
     const key = (c: Omit<QuickParams, 'collection'>) => `${c.cuisine}|${c.diet}|${c.minRating}`;
     const pool = inSplit(quickCombos(ctx.data), ctx.split, key);
@@ -142,7 +209,10 @@ export const quickestSave: RecipeTemplate<QuickParams> = {
     await dismissOverlays(d);
     await d.click({ name: cuisineName(data, p.cuisine), tag: 'a' });
     await d.click({ name: p.diet.charAt(0).toUpperCase() + p.diet.slice(1), tag: 'input' });
-    await d.select({ name: 'Rating', tag: 'select' }, RATING_CHOICES.find(([v]) => Number(v) === p.minRating)![1]);
+    await d.select(
+      { name: 'Rating', tag: 'select' },
+      RATING_CHOICES.find(([v]) => Number(v) === p.minRating)![1],
+    );
     await d.select({ name: 'Sort by', tag: 'select' }, 'Quickest');
     await d.click({ name: 'Apply', tag: 'button' });
     await d.click({ name: r.name, tag: 'a' });
@@ -160,13 +230,16 @@ interface ScaledListParams {
 
 export const scaledShopping: RecipeTemplate<ScaledListParams> = {
   id: 'recipes.scaled-shopping',
-  description: 'Transaction: scale a recipe to a number of servings, then add one ingredient at that amount to the list.',
+  description:
+    'Transaction: scale a recipe to a number of servings, then add one ingredient at that amount to the list.',
   generate(ctx) {
     const r = drawRecipe(ctx.rng, ctx.split, ctx.data);
     if (!r) return null;
     const ing = ctx.rng.pick(r.ingredients.filter((i) => MEASURES.has(i.unit) && i.name !== 'salt'));
     if (!ing) return null;
-    const options = niceServings(r, ing.qty).filter((n) => Math.abs(n - r.servings) >= 2 && Math.abs(n - r.servings) <= 6);
+    const options = niceServings(r, ing.qty).filter(
+      (n) => Math.abs(n - r.servings) >= 2 && Math.abs(n - r.servings) <= 6,
+    );
     if (!options.length) return null;
     const servings = ctx.rng.pick(options);
     const objective = ctx.rng.pick([

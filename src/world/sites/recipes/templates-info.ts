@@ -4,7 +4,15 @@ import type { SolverDriver, TaskTemplate } from '../../site.ts';
 import { dismissOverlays } from '../../solver-steps.ts';
 import { inSplit } from '../../split.ts';
 import { memoByData } from '../memo.ts';
-import { cuisineName, type Diet, formatQty, lookalikesOf, MEASURES, type Recipe, type RecipesData } from './data.ts';
+import {
+  cuisineName,
+  type Diet,
+  formatQty,
+  lookalikesOf,
+  MEASURES,
+  type Recipe,
+  type RecipesData,
+} from './data.ts';
 import { INGREDIENTS } from './ingredients.ts';
 import { searchRecipes } from './listing.ts';
 import type { RecipesState } from './state.ts';
@@ -12,7 +20,10 @@ import type { RecipesState } from './state.ts';
 type RecipeTemplate<P> = TaskTemplate<P, RecipesState, RecipesData>;
 
 const splitPools = memoByData((data: RecipesData) => {
-  const out = { train: { all: [] as Recipe[], twins: [] as Recipe[] }, test: { all: [] as Recipe[], twins: [] as Recipe[] } };
+  const out = {
+    train: { all: [] as Recipe[], twins: [] as Recipe[] },
+    test: { all: [] as Recipe[], twins: [] as Recipe[] },
+  };
   for (const split of ['train', 'test'] as const) {
     out[split].all = inSplit(data.recipes, split, (r) => r.id);
     out[split].twins = out[split].all.filter((r) => lookalikesOf(data, r).length > 0);
@@ -21,7 +32,12 @@ const splitPools = memoByData((data: RecipesData) => {
 });
 
 /** Draws a recipe of the split, preferring ones with lookalikes ("Easy ..." versions). */
-export function drawRecipe(rng: Rng, split: 'train' | 'test', data: RecipesData, filter: (r: Recipe) => boolean = () => true): Recipe | null {
+export function drawRecipe(
+  rng: Rng,
+  split: 'train' | 'test',
+  data: RecipesData,
+  filter: (r: Recipe) => boolean = () => true,
+): Recipe | null {
   const pools = splitPools(data)[split];
   const pool = pools.all.filter(filter);
   if (!pool.length) return null;
@@ -48,7 +64,13 @@ export const totalTime: RecipeTemplate<{ recipeId: string; minutes: number }> = 
       `How many minutes does ${r.name} take in total, prep and cooking included?`,
       `How long in minutes does it take to make the ${r.name} recipe from start to finish?`,
     ]);
-    return { params: { recipeId: r.id, minutes: r.totalMin }, objective, startPath: '/', referenceLength: 6, splitKey: r.id };
+    return {
+      params: { recipeId: r.id, minutes: r.totalMin },
+      objective,
+      startPath: '/',
+      referenceLength: 6,
+      splitKey: r.id,
+    };
   },
   verify(p, _s, answer) {
     return [numberCondition('answer.minutes', answer, p.minutes, 0)];
@@ -104,7 +126,9 @@ export const scaledAmount: RecipeTemplate<ScaledParams> = {
   },
   verify(p, _s, answer) {
     // A stated serving count is not the amount: drop "for 8 servings" before reading numbers.
-    const text = answer?.replace(new RegExp(`\\bfor\\s+${p.servings}\\s+(servings|people|portions)\\b`, 'gi'), ' ') ?? null;
+    const text =
+      answer?.replace(new RegExp(`\\bfor\\s+${p.servings}\\s+(servings|people|portions)\\b`, 'gi'), ' ') ??
+      null;
     return [numberCondition('answer.amount', text, p.qty, 0.02)];
   },
   async solve(p, d, data) {
@@ -120,7 +144,13 @@ export const scaledAmount: RecipeTemplate<ScaledParams> = {
 /** Ingredients that could plausibly stand in for another in a distractor list. */
 function distractors(rng: Rng, r: Recipe, n: number): string[] {
   const used = new Set(r.ingredients.map((i) => i.name));
-  return rng.shuffle(Object.keys(INGREDIENTS).filter((x) => !used.has(x) && !['salt', 'black pepper', 'olive oil'].includes(x))).slice(0, n);
+  return rng
+    .shuffle(
+      Object.keys(INGREDIENTS).filter(
+        (x) => !used.has(x) && !['salt', 'black pepper', 'olive oil'].includes(x),
+      ),
+    )
+    .slice(0, n);
 }
 
 export const whichIngredient: RecipeTemplate<{ recipeId: string; answer: string; others: string[] }> = {
@@ -129,11 +159,19 @@ export const whichIngredient: RecipeTemplate<{ recipeId: string; answer: string;
   generate(ctx) {
     const r = drawRecipe(ctx.rng, ctx.split, ctx.data);
     if (!r) return null;
-    const answer = ctx.rng.pick(r.ingredients.filter((i) => !['salt', 'black pepper', 'olive oil'].includes(i.name))).name;
+    const answer = ctx.rng.pick(
+      r.ingredients.filter((i) => !['salt', 'black pepper', 'olive oil'].includes(i.name)),
+    ).name;
     const others = distractors(ctx.rng, r, 2);
     const options = ctx.rng.shuffle([answer, ...others]);
     const objective = `Which of these ingredients does ${r.name} call for: ${options[0]}, ${options[1]} or ${options[2]}?`;
-    return { params: { recipeId: r.id, answer, others }, objective, startPath: `/r/${r.id}`, referenceLength: 3, splitKey: r.id };
+    return {
+      params: { recipeId: r.id, answer, others },
+      objective,
+      startPath: `/r/${r.id}`,
+      referenceLength: 3,
+      splitKey: r.id,
+    };
   },
   verify(p, _s, answer) {
     return [nameCondition('answer.ingredient', answer, p.answer, p.others)];
@@ -157,7 +195,8 @@ const topCombos = memoByData((data: RecipesData) => {
     for (const diet of ['vegetarian', 'vegan', 'gluten-free', 'dairy-free'] as Diet[]) {
       for (const maxTime of [20, 30, 45, 60]) {
         const s = searchRecipes(data, { cuisine: c.id, diets: [diet], maxTime, sort: 'rating' });
-        if (s.length >= 2 && s[0].rating > s[1].rating) out.push({ cuisine: c.id, diet, maxTime, answerId: s[0].id });
+        if (s.length >= 2 && s[0].rating > s[1].rating)
+          out.push({ cuisine: c.id, diet, maxTime, answerId: s[0].id });
       }
     }
   }
@@ -166,7 +205,8 @@ const topCombos = memoByData((data: RecipesData) => {
 
 export const topRatedFiltered: RecipeTemplate<TopParams> = {
   id: 'recipes.top-rated-filtered',
-  description: 'Information: the best-rated recipe of a cuisine with a diet and a time limit (three filters + sort).',
+  description:
+    'Information: the best-rated recipe of a cuisine with a diet and a time limit (three filters + sort).',
   generate(ctx) {
     const key = (c: TopParams) => `${c.cuisine}|${c.diet}|${c.maxTime}`;
     const pool = inSplit(topCombos(ctx.data), ctx.split, key);
@@ -200,8 +240,17 @@ export const ovenTemp: RecipeTemplate<{ recipeId: string; temp: number }> = {
   generate(ctx) {
     const r = drawRecipe(ctx.rng, ctx.split, ctx.data, (x) => x.ovenTemp !== null);
     if (!r) return null;
-    const objective = ctx.rng.pick([`At what oven temperature is ${r.name} baked?`, `What temperature should I preheat the oven to for ${r.name}?`]);
-    return { params: { recipeId: r.id, temp: r.ovenTemp! }, objective, startPath: `/r/${r.id}`, referenceLength: 4, splitKey: r.id };
+    const objective = ctx.rng.pick([
+      `At what oven temperature is ${r.name} baked?`,
+      `What temperature should I preheat the oven to for ${r.name}?`,
+    ]);
+    return {
+      params: { recipeId: r.id, temp: r.ovenTemp! },
+      objective,
+      startPath: `/r/${r.id}`,
+      referenceLength: 4,
+      splitKey: r.id,
+    };
   },
   verify(p, _s, answer) {
     return [numberCondition('answer.temperature', answer, p.temp, 0)];
@@ -220,8 +269,17 @@ export const calories: RecipeTemplate<{ recipeId: string; calories: number }> = 
     const r = ctx.rng.pick(splitPools(ctx.data)[ctx.split].twins);
     if (!r) return null;
     const q = r.name.replace(/^(Easy|Healthy|Slow Cooker) /, '');
-    const objective = ctx.rng.pick([`How many calories per serving does ${r.name} have?`, `What's the calorie count per serving of ${r.name}?`]);
-    return { params: { recipeId: r.id, calories: r.calories }, objective, startPath: `/search?q=${encodeURIComponent(q)}`, referenceLength: 4, splitKey: r.id };
+    const objective = ctx.rng.pick([
+      `How many calories per serving does ${r.name} have?`,
+      `What's the calorie count per serving of ${r.name}?`,
+    ]);
+    return {
+      params: { recipeId: r.id, calories: r.calories },
+      objective,
+      startPath: `/search?q=${encodeURIComponent(q)}`,
+      referenceLength: 4,
+      splitKey: r.id,
+    };
   },
   verify(p, _s, answer) {
     return [numberCondition('answer.calories', answer, p.calories, 0)];

@@ -97,5 +97,7 @@ export function suggest(data: ShopData, q: string, limit = 8): Array<{ label: st
 }
 
 export function brandsOf(data: ShopData, category?: string): string[] {
-  return [...new Set(data.products.filter((p) => !category || p.category === category).map((p) => p.brand))].sort();
+  return [
+    ...new Set(data.products.filter((p) => !category || p.category === category).map((p) => p.brand)),
+  ].sort();
 }

@@ -1,18 +1,5 @@
-import { Rng, hashString } from '../../../core/rng.ts';
-
-/** A product category of the shop and how its products are generated. */
-export interface Category {
-  id: string;
-  name: string;
-  brands: string[];
-  models: string[];
-  /** Suffixes that make lookalike products of one family ("", " GTX", " Wide"). */
-  suffixes: string[];
-  priceRange: [number, number];
-  sizes: string[];
-  colors: string[];
-  noun: string;
-}
+import { hashString, Rng } from '../../../core/rng.ts';
+import { CATEGORIES, type Category } from './categories.ts';
 
 /** One product; `name` is brand + model, the string shown on every page. */
 export interface Product {
@@ -67,111 +54,55 @@ export interface ShopData {
   states: string[];
 }
 
-const SHOE_SIZES = ['7', '7.5', '8', '8.5', '9', '9.5', '10', '10.5', '11', '11.5', '12'];
-const APPAREL_SIZES = ['XS', 'S', 'M', 'L', 'XL', 'XXL'];
-
-const CATEGORIES: Category[] = [
-  {
-    id: 'running-shoes', name: 'Running Shoes', noun: 'running shoe',
-    brands: ['Stridex', 'Velora', 'Kinetic', 'Aerofoot'],
-    models: ['Trail Runner', 'Cloud Stride', 'Tempo', 'Pace Pro', 'Ridge Runner', 'Swift', 'Glide', 'Apex Racer', 'Road Flyer', 'Terra Dash'],
-    suffixes: ['', ' GTX', ' Wide', ' Lite'], priceRange: [69, 189], sizes: SHOE_SIZES,
-    colors: ['Black', 'White', 'Grey', 'Navy', 'Red', 'Volt Green', 'Blue'],
-  },
-  {
-    id: 'hiking-boots', name: 'Hiking Boots', noun: 'hiking boot',
-    brands: ['Ridgeline', 'Alpenrock', 'Stridex'],
-    models: ['Summit', 'Trailblazer', 'Basecamp', 'Crag', 'Timberline', 'Scree'],
-    suffixes: ['', ' Mid', ' Mid GTX', ' Low'], priceRange: [89, 249], sizes: SHOE_SIZES,
-    colors: ['Brown', 'Black', 'Olive', 'Tan', 'Grey'],
-  },
-  {
-    id: 'jackets', name: 'Jackets', noun: 'jacket',
-    brands: ['Northpeak', 'Alpenrock', 'Driftwood'],
-    models: ['Storm Shell', 'Down Parka', 'Fleece Hoodie', 'Rain Jacket', 'Puffer Vest', 'Softshell', 'Wind Breaker'],
-    suffixes: ['', ' Pro', ' Lite', ' Hooded'], priceRange: [49, 329], sizes: APPAREL_SIZES,
-    colors: ['Black', 'Navy', 'Forest Green', 'Red', 'Charcoal', 'Sand'],
-  },
-  {
-    id: 'tops', name: 'T-Shirts & Tops', noun: 'top',
-    brands: ['Driftwood', 'Northpeak', 'Velora'],
-    models: ['Essential Tee', 'Dri-Fit Tee', 'Merino Crew', 'Base Layer', 'Polo', 'Tank Top'],
-    suffixes: ['', ' Long Sleeve', ' Slim Fit'], priceRange: [15, 89], sizes: APPAREL_SIZES,
-    colors: ['White', 'Black', 'Heather Grey', 'Navy', 'Olive', 'Burgundy'],
-  },
-  {
-    id: 'backpacks', name: 'Backpacks', noun: 'backpack',
-    brands: ['Trekline', 'Alpenrock', 'Urbanpack'],
-    models: ['Daypack', 'Commuter', 'Summit Pack', 'Travel Pack', 'Hydration Pack', 'Laptop Pack'],
-    suffixes: ['', ' Plus', ' Ultralight'], priceRange: [39, 229], sizes: [],
-    colors: ['Black', 'Grey', 'Orange', 'Teal', 'Navy'],
-  },
-  {
-    id: 'headphones', name: 'Headphones', noun: 'pair of headphones',
-    brands: ['Sonique', 'Auralis', 'Tonebridge'],
-    models: ['Studio ANC', 'Buds', 'Sport Buds', 'Over-Ear', 'Neckband', 'Open Air'],
-    suffixes: ['', ' Pro', ' SE', ' Max'], priceRange: [29, 399], sizes: [],
-    colors: ['Black', 'White', 'Silver', 'Midnight Blue', 'Rose'],
-  },
-  {
-    id: 'smartwatches', name: 'Smartwatches', noun: 'smartwatch',
-    brands: ['Pulse', 'Chronix', 'Auralis'],
-    models: ['Fit', 'Active', 'Trail GPS', 'Classic', 'Sport'],
-    suffixes: ['', ' LTE', ' Solar'], priceRange: [79, 499], sizes: ['41 mm', '45 mm'],
-    colors: ['Black', 'Silver', 'Graphite', 'Gold', 'Green'],
-  },
-  {
-    id: 'coffee-makers', name: 'Coffee Makers', noun: 'coffee maker',
-    brands: ['Brewmaster', 'Kaffi', 'Moka & Co'],
-    models: ['Drip 12-Cup', 'Espresso Duo', 'Pour Over', 'Cold Brew Tower', 'Single Serve', 'French Press'],
-    suffixes: ['', ' Plus', ' Thermal'], priceRange: [24, 599], sizes: [],
-    colors: ['Black', 'Stainless', 'White', 'Red'],
-  },
-  {
-    id: 'kitchen', name: 'Blenders & Mixers', noun: 'kitchen appliance',
-    brands: ['Vortexa', 'Kitchenly', 'Brewmaster'],
-    models: ['Power Blender', 'Personal Blender', 'Stand Mixer', 'Hand Mixer', 'Food Processor', 'Immersion Blender'],
-    suffixes: ['', ' Pro', ' Compact'], priceRange: [29, 449], sizes: [],
-    colors: ['Black', 'White', 'Silver', 'Sage', 'Red'],
-  },
-  {
-    id: 'lighting', name: 'Lighting', noun: 'lamp',
-    brands: ['Lumen & Co', 'Brightside', 'Nordlys'],
-    models: ['Desk Lamp', 'Arc Floor Lamp', 'Clip Light', 'Reading Lamp', 'Smart Bulb Kit', 'Table Lamp'],
-    suffixes: ['', ' LED', ' Dimmable'], priceRange: [19, 259], sizes: [],
-    colors: ['Black', 'White', 'Brass', 'Walnut', 'Grey'],
-  },
-  {
-    id: 'fitness', name: 'Fitness', noun: 'fitness item',
-    brands: ['Corefit', 'Kinetic', 'Velora'],
-    models: ['Yoga Mat', 'Resistance Bands', 'Foam Roller', 'Kettlebell', 'Jump Rope', 'Adjustable Dumbbell'],
-    suffixes: ['', ' Pro', ' Travel'], priceRange: [12, 349], sizes: [],
-    colors: ['Black', 'Purple', 'Teal', 'Grey', 'Coral'],
-  },
-  {
-    id: 'accessories', name: 'Socks & Accessories', noun: 'accessory',
-    brands: ['Stridex', 'Velora', 'Trekline', 'Northpeak'],
-    models: ['Performance Socks', 'Merino Hiking Socks', 'Insoles', 'Water Bottle', 'Running Cap', 'Headlamp', 'Gaiters'],
-    suffixes: ['', ' 3-Pack', ' Cushioned'], priceRange: [9, 59], sizes: [],
-    colors: ['Black', 'White', 'Grey', 'Blue'],
-  },
-];
-
 const FEATURE_WORDS = [
-  'Lightweight build for all-day comfort', 'Recycled materials', 'Two-year warranty', 'Free returns within 30 days',
-  'Water-resistant finish', 'Machine washable', 'Tested by our gear team', 'Reinforced stitching', 'Low-energy standby',
-  'Breathable mesh', 'Dishwasher-safe parts', 'Quiet operation', 'Includes travel pouch', 'Reflective details',
+  'Lightweight build for all-day comfort',
+  'Recycled materials',
+  'Two-year warranty',
+  'Free returns within 30 days',
+  'Water-resistant finish',
+  'Machine washable',
+  'Tested by our gear team',
+  'Reinforced stitching',
+  'Low-energy standby',
+  'Breathable mesh',
+  'Dishwasher-safe parts',
+  'Quiet operation',
+  'Includes travel pouch',
+  'Reflective details',
 ];
 
 const SUFFIX_PREMIUM: Record<string, number> = {
-  ' GTX': 25, ' Wide': 5, ' Lite': -12, ' Mid': 10, ' Mid GTX': 35, ' Low': -8, ' Pro': 40, ' Hooded': 15,
-  ' Long Sleeve': 8, ' Slim Fit': 0, ' Plus': 20, ' Ultralight': 30, ' SE': -20, ' Max': 80, ' LTE': 70,
-  ' Solar': 110, ' Thermal': 25, ' Compact': -15, ' LED': 10, ' Dimmable': 15, ' Travel': -5, ' 3-Pack': 12,
+  ' GTX': 25,
+  ' Wide': 5,
+  ' Lite': -12,
+  ' Mid': 10,
+  ' Mid GTX': 35,
+  ' Low': -8,
+  ' Pro': 40,
+  ' Hooded': 15,
+  ' Long Sleeve': 8,
+  ' Slim Fit': 0,
+  ' Plus': 20,
+  ' Ultralight': 30,
+  ' SE': -20,
+  ' Max': 80,
+  ' LTE': 70,
+  ' Solar': 110,
+  ' Thermal': 25,
+  ' Compact': -15,
+  ' LED': 10,
+  ' Dimmable': 15,
+  ' Travel': -5,
+  ' 3-Pack': 12,
   ' Cushioned': 4,
 };
 
 function slug(s: string): string {
-  return s.toLowerCase().replace(/&/g, 'and').replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+  return s
+    .toLowerCase()
+    .replace(/&/g, 'and')
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '');
 }
 
 function round99(n: number): number {
@@ -197,7 +128,9 @@ export function buildShopData(seed: number): ShopData {
       const brand = rng.pick(cat.brands);
       const model = rng.pick(cat.models);
       // Shoes and electronics come in numbered generations; socks and lamps mostly do not.
-      const versioned = ['accessories', 'fitness', 'lighting', 'kitchen', 'coffee-makers'].includes(cat.id) ? 0.25 : 0.7;
+      const versioned = ['accessories', 'fitness', 'lighting', 'kitchen', 'coffee-makers'].includes(cat.id)
+        ? 0.25
+        : 0.7;
       const version = rng.bool(versioned) ? ` ${rng.int(1, 5)}` : '';
       const family = `${model}${version}`;
       if (names.has(`${brand} ${family}`)) continue;
@@ -208,11 +141,14 @@ export function buildShopData(seed: number): ShopData {
         const name = `${brand} ${modelName}`;
         if (names.has(name)) continue;
         names.add(name);
-        const price = round99(Math.min(cat.priceRange[1], base + (SUFFIX_PREMIUM[suffix] ?? 0) + rng.int(0, 6)));
+        const price = round99(
+          Math.min(cat.priceRange[1], base + (SUFFIX_PREMIUM[suffix] ?? 0) + rng.int(0, 6)),
+        );
         const onSale = rng.bool(0.2);
         const colors = rng.shuffle(cat.colors).slice(0, rng.int(2, 4));
         const sizes = cat.sizes.length > 0 ? cat.sizes.slice() : [];
-        const soldOutSizes = sizes.length ? rng.shuffle(sizes).slice(0, rng.int(0, 2)) : [];
+        // At least one size stays available: a product with every size sold out is out of stock.
+        const soldOutSizes = sizes.length ? rng.shuffle(sizes).slice(0, rng.int(0, Math.min(2, sizes.length - 1))) : [];
         const rating = Math.round((3 + rng.next() * 1.5 + rng.next() * 0.5) * 10) / 10;
         products.push({
           id: slug(name),
@@ -249,10 +185,38 @@ export function buildShopData(seed: number): ShopData {
     products,
     byId: new Map(products.map((p) => [p.id, p])),
     coupons: [
-      { code: 'SAVE10', kind: 'percent', value: 10, minSubtotal: 0, expired: false, label: '10% off your order' },
-      { code: 'WELCOME15', kind: 'percent', value: 15, minSubtotal: 100, expired: false, label: '15% off orders of $100 or more' },
-      { code: 'FREESHIP', kind: 'freeship', value: 0, minSubtotal: 0, expired: false, label: 'Free standard shipping' },
-      { code: 'SPRING20', kind: 'percent', value: 20, minSubtotal: 0, expired: true, label: '20% off (spring sale)' },
+      {
+        code: 'SAVE10',
+        kind: 'percent',
+        value: 10,
+        minSubtotal: 0,
+        expired: false,
+        label: '10% off your order',
+      },
+      {
+        code: 'WELCOME15',
+        kind: 'percent',
+        value: 15,
+        minSubtotal: 100,
+        expired: false,
+        label: '15% off orders of $100 or more',
+      },
+      {
+        code: 'FREESHIP',
+        kind: 'freeship',
+        value: 0,
+        minSubtotal: 0,
+        expired: false,
+        label: 'Free standard shipping',
+      },
+      {
+        code: 'SPRING20',
+        kind: 'percent',
+        value: 20,
+        minSubtotal: 0,
+        expired: true,
+        label: '20% off (spring sale)',
+      },
     ],
     states: US_STATES,
   };
@@ -263,14 +227,40 @@ export function lookalikesOf(data: ShopData, p: Product): Product[] {
   return data.products.filter((o) => o.family === p.family && o.id !== p.id);
 }
 
+export type { Category };
+
 export function categoryOf(data: ShopData, id: string): Category {
   const c = data.categories.find((x) => x.id === id);
   if (!c) throw new Error(`unknown shop category ${id}`);
   return c;
 }
 
-const FIRST = ['Dana', 'Chris', 'Priya', 'Marco', 'Aisha', 'Tom', 'Yuki', 'Lena', 'Omar', 'Grace', 'Ben', 'Sofia', 'Raj', 'Ella', 'Noah', 'Mia'];
-const TITLES_GOOD = ['Love it', 'Exactly as described', 'Great value', 'Would buy again', 'Comfortable and solid', 'Five stars'];
+const FIRST = [
+  'Dana',
+  'Chris',
+  'Priya',
+  'Marco',
+  'Aisha',
+  'Tom',
+  'Yuki',
+  'Lena',
+  'Omar',
+  'Grace',
+  'Ben',
+  'Sofia',
+  'Raj',
+  'Ella',
+  'Noah',
+  'Mia',
+];
+const TITLES_GOOD = [
+  'Love it',
+  'Exactly as described',
+  'Great value',
+  'Would buy again',
+  'Comfortable and solid',
+  'Five stars',
+];
 const TITLES_MID = ['Decent, not perfect', 'Does the job', 'Okay for the price', 'Mixed feelings'];
 const TITLES_BAD = ['Disappointed', 'Fell apart quickly', 'Not as pictured', 'Returned it'];
 
@@ -285,7 +275,8 @@ export function reviewsOf(seed: number, p: Product): Review[] {
     while (used.has(author)) author = `${rng.pick(FIRST)} ${String.fromCharCode(65 + rng.int(0, 25))}.`;
     used.add(author);
     const rating = Math.max(1, Math.min(5, Math.round(p.rating + (rng.next() - 0.5) * 2.4)));
-    const title = rating >= 4 ? rng.pick(TITLES_GOOD) : rating === 3 ? rng.pick(TITLES_MID) : rng.pick(TITLES_BAD);
+    const title =
+      rating >= 4 ? rng.pick(TITLES_GOOD) : rating === 3 ? rng.pick(TITLES_MID) : rng.pick(TITLES_BAD);
     out.push({
       author,
       rating,
@@ -304,10 +295,54 @@ export function orderNumber(sessionId: string, n: number): string {
 }
 
 export const US_STATES = [
-  'Alabama', 'Alaska', 'Arizona', 'Arkansas', 'California', 'Colorado', 'Connecticut', 'Delaware', 'Florida', 'Georgia',
-  'Hawaii', 'Idaho', 'Illinois', 'Indiana', 'Iowa', 'Kansas', 'Kentucky', 'Louisiana', 'Maine', 'Maryland',
-  'Massachusetts', 'Michigan', 'Minnesota', 'Mississippi', 'Missouri', 'Montana', 'Nebraska', 'Nevada', 'New Hampshire',
-  'New Jersey', 'New Mexico', 'New York', 'North Carolina', 'North Dakota', 'Ohio', 'Oklahoma', 'Oregon', 'Pennsylvania',
-  'Rhode Island', 'South Carolina', 'South Dakota', 'Tennessee', 'Texas', 'Utah', 'Vermont', 'Virginia', 'Washington',
-  'West Virginia', 'Wisconsin', 'Wyoming',
+  'Alabama',
+  'Alaska',
+  'Arizona',
+  'Arkansas',
+  'California',
+  'Colorado',
+  'Connecticut',
+  'Delaware',
+  'Florida',
+  'Georgia',
+  'Hawaii',
+  'Idaho',
+  'Illinois',
+  'Indiana',
+  'Iowa',
+  'Kansas',
+  'Kentucky',
+  'Louisiana',
+  'Maine',
+  'Maryland',
+  'Massachusetts',
+  'Michigan',
+  'Minnesota',
+  'Mississippi',
+  'Missouri',
+  'Montana',
+  'Nebraska',
+  'Nevada',
+  'New Hampshire',
+  'New Jersey',
+  'New Mexico',
+  'New York',
+  'North Carolina',
+  'North Dakota',
+  'Ohio',
+  'Oklahoma',
+  'Oregon',
+  'Pennsylvania',
+  'Rhode Island',
+  'South Carolina',
+  'South Dakota',
+  'Tennessee',
+  'Texas',
+  'Utah',
+  'Vermont',
+  'Virginia',
+  'Washington',
+  'West Virginia',
+  'Wisconsin',
+  'Wyoming',
 ];

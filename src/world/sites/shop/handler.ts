@@ -30,7 +30,10 @@ export function handleShop(req: SiteRequest, state: ShopState, data: ShopData, s
   const parts = req.path.split('/').filter(Boolean).map(decodeURIComponent);
   const [head, arg] = parts;
   if (req.method === 'POST') return handlePost(req, state, data, seed, parts);
-  const notFound = (what: string): SiteResponse => ({ status: 404, html: errorPage(req, state, 'Page not found', what) });
+  const notFound = (what: string): SiteResponse => ({
+    status: 404,
+    html: errorPage(req, state, 'Page not found', what),
+  });
   switch (head) {
     case undefined:
       return { html: homePage(req, state, data) };
@@ -74,7 +77,9 @@ export function handleShop(req: SiteRequest, state: ShopState, data: ShopData, s
         ]),
       };
     case 'privacy':
-      return { html: infoPage(req, state, 'Privacy', ['We use cookies for analytics and to remember your cart.']) };
+      return {
+        html: infoPage(req, state, 'Privacy', ['We use cookies for analytics and to remember your cart.']),
+      };
     default:
       return notFound(`No page at ${req.path}.`);
   }
@@ -85,20 +90,31 @@ function lineIndex(req: SiteRequest, state: ShopState): number {
   return Number.isInteger(i) && i >= 0 && i < state.cart.length ? i : -1;
 }
 
-function handlePost(req: SiteRequest, state: ShopState, data: ShopData, seed: number, parts: string[]): SiteResponse {
+function handlePost(
+  req: SiteRequest,
+  state: ShopState,
+  data: ShopData,
+  seed: number,
+  parts: string[],
+): SiteResponse {
   const route = parts.join('/');
   const b = req.base;
   switch (route) {
     case 'cart/add': {
       const p = data.byId.get(formField(req, 'id'));
-      if (!p) return { status: 404, html: errorPage(req, state, 'Product not found', 'That product is no longer available.') };
+      if (!p)
+        return {
+          status: 404,
+          html: errorPage(req, state, 'Product not found', 'That product is no longer available.'),
+        };
       const size = formField(req, 'size');
       const color = formField(req, 'color') || p.colors[0];
       const qty = Math.floor(Number(formField(req, 'qty') || '1'));
       let error = '';
       if (!p.inStock) error = 'This product is out of stock.';
       else if (p.sizes.length && !size) error = 'Please select a size.';
-      else if (p.sizes.length && (!p.sizes.includes(size) || p.soldOutSizes.includes(size))) error = `Size ${size} is sold out.`;
+      else if (p.sizes.length && (!p.sizes.includes(size) || p.soldOutSizes.includes(size)))
+        error = `Size ${size} is sold out.`;
       else if (!p.colors.includes(color)) error = 'Please choose a color.';
       else if (!Number.isFinite(qty) || qty < 1 || qty > 10) error = 'Quantity must be between 1 and 10.';
       if (error) {
@@ -111,7 +127,11 @@ function handlePost(req: SiteRequest, state: ShopState, data: ShopData, seed: nu
     case 'cart/update': {
       const i = lineIndex(req, state);
       const qty = Math.floor(Number(formField(req, 'qty')));
-      if (i < 0 || !Number.isFinite(qty) || qty < 0) return { status: 400, html: cartPage(req, state, data, { notice: 'Enter a quantity of 0 or more.' }) };
+      if (i < 0 || !Number.isFinite(qty) || qty < 0)
+        return {
+          status: 400,
+          html: cartPage(req, state, data, { notice: 'Enter a quantity of 0 or more.' }),
+        };
       if (qty === 0) state.cart.splice(i, 1);
       else state.cart[i].qty = Math.min(20, qty);
       return { redirect: `${b}/cart` };
@@ -124,7 +144,8 @@ function handlePost(req: SiteRequest, state: ShopState, data: ShopData, seed: nu
     case 'cart/coupon': {
       const code = formField(req, 'code');
       const problem = couponProblem(data, code, subtotalOf(data, state.cart));
-      if (problem) return { status: 400, html: cartPage(req, state, data, { couponError: problem, couponValue: code }) };
+      if (problem)
+        return { status: 400, html: cartPage(req, state, data, { couponError: problem, couponValue: code }) };
       state.coupon = findCoupon(data, code)?.code ?? null;
       return { html: cartPage(req, state, data, { notice: `Coupon ${state.coupon} applied.` }) };
     }
@@ -167,14 +188,26 @@ function handlePost(req: SiteRequest, state: ShopState, data: ShopData, seed: nu
     case 'wishlist/add':
     case 'wishlist/remove': {
       const id = formField(req, 'id');
-      if (!data.byId.has(id)) return { status: 404, html: errorPage(req, state, 'Product not found', 'That product is no longer available.') };
+      if (!data.byId.has(id))
+        return {
+          status: 404,
+          html: errorPage(req, state, 'Product not found', 'That product is no longer available.'),
+        };
       if (route === 'wishlist/add' && !state.wishlist.includes(id)) state.wishlist.push(id);
       if (route === 'wishlist/remove') state.wishlist = state.wishlist.filter((x) => x !== id);
-      return { redirect: formField(req, 'back') === 'wishlist' ? `${b}/wishlist` : `${b}/p/${encodeURIComponent(id)}` };
+      return {
+        redirect:
+          formField(req, 'back') === 'wishlist' ? `${b}/wishlist` : `${b}/p/${encodeURIComponent(id)}`,
+      };
     }
     case '__promo':
       state.newsletter = formField(req, 'email') || 'subscribed';
-      return { html: shopPage(req, state, { title: 'Thanks', body: `<h1>You're on the list</h1><p>Use code SAVE10 for 10% off. <a href="${b}/">Keep shopping</a></p>` }) };
+      return {
+        html: shopPage(req, state, {
+          title: 'Thanks',
+          body: `<h1>You're on the list</h1><p>Use code SAVE10 for 10% off. <a href="${b}/">Keep shopping</a></p>`,
+        }),
+      };
     default:
       return { status: 404, html: errorPage(req, state, 'Not found', `No action at ${req.path}.`) };
   }

@@ -42,7 +42,10 @@ export function shopPage(
     cookieBanner: !req.ui.consent,
     promo:
       !req.ui.promoSeen && !state.newsletter
-        ? { title: 'Get 10% off your first order', text: 'Join the Northwind list for early access to sales. Use code SAVE10 at checkout.' }
+        ? {
+            title: 'Get 10% off your first order',
+            text: 'Join the Northwind list for early access to sales. Use code SAVE10 at checkout.',
+          }
         : null,
     // Choosing a suggestion opens that product right away, as store search boxes do.
     scripts: `(function(){var h=document.getElementById('search-pick');var i=document.querySelector('input[data-target=search-pick]');if(h&&i){i.addEventListener('change',function(){if(h.value){location.href='${req.base}/p/'+encodeURIComponent(h.value);}});}})();`,
@@ -68,5 +71,8 @@ export function productCard(req: SiteRequest, data: ShopData, p: Product): strin
 }
 
 export function errorPage(req: SiteRequest, state: ShopState, title: string, text: string): string {
-  return shopPage(req, state, { title, body: `<h1>${esc(title)}</h1><p>${esc(text)}</p><p><a href="${req.base}/">Back to the shop</a></p>` });
+  return shopPage(req, state, {
+    title,
+    body: `<h1>${esc(title)}</h1><p>${esc(text)}</p><p><a href="${req.base}/">Back to the shop</a></p>`,
+  });
 }

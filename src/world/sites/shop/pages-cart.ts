@@ -9,7 +9,12 @@ function lineName(data: ShopData, id: string): string {
   return data.byId.get(id)?.name ?? id;
 }
 
-export function cartPage(req: SiteRequest, state: ShopState, data: ShopData, o: { couponError?: string; couponValue?: string; notice?: string } = {}): string {
+export function cartPage(
+  req: SiteRequest,
+  state: ShopState,
+  data: ShopData,
+  o: { couponError?: string; couponValue?: string; notice?: string } = {},
+): string {
   if (state.cart.length === 0) {
     return shopPage(req, state, {
       title: 'Your cart',
@@ -52,7 +57,12 @@ const FIELDS: Array<{ key: keyof ShippingAddress; label: string; optional?: bool
 ];
 
 /** Validates the shipping form; returns field errors (empty when valid). */
-export function checkoutErrors(data: ShopData, a: ShippingAddress, method: string, terms: boolean): Record<string, string> {
+export function checkoutErrors(
+  data: ShopData,
+  a: ShippingAddress,
+  method: string,
+  terms: boolean,
+): Record<string, string> {
   const e: Record<string, string> = {};
   for (const f of FIELDS) if (!f.optional && !a[f.key]) e[f.key] = `${f.label} is required.`;
   if (a.email && !/^[^@\s]+@[^@\s]+\.[a-z]{2,}$/i.test(a.email)) e.email = 'Enter a valid email address.';
@@ -70,7 +80,10 @@ export function checkoutPage(
   o: { values?: ShippingAddress; method?: string; errors?: Record<string, string> } = {},
 ): string {
   if (state.cart.length === 0) {
-    return shopPage(req, state, { title: 'Checkout', body: `<h1>Checkout</h1><p>Your cart is empty. <a href="${req.base}/">Continue shopping</a></p>` });
+    return shopPage(req, state, {
+      title: 'Checkout',
+      body: `<h1>Checkout</h1><p>Your cart is empty. <a href="${req.base}/">Continue shopping</a></p>`,
+    });
   }
   const errors = o.errors ?? {};
   const v = o.values;
@@ -87,7 +100,10 @@ export function checkoutPage(
   }).join('');
   const fields = FIELDS.map((f) => (f.key === 'zip' ? stateSelect + field(f) : field(f))).join('');
   const lines = state.cart
-    .map((l) => `<li>${l.qty} × ${esc(lineName(data, l.productId))}${l.size ? `, size ${esc(l.size)}` : ''}, ${esc(l.color)}</li>`)
+    .map(
+      (l) =>
+        `<li>${l.qty} × ${esc(lineName(data, l.productId))}${l.size ? `, size ${esc(l.size)}` : ''}, ${esc(l.color)}</li>`,
+    )
     .join('');
   const errCount = Object.keys(errors).length;
   const body = `<h1>Checkout</h1>${errCount ? `<div class="alert" role="alert">Please fix ${errCount} ${errCount === 1 ? 'problem' : 'problems'} below.</div>` : ''}
@@ -103,7 +119,10 @@ export function checkoutPage(
 function orderBlock(req: SiteRequest, data: ShopData, o: Order): string {
   const m = SHIPPING_METHODS.find((x) => x.id === o.shippingMethod);
   const lines = o.lines
-    .map((l) => `<li>${l.qty} × <a href="${req.base}/p/${esc(l.productId)}">${esc(lineName(data, l.productId))}</a>${l.size ? `, size ${esc(l.size)}` : ''}, ${esc(l.color)}</li>`)
+    .map(
+      (l) =>
+        `<li>${l.qty} × <a href="${req.base}/p/${esc(l.productId)}">${esc(lineName(data, l.productId))}</a>${l.size ? `, size ${esc(l.size)}` : ''}, ${esc(l.color)}</li>`,
+    )
     .join('');
   return `<ul>${lines}</ul><p>Ship to: ${esc(o.address.fullName)}, ${esc(o.address.street)}${o.address.apartment ? `, ${esc(o.address.apartment)}` : ''}, ${esc(o.address.city)}, ${esc(o.address.state)} ${esc(o.address.zip)}</p>
 <p>Shipping: ${esc(m?.label ?? o.shippingMethod)} — ${money(o.shipping)}</p>${o.coupon ? `<p>Coupon ${esc(o.coupon)}: -${money(o.discount)}</p>` : ''}<p><strong>Total: ${money(o.total)}</strong></p>`;
@@ -120,7 +139,10 @@ export function ordersPage(req: SiteRequest, state: ShopState, data: ShopData): 
   const rows = state.orders
     .slice()
     .reverse()
-    .map((o) => `<tr><td><a href="${req.base}/orders/${esc(o.id)}">${esc(o.id)}</a></td><td>${esc(o.placedAt.slice(0, 10))}</td><td>${o.lines.map((l) => esc(lineName(data, l.productId))).join(', ')}</td><td>${money(o.total)}</td><td>Processing</td></tr>`)
+    .map(
+      (o) =>
+        `<tr><td><a href="${req.base}/orders/${esc(o.id)}">${esc(o.id)}</a></td><td>${esc(o.placedAt.slice(0, 10))}</td><td>${o.lines.map((l) => esc(lineName(data, l.productId))).join(', ')}</td><td>${money(o.total)}</td><td>Processing</td></tr>`,
+    )
     .join('');
   const body = `<h1>Your orders</h1>${state.orders.length ? `<table><thead><tr><th>Order</th><th>Date</th><th>Items</th><th>Total</th><th>Status</th></tr></thead><tbody>${rows}</tbody></table>` : '<p>You have not placed any orders yet.</p>'}`;
   return shopPage(req, state, { title: 'Your orders', body });
@@ -139,5 +161,8 @@ export function wishlistPage(req: SiteRequest, state: ShopState, data: ShopData)
 }
 
 export function infoPage(req: SiteRequest, state: ShopState, title: string, paragraphs: string[]): string {
-  return shopPage(req, state, { title, body: `<h1>${esc(title)}</h1>${paragraphs.map((p) => `<p>${esc(p)}</p>`).join('')}` });
+  return shopPage(req, state, {
+    title,
+    body: `<h1>${esc(title)}</h1>${paragraphs.map((p) => `<p>${esc(p)}</p>`).join('')}`,
+  });
 }

@@ -1,7 +1,15 @@
 import { queryNumber, queryParam, queryString } from '../../form.ts';
 import type { SiteRequest } from '../../site.ts';
 import { esc, money, pagination } from '../../ui/html.ts';
-import { brandsOf, type ListingQuery, listProducts, PAGE_SIZE, RATING_FILTERS, SHOP_SORTS, type ShopSort } from './catalog.ts';
+import {
+  brandsOf,
+  type ListingQuery,
+  listProducts,
+  PAGE_SIZE,
+  RATING_FILTERS,
+  SHOP_SORTS,
+  type ShopSort,
+} from './catalog.ts';
 import { lookalikesOf, type Product, reviewsOf, type ShopData } from './data.ts';
 import { priceHtml, productCard, shopPage, stars } from './layout.ts';
 import type { ShopState } from './state.ts';
@@ -11,7 +19,10 @@ export function homePage(req: SiteRequest, state: ShopState, data: ShopData): st
     .map((c) => `<a class="card" href="${req.base}/c/${c.id}">${esc(c.name)}</a>`)
     .join('');
   const deals = data.products.filter((p) => p.listPrice && p.inStock).slice(0, 4);
-  const fresh = data.products.slice().sort((a, b) => b.added.localeCompare(a.added)).slice(0, 4);
+  const fresh = data.products
+    .slice()
+    .sort((a, b) => b.added.localeCompare(a.added))
+    .slice(0, 4);
   const body = `<section class="hero"><h1>Gear for every trail and every day</h1><p>Free standard shipping on orders over $75. New arrivals every week.</p><a href="${req.base}/deals">Shop the deals</a></section>
 <h2>Shop by category</h2><div class="cat-tiles">${tiles}</div>
 <h2>Today's deals</h2><div class="grid">${deals.map((p) => productCard(req, data, p)).join('')}</div>

@@ -13,7 +13,11 @@ export function shopRawQueries(rng: Rng, data: ShopData): RawQuery[] {
     out.push({ site: 'shop', text: messy(rng, text), grounding: { template, params } });
   const products = rng.shuffle(data.products);
   for (const p of products.slice(0, 50)) {
-    add(rng.pick([`how much is ${p.name}`, `${p.model} price?`, `price of the ${p.brand} ${p.model}`]), 'shop.product-price', { productId: p.id });
+    add(
+      rng.pick([`how much is ${p.name}`, `${p.model} price?`, `price of the ${p.brand} ${p.model}`]),
+      'shop.product-price',
+      { productId: p.id },
+    );
   }
   for (const p of products.slice(50, 100).filter((x) => x.inStock)) {
     const size = p.sizes.find((s) => !p.soldOutSizes.includes(s)) ?? '';
@@ -31,25 +35,65 @@ export function shopRawQueries(rng: Rng, data: ShopData): RawQuery[] {
   for (const c of data.categories) {
     const brands = [...new Set(data.products.filter((p) => p.category === c.id).map((p) => p.brand))];
     for (const brand of brands) {
-      add(rng.pick([`cheapest ${brand} ${c.name.toLowerCase()} 4 stars`, `${brand} ${c.noun} cheap good reviews`, `lowest price ${brand} ${c.name.toLowerCase()}`]), 'shop.cheapest-filtered', { category: c.id, brand, minRating: 4 });
-      add(rng.pick([`how many ${brand} ${c.name.toLowerCase()} in stock under 100`, `${brand} ${c.noun}s available between 50 and 150`]), 'shop.count-filtered', { category: c.id, brand });
+      add(
+        rng.pick([
+          `cheapest ${brand} ${c.name.toLowerCase()} 4 stars`,
+          `${brand} ${c.noun} cheap good reviews`,
+          `lowest price ${brand} ${c.name.toLowerCase()}`,
+        ]),
+        'shop.cheapest-filtered',
+        { category: c.id, brand, minRating: 4 },
+      );
+      add(
+        rng.pick([
+          `how many ${brand} ${c.name.toLowerCase()} in stock under 100`,
+          `${brand} ${c.noun}s available between 50 and 150`,
+        ]),
+        'shop.count-filtered',
+        { category: c.id, brand },
+      );
     }
     for (const max of [50, 100, 200]) {
-      add(rng.pick([`best rated ${c.noun} under ${max}`, `top ${c.name.toLowerCase()} below $${max}`, `good ${c.noun} less than ${max} dollars`]), 'shop.top-rated-under-price', { category: c.id, maxPrice: max });
+      add(
+        rng.pick([
+          `best rated ${c.noun} under ${max}`,
+          `top ${c.name.toLowerCase()} below $${max}`,
+          `good ${c.noun} less than ${max} dollars`,
+        ]),
+        'shop.top-rated-under-price',
+        { category: c.id, maxPrice: max },
+      );
     }
   }
   for (const p of products.slice(100, 140)) {
-    add(rng.pick([`save ${p.model} for later`, `wishlist ${p.name}`, `remember the ${p.brand} ${p.model}`]), 'shop.wishlist-add', { productId: p.id });
+    add(
+      rng.pick([`save ${p.model} for later`, `wishlist ${p.name}`, `remember the ${p.brand} ${p.model}`]),
+      'shop.wishlist-add',
+      { productId: p.id },
+    );
   }
   for (const p of products.slice(140, 170).filter((x) => x.fbt)) {
     const f = data.byId.get(p.fbt!)!;
-    add(`${p.model} plus the ${f.model} that goes with it`, 'shop.fbt-bundle', { productId: p.id, fbtId: f.id });
+    add(`${p.model} plus the ${f.model} that goes with it`, 'shop.fbt-bundle', {
+      productId: p.id,
+      fbtId: f.id,
+    });
   }
   for (const p of products.slice(170, 200).filter((x) => x.reviewCount >= 3)) {
-    add(rng.pick([`what do reviews say about ${p.name}`, `${p.model} reviews`]), 'shop.review-lookup', { productId: p.id });
+    add(rng.pick([`what do reviews say about ${p.name}`, `${p.model} reviews`]), 'shop.review-lookup', {
+      productId: p.id,
+    });
   }
   for (const p of products.slice(200, 230).filter((x) => x.inStock)) {
-    add(rng.pick([`order ${p.model} ship express`, `checkout ${p.name} fast shipping to my place`, `buy ${p.model} w/ code SAVE10`]), rng.bool(0.5) ? 'shop.checkout' : 'shop.coupon-checkout', { productId: p.id });
+    add(
+      rng.pick([
+        `order ${p.model} ship express`,
+        `checkout ${p.name} fast shipping to my place`,
+        `buy ${p.model} w/ code SAVE10`,
+      ]),
+      rng.bool(0.5) ? 'shop.checkout' : 'shop.coupon-checkout',
+      { productId: p.id },
+    );
   }
   return out;
 }

@@ -37,7 +37,9 @@ describe('shop site over HTTP', () => {
     expect((sug.json as Array<{ label: string }>).every((x) => /trail/i.test(x.label))).toBe(true);
     const page = await s.get('/shop/c/running-shoes?sort=price-asc&stock=1');
     expect(page.status).toBe(200);
-    const prices = [...page.text.matchAll(/<span class="price">\$([\d,.]+)<\/span>/g)].map((m) => Number(m[1].replace(/,/g, '')));
+    const prices = [...page.text.matchAll(/<span class="price">\$([\d,.]+)<\/span>/g)].map((m) =>
+      Number(m[1].replace(/,/g, '')),
+    );
     expect(prices.length).toBe(12);
     expect(prices).toEqual([...prices].sort((a, b) => a - b));
     expect(page.text).toContain('rel="next"');
@@ -48,7 +50,12 @@ describe('shop site over HTTP', () => {
   it('rejects an add-to-cart without a size, keeping the chosen values', async () => {
     const s = new HttpSession(server.url);
     const p = data.products.find((x) => x.sizes.length && x.inStock)!;
-    const bad = await s.post('/shop/cart/add', { id: p.id, size: '', color: p.colors[1] ?? p.colors[0], qty: '3' });
+    const bad = await s.post('/shop/cart/add', {
+      id: p.id,
+      size: '',
+      color: p.colors[1] ?? p.colors[0],
+      qty: '3',
+    });
     expect(bad.status).toBe(400);
     expect(bad.text).toContain('Please select a size.');
     expect(bad.text).toContain('value="3"');
@@ -75,7 +82,16 @@ describe('shop site over HTTP', () => {
     expect(missing.text).toContain('Street address is required.');
     expect(missing.text).toContain('You must accept the Terms of Sale.');
     expect(missing.text).toContain('value="Ana Lee"');
-    const form = { fullName: 'Ana Lee', email: 'ana@example.com', street: '1 Elm St', city: 'Austin', state: 'Texas', zip: '78704', method: 'express', terms: '1' };
+    const form = {
+      fullName: 'Ana Lee',
+      email: 'ana@example.com',
+      street: '1 Elm St',
+      city: 'Austin',
+      state: 'Texas',
+      zip: '78704',
+      method: 'express',
+      terms: '1',
+    };
     const placed = await s.post('/shop/checkout', form);
     expect(placed.text).toContain('has been placed');
     const state = await s.state<ShopState>('shop');
@@ -86,13 +102,34 @@ describe('shop site over HTTP', () => {
   });
 
   it('verifies a checkout task from session state, naming the failed conditions', async () => {
-    const task = generateWorldTasks({ world, site: 'shop', split: 'train' }).find((t) => t.category === 'checkout')!;
+    const task = generateWorldTasks({ world, site: 'shop', split: 'train' }).find(
+      (t) => t.category === 'checkout',
+    )!;
     const params = (task.verifier as { params: any }).params;
     const s = new HttpSession(server.url);
-    const wrongSize = data.byId.get(params.item.productId)!.sizes.find((z: string) => z !== params.item.size && !data.byId.get(params.item.productId)!.soldOutSizes.includes(z))!;
-    await s.post('/shop/cart/add', { id: params.item.productId, size: wrongSize, color: params.item.color, qty: String(params.item.qty) });
+    const wrongSize = data.byId
+      .get(params.item.productId)!
+      .sizes.find(
+        (z: string) =>
+          z !== params.item.size && !data.byId.get(params.item.productId)!.soldOutSizes.includes(z),
+      )!;
+    await s.post('/shop/cart/add', {
+      id: params.item.productId,
+      size: wrongSize,
+      color: params.item.color,
+      qty: String(params.item.qty),
+    });
     const p = params.person;
-    await s.post('/shop/checkout', { fullName: p.fullName, email: p.email, street: p.street, city: p.city, state: p.state, zip: p.zip, method: params.method, terms: '1' });
+    await s.post('/shop/checkout', {
+      fullName: p.fullName,
+      email: p.email,
+      street: p.street,
+      city: p.city,
+      state: p.state,
+      zip: p.zip,
+      method: params.method,
+      terms: '1',
+    });
     const v = world.verify(task, s.id, null);
     expect(v.success).toBe(false);
     expect(v.failedConditions).toEqual(['order.size', 'order.qty']);
@@ -103,7 +140,9 @@ describe('shop site over HTTP', () => {
     const qs = shop.rawQueries(new Rng(1));
     const ids = new Set(shop.templates.map((t) => t.id));
     expect(qs.length).toBeGreaterThanOrEqual(200);
-    expect(qs.every((q) => q.site === 'shop' && ids.has(q.grounding.template) && q.text.length > 3)).toBe(true);
+    expect(qs.every((q) => q.site === 'shop' && ids.has(q.grounding.template) && q.text.length > 3)).toBe(
+      true,
+    );
   });
 });
 

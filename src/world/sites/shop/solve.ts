@@ -1,6 +1,6 @@
-import type { Customer as Person } from '../customer.ts';
 import type { SolverDriver } from '../../site.ts';
 import { chooseSuggestion } from '../../solver-steps.ts';
+import type { Customer as Person } from '../customer.ts';
 import type { Product } from './data.ts';
 
 /** Reference-solver steps of the shop (privileged: they know which product to pick). */
@@ -12,7 +12,11 @@ export async function openProduct(d: SolverDriver, p: Product): Promise<void> {
 }
 
 /** Chooses size, color and quantity on a product page and adds it to the cart (1-4 actions). */
-export async function addVariant(d: SolverDriver, p: Product, v: { size?: string; color?: string; qty?: number }): Promise<void> {
+export async function addVariant(
+  d: SolverDriver,
+  p: Product,
+  v: { size?: string; color?: string; qty?: number },
+): Promise<void> {
   if (p.sizes.length && v.size) await d.select({ name: 'Size', tag: 'select' }, v.size);
   if (v.color) await d.select({ name: 'Color', tag: 'select' }, v.color);
   if (v.qty && v.qty !== 1) await d.input({ name: 'Quantity', tag: 'input' }, String(v.qty));

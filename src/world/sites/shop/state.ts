@@ -93,7 +93,9 @@ export function totalsOf(
 
 /** Adds to the cart, merging a line of the same product, size and color. */
 export function addToCart(state: ShopState, line: CartLine): void {
-  const same = state.cart.find((l) => l.productId === line.productId && l.size === line.size && l.color === line.color);
+  const same = state.cart.find(
+    (l) => l.productId === line.productId && l.size === line.size && l.color === line.color,
+  );
   if (same) same.qty = Math.min(20, same.qty + line.qty);
   else state.cart.push({ ...line });
 }

@@ -1,17 +1,21 @@
-import { cond, nameCondition, numberCondition } from '../../answer.ts';
+import { nameCondition, numberCondition } from '../../answer.ts';
+import { cond } from '../../match.ts';
 import type { TaskTemplate } from '../../site.ts';
 import { dismissOverlays } from '../../solver-steps.ts';
 import { inSplit } from '../../split.ts';
 import { memoByData } from '../memo.ts';
 import { listProducts, RATING_FILTERS } from './catalog.ts';
 import { lookalikesOf, type Product, reviewsOf, type ShopData } from './data.ts';
-import { openProduct, sortBy } from './solve.ts';
+import { sortBy } from './solve.ts';
 import type { ShopState } from './state.ts';
 
 type ShopTemplate<P> = TaskTemplate<P, ShopState, ShopData>;
 
 const splitPools = memoByData((data: ShopData) => {
-  const out = { train: { all: [] as Product[], twins: [] as Product[] }, test: { all: [] as Product[], twins: [] as Product[] } };
+  const out = {
+    train: { all: [] as Product[], twins: [] as Product[] },
+    test: { all: [] as Product[], twins: [] as Product[] },
+  };
   for (const split of ['train', 'test'] as const) {
     out[split].all = inSplit(data.products, split, (p) => p.id);
     out[split].twins = out[split].all.filter((p) => lookalikesOf(data, p).length > 0);
@@ -21,7 +25,11 @@ const splitPools = memoByData((data: ShopData) => {
 
 /** Products, preferring ones with lookalikes so the "Trail Runner 2" vs "GTX" trap shows up often. */
 export function drawProduct(
-  ctx: { rng: { bool(p?: number): boolean; pick<T>(x: readonly T[]): T }; split: 'train' | 'test'; data: ShopData },
+  ctx: {
+    rng: { bool(p?: number): boolean; pick<T>(x: readonly T[]): T };
+    split: 'train' | 'test';
+    data: ShopData;
+  },
   filter: (p: Product) => boolean = () => true,
 ): Product | null {
   const pools = splitPools(ctx.data)[ctx.split];
@@ -48,7 +56,13 @@ export const productPrice: ShopTemplate<{ productId: string }> = {
     ]);
     // Start on a results page that lists the whole family, lookalikes included.
     const q = p.family;
-    return { params: { productId: p.id }, objective, startPath: `/search?q=${encodeURIComponent(q)}`, referenceLength: 4, splitKey: p.id };
+    return {
+      params: { productId: p.id },
+      objective,
+      startPath: `/search?q=${encodeURIComponent(q)}`,
+      referenceLength: 4,
+      splitKey: p.id,
+    };
   },
   verify(params, _state, answer, data) {
     const p = data.byId.get(params.productId)!;
@@ -76,7 +90,13 @@ const cheapestCombos = memoByData((data: ShopData) => {
     for (const brand of [...new Set(data.products.filter((p) => p.category === c.id).map((p) => p.brand))]) {
       for (const minRating of [3, 4, 4.5]) {
         for (const inStockOnly of [true, false]) {
-          const items = listProducts(data, { category: c.id, brands: [brand], minRating, inStockOnly, sort: 'price-asc' });
+          const items = listProducts(data, {
+            category: c.id,
+            brands: [brand],
+            minRating,
+            inStockOnly,
+            sort: 'price-asc',
+          });
           if (items.length >= 2 && items[0].price < items[1].price) {
             out.push({ category: c.id, brand, minRating, inStockOnly, answerId: items[0].id });
           }
@@ -89,7 +109,8 @@ const cheapestCombos = memoByData((data: ShopData) => {
 
 export const cheapestFiltered: ShopTemplate<CheapestParams> = {
   id: 'shop.cheapest-filtered',
-  description: 'Information: the cheapest product of a brand in a category with a rating floor (filters + sort).',
+  description:
+    'Information: the cheapest product of a brand in a category with a rating floor (filters + sort).',
   generate(ctx) {
     const key = (c: CheapestParams) => `${c.category}|${c.brand}|${c.minRating}|${c.inStockOnly}`;
     const pool = inSplit(cheapestCombos(ctx.data), ctx.split, key);
@@ -132,7 +153,8 @@ const topRatedCombos = memoByData((data: ShopData) => {
   for (const c of data.categories) {
     for (const maxPrice of [25, 40, 50, 60, 75, 100, 120, 150, 200, 250, 300, 400]) {
       const items = listProducts(data, { category: c.id, maxPrice, sort: 'rating' });
-      if (items.length >= 3 && items[0].rating > items[1].rating) out.push({ category: c.id, maxPrice, answerId: items[0].id });
+      if (items.length >= 3 && items[0].rating > items[1].rating)
+        out.push({ category: c.id, maxPrice, answerId: items[0].id });
     }
   }
   return out;
@@ -140,7 +162,8 @@ const topRatedCombos = memoByData((data: ShopData) => {
 
 export const topRatedUnderPrice: ShopTemplate<TopRatedParams> = {
   id: 'shop.top-rated-under-price',
-  description: 'Information: the best-rated product of a category under a price (max-price filter + rating sort).',
+  description:
+    'Information: the best-rated product of a category under a price (max-price filter + rating sort).',
   generate(ctx) {
     const key = (c: TopRatedParams) => `${c.category}|${c.maxPrice}`;
     const pool = inSplit(topRatedCombos(ctx.data), ctx.split, key);
@@ -179,10 +202,26 @@ const countCombos = memoByData((data: ShopData) => {
   const out: CountParams[] = [];
   for (const c of data.categories) {
     const brands = [...new Set(data.products.filter((p) => p.category === c.id).map((p) => p.brand))];
-    const bands = [[0, 50], [25, 75], [50, 100], [75, 150], [100, 200], [150, 300], [200, 400], [20, 120], [60, 180]];
+    const bands = [
+      [0, 50],
+      [25, 75],
+      [50, 100],
+      [75, 150],
+      [100, 200],
+      [150, 300],
+      [200, 400],
+      [20, 120],
+      [60, 180],
+    ];
     for (const brand of brands) {
       for (const [min, max] of bands) {
-        const n = listProducts(data, { category: c.id, brands: [brand], minPrice: min, maxPrice: max, inStockOnly: true }).length;
+        const n = listProducts(data, {
+          category: c.id,
+          brands: [brand],
+          minPrice: min,
+          maxPrice: max,
+          inStockOnly: true,
+        }).length;
         if (n >= 1) out.push({ category: c.id, brand, min, max, count: n });
       }
     }
@@ -249,8 +288,17 @@ export function reviewTemplate(seed: number): ShopTemplate<ReviewParams> {
     verify(params, _state, answer) {
       return [
         // "4 out of 5" states the scale, not a second rating.
-        numberCondition('answer.rating', answer?.replace(/(out of|\/)\s*5\b/gi, ' ') ?? null, params.rating, 0),
-        cond('answer.title', !!answer && nameCondition('t', answer, params.title).ok, `expected title "${params.title}"`),
+        numberCondition(
+          'answer.rating',
+          answer?.replace(/(out of|\/)\s*5\b/gi, ' ') ?? null,
+          params.rating,
+          0,
+        ),
+        cond(
+          'answer.title',
+          !!answer && nameCondition('t', answer, params.title).ok,
+          `expected title "${params.title}"`,
+        ),
       ];
     },
     async solve(params, d) {

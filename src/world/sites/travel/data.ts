@@ -1,4 +1,5 @@
 import { Rng } from '../../../core/rng.ts';
+import { AIRPORTS, CITIES } from './places.ts';
 
 export interface Airport {
   code: string;
@@ -87,55 +88,6 @@ export interface TravelData {
 /** The world's "today": the date pickers start here and tasks ask about the following weeks. */
 export const TRAVEL_TODAY = '2027-03-01';
 
-const AIRPORTS: Airport[] = [
-  ['JFK', 'New York', 'John F. Kennedy International', 'United States', 40.64, -73.78],
-  ['LGA', 'New York', 'LaGuardia', 'United States', 40.78, -73.87],
-  ['EWR', 'Newark', 'Newark Liberty International', 'United States', 40.69, -74.17],
-  ['BOS', 'Boston', 'Logan International', 'United States', 42.36, -71.01],
-  ['ORD', 'Chicago', "O'Hare International", 'United States', 41.98, -87.9],
-  ['MDW', 'Chicago', 'Midway International', 'United States', 41.79, -87.75],
-  ['LAX', 'Los Angeles', 'Los Angeles International', 'United States', 33.94, -118.41],
-  ['SFO', 'San Francisco', 'San Francisco International', 'United States', 37.62, -122.38],
-  ['SEA', 'Seattle', 'Seattle-Tacoma International', 'United States', 47.45, -122.31],
-  ['PDX', 'Portland', 'Portland International', 'United States', 45.59, -122.6],
-  ['DEN', 'Denver', 'Denver International', 'United States', 39.86, -104.67],
-  ['DFW', 'Dallas', 'Dallas/Fort Worth International', 'United States', 32.9, -97.04],
-  ['DAL', 'Dallas', 'Love Field', 'United States', 32.85, -96.85],
-  ['IAH', 'Houston', 'George Bush Intercontinental', 'United States', 29.99, -95.34],
-  ['ATL', 'Atlanta', 'Hartsfield-Jackson International', 'United States', 33.64, -84.43],
-  ['MIA', 'Miami', 'Miami International', 'United States', 25.8, -80.29],
-  ['MCO', 'Orlando', 'Orlando International', 'United States', 28.43, -81.31],
-  ['PHX', 'Phoenix', 'Sky Harbor International', 'United States', 33.43, -112.01],
-  ['LAS', 'Las Vegas', 'Harry Reid International', 'United States', 36.08, -115.15],
-  ['SAN', 'San Diego', 'San Diego International', 'United States', 32.73, -117.19],
-  ['SLC', 'Salt Lake City', 'Salt Lake City International', 'United States', 40.79, -111.98],
-  ['MSP', 'Minneapolis', 'Minneapolis-Saint Paul International', 'United States', 44.88, -93.22],
-  ['DTW', 'Detroit', 'Detroit Metropolitan Wayne County', 'United States', 42.21, -83.35],
-  ['PHL', 'Philadelphia', 'Philadelphia International', 'United States', 39.87, -75.24],
-  ['DCA', 'Washington', 'Ronald Reagan Washington National', 'United States', 38.85, -77.04],
-  ['IAD', 'Washington', 'Washington Dulles International', 'United States', 38.95, -77.46],
-  ['CLT', 'Charlotte', 'Charlotte Douglas International', 'United States', 35.21, -80.94],
-  ['AUS', 'Austin', 'Austin-Bergstrom International', 'United States', 30.19, -97.67],
-  ['MSY', 'New Orleans', 'Louis Armstrong New Orleans International', 'United States', 29.99, -90.26],
-  ['BNA', 'Nashville', 'Nashville International', 'United States', 36.13, -86.67],
-  ['RDU', 'Raleigh', 'Raleigh-Durham International', 'United States', 35.88, -78.79],
-  ['LHR', 'London', 'Heathrow', 'United Kingdom', 51.47, -0.45],
-  ['LGW', 'London', 'Gatwick', 'United Kingdom', 51.15, -0.19],
-  ['CDG', 'Paris', 'Charles de Gaulle', 'France', 49.01, 2.55],
-  ['ORY', 'Paris', 'Orly', 'France', 48.73, 2.37],
-  ['AMS', 'Amsterdam', 'Schiphol', 'Netherlands', 52.31, 4.76],
-  ['FRA', 'Frankfurt', 'Frankfurt am Main', 'Germany', 50.04, 8.56],
-  ['MAD', 'Madrid', 'Adolfo Suárez Madrid-Barajas', 'Spain', 40.47, -3.57],
-  ['BCN', 'Barcelona', 'El Prat', 'Spain', 41.3, 2.08],
-  ['LIS', 'Lisbon', 'Humberto Delgado', 'Portugal', 38.77, -9.13],
-  ['FCO', 'Rome', 'Fiumicino', 'Italy', 41.8, 12.25],
-  ['DUB', 'Dublin', 'Dublin Airport', 'Ireland', 53.43, -6.25],
-  ['YYZ', 'Toronto', 'Pearson International', 'Canada', 43.68, -79.63],
-  ['YVR', 'Vancouver', 'Vancouver International', 'Canada', 49.19, -123.18],
-  ['MEX', 'Mexico City', 'Benito Juárez International', 'Mexico', 19.44, -99.07],
-  ['CUN', 'Cancun', 'Cancún International', 'Mexico', 21.04, -86.87],
-].map(([code, city, name, country, lat, lon]) => ({ code, city, name, country, lat, lon }) as Airport);
-
 const AIRLINES: Airline[] = [
   { code: 'NX', name: 'Northstar Air', factor: 1.05 },
   { code: 'BJ', name: 'BlueJet', factor: 0.82 },
@@ -146,9 +98,33 @@ const AIRLINES: Airline[] = [
 ];
 
 const FARES: Fare[] = [
-  { code: 'basic', name: 'Basic Economy', changeFee: null, cancelFee: null, bagFee: 40, carryOn: false, seatChoice: 'Assigned at check-in' },
-  { code: 'main', name: 'Main Cabin', changeFee: 99, cancelFee: 150, bagFee: 35, carryOn: true, seatChoice: 'Free standard seats' },
-  { code: 'flex', name: 'Economy Flex', changeFee: 0, cancelFee: 50, bagFee: 0, carryOn: true, seatChoice: 'Free seats, including extra legroom' },
+  {
+    code: 'basic',
+    name: 'Basic Economy',
+    changeFee: null,
+    cancelFee: null,
+    bagFee: 40,
+    carryOn: false,
+    seatChoice: 'Assigned at check-in',
+  },
+  {
+    code: 'main',
+    name: 'Main Cabin',
+    changeFee: 99,
+    cancelFee: 150,
+    bagFee: 35,
+    carryOn: true,
+    seatChoice: 'Free standard seats',
+  },
+  {
+    code: 'flex',
+    name: 'Economy Flex',
+    changeFee: 0,
+    cancelFee: 50,
+    bagFee: 0,
+    carryOn: true,
+    seatChoice: 'Free seats, including extra legroom',
+  },
 ];
 
 const HUBS = ['DEN', 'ORD', 'ATL', 'DFW', 'CLT', 'MSP', 'PHL', 'AMS', 'FRA', 'LHR'];
@@ -171,7 +147,7 @@ export function flightsFor(data: TravelData, from: string, to: string, date: str
   if (!a || !b || from === to || !/^\d{4}-\d{2}-\d{2}$/.test(date)) return [];
   const rng = new Rng(`${data.seed}:flights:${from}-${to}:${date}`);
   const dist = km(a, b);
-  const base = Math.max(55, Math.round(dist / 780 * 60 + 35));
+  const base = Math.max(55, Math.round((dist / 780) * 60 + 35));
   const n = rng.int(8, 13);
   const out: Flight[] = [];
   const used = new Set<string>();
@@ -187,7 +163,9 @@ export function flightsFor(data: TravelData, from: string, to: string, date: str
     const depart = rng.int(5 * 12, 22 * 12) * 5;
     const fare = rng.pick(data.fares).code;
     const fareFactor = fare === 'basic' ? 0.82 : fare === 'flex' ? 1.35 : 1;
-    const price = Math.round((60 + dist * 0.11) * airline.factor * fareFactor * (1 - stops * 0.12) * (0.85 + rng.next() * 0.4));
+    const price = Math.round(
+      (60 + dist * 0.11) * airline.factor * fareFactor * (1 - stops * 0.12) * (0.85 + rng.next() * 0.4),
+    );
     out.push({
       id: `${from}-${to}-${date.replace(/-/g, '')}-${i}`,
       from,
@@ -214,27 +192,63 @@ export function flightById(data: TravelData, id: string): Flight | undefined {
   return flightsFor(data, m[1], m[2], `${m[3]}-${m[4]}-${m[5]}`)[Number(m[6])];
 }
 
-const CITIES: City[] = [
-  ['New York', 'United States'], ['Boston', 'United States'], ['Chicago', 'United States'], ['Los Angeles', 'United States'],
-  ['San Francisco', 'United States'], ['Seattle', 'United States'], ['Denver', 'United States'], ['Miami', 'United States'],
-  ['Orlando', 'United States'], ['Las Vegas', 'United States'], ['Austin', 'United States'], ['Nashville', 'United States'],
-  ['New Orleans', 'United States'], ['Washington', 'United States'], ['San Diego', 'United States'], ['Portland', 'United States'],
-  ['London', 'United Kingdom'], ['Paris', 'France'], ['Amsterdam', 'Netherlands'], ['Lisbon', 'Portugal'], ['Rome', 'Italy'],
-  ['Barcelona', 'Spain'], ['Madrid', 'Spain'], ['Dublin', 'Ireland'], ['Toronto', 'Canada'], ['Vancouver', 'Canada'],
-  ['Mexico City', 'Mexico'], ['Cancun', 'Mexico'],
-].map(([name, country]) => ({ id: name.toLowerCase().replace(/ /g, '-'), name, country }));
-
 /** How an objective mentions an amenity ("with a pool"). */
 export const AMENITY_PHRASE: Record<string, string> = {
-  'Free WiFi': 'free WiFi', Pool: 'a pool', 'Free parking': 'free parking', 'Fitness center': 'a fitness center', Spa: 'a spa',
-  Restaurant: 'a restaurant', 'Pet friendly': 'pet-friendly rooms', 'Airport shuttle': 'an airport shuttle', 'Breakfast included': 'breakfast included',
+  'Free WiFi': 'free WiFi',
+  Pool: 'a pool',
+  'Free parking': 'free parking',
+  'Fitness center': 'a fitness center',
+  Spa: 'a spa',
+  Restaurant: 'a restaurant',
+  'Pet friendly': 'pet-friendly rooms',
+  'Airport shuttle': 'an airport shuttle',
+  'Breakfast included': 'breakfast included',
 };
 
-export const AMENITIES = ['Free WiFi', 'Pool', 'Free parking', 'Fitness center', 'Spa', 'Restaurant', 'Pet friendly', 'Airport shuttle', 'Breakfast included'];
+export const AMENITIES = [
+  'Free WiFi',
+  'Pool',
+  'Free parking',
+  'Fitness center',
+  'Spa',
+  'Restaurant',
+  'Pet friendly',
+  'Airport shuttle',
+  'Breakfast included',
+];
 
-const CHAINS = ['Parkline Suites', 'Harborview', 'Meridian Inn', 'Grandview Hotel', 'Cityline Lodge', 'The Wren'];
-const DISTRICTS = ['Downtown', 'Old Town', 'Riverside', 'Airport', 'Central Station', 'Harbor', 'Uptown', 'Arts District'];
-const BOUTIQUE = ['The Linden', 'Hotel Ambra', 'The Foundry', 'Casa Luz', 'The Alder', 'Hotel Nova', 'The Birchwood', 'Maison Claire', 'The Lantern', 'Hotel Solace', 'The Marlow', 'Hotel Verde'];
+const CHAINS = [
+  'Parkline Suites',
+  'Harborview',
+  'Meridian Inn',
+  'Grandview Hotel',
+  'Cityline Lodge',
+  'The Wren',
+];
+const DISTRICTS = [
+  'Downtown',
+  'Old Town',
+  'Riverside',
+  'Airport',
+  'Central Station',
+  'Harbor',
+  'Uptown',
+  'Arts District',
+];
+const BOUTIQUE = [
+  'The Linden',
+  'Hotel Ambra',
+  'The Foundry',
+  'Casa Luz',
+  'The Alder',
+  'Hotel Nova',
+  'The Birchwood',
+  'Maison Claire',
+  'The Lantern',
+  'Hotel Solace',
+  'The Marlow',
+  'Hotel Verde',
+];
 const ROOMS: Array<[string, number, number, string]> = [
   ['Standard Queen', 1, 2, '1 queen bed'],
   ['Standard Double', 1.05, 3, '2 double beds'],
@@ -255,18 +269,36 @@ function buildHotels(seed: number): Hotel[] {
     const pairDistricts = rng.shuffle(DISTRICTS).slice(0, 2);
     for (const d of pairDistricts) names.add(`${chain} ${city.name} ${d}`);
     while (names.size < n) {
-      names.add(rng.bool(0.5) ? `${rng.pick(BOUTIQUE)} ${city.name}` : `${rng.pick(CHAINS)} ${city.name} ${rng.pick(DISTRICTS)}`);
+      names.add(
+        rng.bool(0.5)
+          ? `${rng.pick(BOUTIQUE)} ${city.name}`
+          : `${rng.pick(CHAINS)} ${city.name} ${rng.pick(DISTRICTS)}`,
+      );
     }
     for (const name of names) {
       const stars = rng.pick([2, 3, 3, 4, 4, 4, 5, 5]);
       const district = DISTRICTS.find((d) => name.endsWith(d)) ?? rng.pick(DISTRICTS);
       const base = Math.round(45 + stars * 38 + rng.int(-20, 60));
-      const amenities = AMENITIES.filter((a) => rng.bool(a === 'Free WiFi' ? 0.9 : stars >= 4 && (a === 'Pool' || a === 'Fitness center' || a === 'Restaurant') ? 0.7 : 0.35));
+      const amenities = AMENITIES.filter((a) =>
+        rng.bool(
+          a === 'Free WiFi'
+            ? 0.9
+            : stars >= 4 && (a === 'Pool' || a === 'Fitness center' || a === 'Restaurant')
+              ? 0.7
+              : 0.35,
+        ),
+      );
       const rooms = rng
         .shuffle(ROOMS)
         .slice(0, rng.int(3, 5))
         .sort((x, y) => x[1] - y[1])
-        .map(([rname, f, g, beds]) => ({ id: rname.toLowerCase().replace(/ /g, '-'), name: rname, price: Math.round(base * f), maxGuests: g, beds }));
+        .map(([rname, f, g, beds]) => ({
+          id: rname.toLowerCase().replace(/ /g, '-'),
+          name: rname,
+          price: Math.round(base * f),
+          maxGuests: g,
+          beds,
+        }));
       out.push({
         id: name.toLowerCase().replace(/[^a-z0-9]+/g, '-'),
         name,
@@ -343,5 +375,10 @@ export function nights(checkin: string, checkout: string): number {
 
 /** "March 12, 2027" */
 export function longDate(iso: string): string {
-  return new Date(`${iso}T00:00:00Z`).toLocaleDateString('en-US', { month: 'long', day: 'numeric', year: 'numeric', timeZone: 'UTC' });
+  return new Date(`${iso}T00:00:00Z`).toLocaleDateString('en-US', {
+    month: 'long',
+    day: 'numeric',
+    year: 'numeric',
+    timeZone: 'UTC',
+  });
 }

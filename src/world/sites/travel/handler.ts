@@ -3,8 +3,22 @@ import type { SiteRequest, SiteResponse } from '../../site.ts';
 import { flightById, type TravelData } from './data.ts';
 import { errorPage, travelPage } from './layout.ts';
 import { airportSuggestions, citySuggestions } from './listing.ts';
-import { flightBookingErrors, flightBookingPage, type FormValues, hotelBookingErrors, hotelBookingPage, tripsPage } from './pages-booking.ts';
-import { fareRulesPage, flightDetailPage, flightResultsFragment, flightResultsPage, flightSearchErrors, homePage } from './pages-flights.ts';
+import {
+  type FormValues,
+  flightBookingErrors,
+  flightBookingPage,
+  hotelBookingErrors,
+  hotelBookingPage,
+  tripsPage,
+} from './pages-booking.ts';
+import {
+  fareRulesPage,
+  flightDetailPage,
+  flightResultsFragment,
+  flightResultsPage,
+  flightSearchErrors,
+  homePage,
+} from './pages-flights.ts';
 import { hotelListPage, hotelPage } from './pages-hotels.ts';
 import { confirmationCode, type TravelState } from './state.ts';
 
@@ -12,7 +26,10 @@ import { confirmationCode, type TravelState } from './state.ts';
 export function handleTravel(req: SiteRequest, state: TravelState, data: TravelData): SiteResponse {
   const parts = req.path.split('/').filter(Boolean).map(decodeURIComponent);
   const [head, arg, sub] = parts;
-  const notFound = (what: string): SiteResponse => ({ status: 404, html: errorPage(req, 'Page not found', what) });
+  const notFound = (what: string): SiteResponse => ({
+    status: 404,
+    html: errorPage(req, 'Page not found', what),
+  });
   if (req.method === 'POST') {
     if (head === 'book' && arg) return bookFlight(req, state, data, arg);
     if (head === 'hotel' && arg && sub === 'book') return bookHotel(req, state, data, arg);
@@ -20,7 +37,7 @@ export function handleTravel(req: SiteRequest, state: TravelState, data: TravelD
   }
   switch (head) {
     case undefined:
-      return { html: homePage(req, data) };
+      return { html: homePage(req) };
     case 'api':
       if (arg === 'airports') return { json: airportSuggestions(data, queryParam(req, 'q')) };
       if (arg === 'cities') return { json: citySuggestions(data, queryParam(req, 'q')) };
@@ -31,15 +48,18 @@ export function handleTravel(req: SiteRequest, state: TravelState, data: TravelD
       const date = queryParam(req, 'date');
       const errors = flightSearchErrors(data, from, to, date);
       if (arg === 'results') {
-        if (Object.keys(errors).length) return { status: 400, html: '<p>Search expired. Start a new search.</p>' };
+        if (Object.keys(errors).length)
+          return { status: 400, html: '<p>Search expired. Start a new search.</p>' };
         return { html: flightResultsFragment(req, data, from, to, date), delayMs: 150 };
       }
-      if (Object.keys(errors).length) return { status: 400, html: homePage(req, data, { tab: 'flights', errors }) };
+      if (Object.keys(errors).length) return { status: 400, html: homePage(req, { tab: 'flights', errors }) };
       return { html: flightResultsPage(req, data, from, to, date) };
     }
     case 'flight': {
       const x = flightById(data, arg ?? '');
-      return x ? { html: flightDetailPage(req, data, x) } : notFound('This flight is no longer available. Please search again.');
+      return x
+        ? { html: flightDetailPage(req, data, x) }
+        : notFound('This flight is no longer available. Please search again.');
     }
     case 'fare-rules': {
       const html = fareRulesPage(req, data, arg ?? '');
@@ -54,7 +74,13 @@ export function handleTravel(req: SiteRequest, state: TravelState, data: TravelD
     case 'hotels': {
       const city = data.cities.find((c) => c.id === queryParam(req, 'city'));
       if (!city) {
-        return { status: 400, html: homePage(req, data, { tab: 'hotels', errors: { city: 'Choose a destination from the list of suggestions.' } }) };
+        return {
+          status: 400,
+          html: homePage(req, {
+            tab: 'hotels',
+            errors: { city: 'Choose a destination from the list of suggestions.' },
+          }),
+        };
       }
       return { html: hotelListPage(req, data, city) };
     }
@@ -70,7 +96,10 @@ export function handleTravel(req: SiteRequest, state: TravelState, data: TravelD
       return {
         html: travelPage(req, {
           title: head === 'help' ? 'Help' : 'Privacy',
-          body: head === 'help' ? '<h1>Help</h1><p>Manage bookings under My trips. Fare rules are linked from every flight.</p>' : '<h1>Privacy</h1><p>We use cookies to remember your searches.</p>',
+          body:
+            head === 'help'
+              ? '<h1>Help</h1><p>Manage bookings under My trips. Fare rules are linked from every flight.</p>'
+              : '<h1>Privacy</h1><p>We use cookies to remember your searches.</p>',
         }),
       };
     default:
@@ -84,18 +113,24 @@ function values(req: SiteRequest, keys: string[]): FormValues {
 
 function bookFlight(req: SiteRequest, state: TravelState, data: TravelData, id: string): SiteResponse {
   const x = flightById(data, id);
-  if (!x) return { status: 404, html: errorPage(req, 'Flight not found', 'This flight is no longer available.') };
+  if (!x)
+    return { status: 404, html: errorPage(req, 'Flight not found', 'This flight is no longer available.') };
   const pax = Math.max(1, Math.min(4, Number(formField(req, 'pax')) || 1));
   const keys = ['email', 'phone', 'seat', 'bags', 'accept'];
   for (let i = 1; i <= pax; i++) keys.push(`p${i}_first`, `p${i}_last`, `p${i}_dob`);
   const v = values(req, keys);
   const errors = flightBookingErrors(v, pax);
-  if (Object.keys(errors).length) return { status: 400, html: flightBookingPage(req, data, x, pax, { values: v, errors }) };
+  if (Object.keys(errors).length)
+    return { status: 400, html: flightBookingPage(req, data, x, pax, { values: v, errors }) };
   const code = confirmationCode(req.sessionId, state.flights.length + state.hotels.length, 'flight');
   state.flights.push({
     code,
     flightId: x.id,
-    passengers: Array.from({ length: pax }, (_, k) => ({ first: v[`p${k + 1}_first`], last: v[`p${k + 1}_last`], dob: v[`p${k + 1}_dob`] })),
+    passengers: Array.from({ length: pax }, (_, k) => ({
+      first: v[`p${k + 1}_first`],
+      last: v[`p${k + 1}_last`],
+      dob: v[`p${k + 1}_dob`],
+    })),
     email: v.email,
     phone: v.phone,
     seat: v.seat || 'none',
@@ -110,7 +145,8 @@ function bookHotel(req: SiteRequest, state: TravelState, data: TravelData, id: s
   if (!h) return { status: 404, html: errorPage(req, 'Hotel not found', 'We could not find that property.') };
   const v = values(req, ['room', 'checkin', 'checkout', 'guests', 'first', 'last', 'email', 'requests']);
   const errors = hotelBookingErrors(v, h);
-  if (Object.keys(errors).length) return { status: 400, html: hotelBookingPage(req, h, { values: v, errors }) };
+  if (Object.keys(errors).length)
+    return { status: 400, html: hotelBookingPage(req, h, { values: v, errors }) };
   const code = confirmationCode(req.sessionId, state.flights.length + state.hotels.length, 'hotel');
   state.hotels.push({
     code,

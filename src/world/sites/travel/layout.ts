@@ -42,11 +42,23 @@ export function field(o: {
   return `<div class="field${o.error ? ' invalid' : ''}"><label for="${o.id}">${esc(o.label)}</label><input id="${o.id}" name="${o.name}" type="${o.type ?? 'text'}" value="${esc(o.value ?? '')}"${o.attrs ? ` ${o.attrs}` : ''}>${o.error ? `<div class="error">${esc(o.error)}</div>` : ''}</div>`;
 }
 
-export function selectField(o: { id: string; name: string; label: string; options: Array<[string, string]>; value?: string; error?: string }): string {
-  const opts = o.options.map(([v, l]) => `<option value="${esc(v)}"${v === o.value ? ' selected' : ''}>${esc(l)}</option>`).join('');
+export function selectField(o: {
+  id: string;
+  name: string;
+  label: string;
+  options: Array<[string, string]>;
+  value?: string;
+  error?: string;
+}): string {
+  const opts = o.options
+    .map(([v, l]) => `<option value="${esc(v)}"${v === o.value ? ' selected' : ''}>${esc(l)}</option>`)
+    .join('');
   return `<div class="field${o.error ? ' invalid' : ''}"><label for="${o.id}">${esc(o.label)}</label><select id="${o.id}" name="${o.name}">${opts}</select>${o.error ? `<div class="error">${esc(o.error)}</div>` : ''}</div>`;
 }
 
 export function errorPage(req: SiteRequest, title: string, text: string): string {
-  return travelPage(req, { title, body: `<h1>${esc(title)}</h1><p>${esc(text)}</p><p><a href="${req.base}/">Start a new search</a></p>` });
+  return travelPage(req, {
+    title,
+    body: `<h1>${esc(title)}</h1><p>${esc(text)}</p><p><a href="${req.base}/">Start a new search</a></p>`,
+  });
 }

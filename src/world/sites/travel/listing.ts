@@ -82,7 +82,10 @@ export function airportSuggestions(data: TravelData, q: string): Array<{ label: 
       (a) =>
         a.code.toLowerCase() === t ||
         a.city.toLowerCase().startsWith(t) ||
-        a.name.toLowerCase().split(/[\s-]+/).some((w) => w.startsWith(t)),
+        a.name
+          .toLowerCase()
+          .split(/[\s-]+/)
+          .some((w) => w.startsWith(t)),
     )
     .slice(0, 8)
     .map((a) => ({ label: `${a.city} (${a.code}) – ${a.name}`, value: a.code }));

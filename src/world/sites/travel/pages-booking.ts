@@ -1,7 +1,18 @@
 import { queryParam } from '../../form.ts';
 import type { SiteRequest } from '../../site.ts';
 import { esc, money } from '../../ui/html.ts';
-import { airlineName, clock, type Flight, fareOf, flightById, type Hotel, longDate, nights, TRAVEL_TODAY, type TravelData } from './data.ts';
+import {
+  airlineName,
+  clock,
+  type Flight,
+  fareOf,
+  flightById,
+  type Hotel,
+  longDate,
+  nights,
+  TRAVEL_TODAY,
+  type TravelData,
+} from './data.ts';
 import { field, selectField, travelPage } from './layout.ts';
 import type { TravelState } from './state.ts';
 
@@ -15,7 +26,12 @@ export function validDob(s: string): boolean {
   const m = /^(\d{2})\/(\d{2})\/(\d{4})$/.exec(s);
   if (!m) return false;
   const d = new Date(Date.UTC(Number(m[3]), Number(m[1]) - 1, Number(m[2])));
-  return d.getUTCMonth() === Number(m[1]) - 1 && d.getUTCDate() === Number(m[2]) && d.toISOString().slice(0, 10) < TRAVEL_TODAY && Number(m[3]) > 1900;
+  return (
+    d.getUTCMonth() === Number(m[1]) - 1 &&
+    d.getUTCDate() === Number(m[2]) &&
+    d.toISOString().slice(0, 10) < TRAVEL_TODAY &&
+    Number(m[3]) > 1900
+  );
 }
 
 export function flightBookingErrors(v: FormValues, pax: number): FormErrors {
@@ -32,7 +48,13 @@ export function flightBookingErrors(v: FormValues, pax: number): FormErrors {
 }
 
 /** Passenger details, contact, seat and bags; "Confirm booking" stays disabled until the fare rules are accepted. */
-export function flightBookingPage(req: SiteRequest, data: TravelData, x: Flight, pax: number, o: { values?: FormValues; errors?: FormErrors } = {}): string {
+export function flightBookingPage(
+  req: SiteRequest,
+  data: TravelData,
+  x: Flight,
+  pax: number,
+  o: { values?: FormValues; errors?: FormErrors } = {},
+): string {
   const v = o.values ?? {};
   const e = o.errors ?? {};
   const fare = fareOf(data, x.fare);
@@ -44,8 +66,15 @@ ${field({ id: `p${i}-last`, name: `p${i}_last`, label: 'Last name', value: v[`p$
 ${field({ id: `p${i}-dob`, name: `p${i}_dob`, label: 'Date of birth (MM/DD/YYYY)', value: v[`p${i}_dob`], error: e[`p${i}_dob`], attrs: 'placeholder="MM/DD/YYYY"' })}</div></fieldset>`;
   }
   const seat = v.seat || 'none';
-  const seats = [['window', 'Window'], ['aisle', 'Aisle'], ['none', 'No preference']]
-    .map(([val, l]) => `<span><input type="radio" id="seat-${val}" name="seat" value="${val}"${seat === val ? ' checked' : ''}> <label for="seat-${val}" style="display:inline">${l}</label></span>`)
+  const seats = [
+    ['window', 'Window'],
+    ['aisle', 'Aisle'],
+    ['none', 'No preference'],
+  ]
+    .map(
+      ([val, l]) =>
+        `<span><input type="radio" id="seat-${val}" name="seat" value="${val}"${seat === val ? ' checked' : ''}> <label for="seat-${val}" style="display:inline">${l}</label></span>`,
+    )
     .join(' ');
   const errCount = Object.keys(e).length;
   const body = `<h1>Who's flying?</h1><p class="muted">${esc(airlineName(data, x.airline))} ${esc(x.number)} · ${x.from} → ${x.to} · ${esc(longDate(x.date))} at ${clock(x.depart)} · ${esc(fare.name)}</p>
@@ -53,7 +82,17 @@ ${errCount ? `<div class="alert" role="alert">Please correct ${errCount} ${errCo
 <form method="post" action="${req.base}/book/${x.id}" novalidate><input type="hidden" name="pax" value="${pax}">${people}
 <h2>Contact</h2><div class="form-row">${field({ id: 'email', name: 'email', label: 'Email', type: 'email', value: v.email, error: e.email })}${field({ id: 'phone', name: 'phone', label: 'Phone', type: 'tel', value: v.phone, error: e.phone })}</div>
 <fieldset class="field"><legend>Seat preference</legend>${seats}</fieldset>
-${selectField({ id: 'bags', name: 'bags', label: 'Checked bags per passenger', options: [['0', 'No checked bags'], ['1', '1 bag'], ['2', '2 bags']], value: v.bags || '0' })}
+${selectField({
+  id: 'bags',
+  name: 'bags',
+  label: 'Checked bags per passenger',
+  options: [
+    ['0', 'No checked bags'],
+    ['1', '1 bag'],
+    ['2', '2 bags'],
+  ],
+  value: v.bags || '0',
+})}
 <p><strong>Total: ${money(x.price * pax)}</strong> for ${pax} ${pax === 1 ? 'passenger' : 'passengers'}</p>
 <div class="field${e.accept ? ' invalid' : ''}"><input type="checkbox" id="accept" name="accept" value="1" data-enables="confirm-booking"> <label for="accept" style="display:inline">I have read and accept the fare rules</label>${e.accept ? `<div class="error">${esc(e.accept)}</div>` : ''}</div>
 <button class="btn" id="confirm-booking" type="submit" disabled>Confirm booking</button></form>`;
@@ -62,7 +101,8 @@ ${selectField({ id: 'bags', name: 'bags', label: 'Checked bags per passenger', o
 
 export function hotelBookingErrors(v: FormValues, h: Hotel): FormErrors {
   const e: FormErrors = {};
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(v.checkin ?? '') || v.checkin < TRAVEL_TODAY) e.checkin = 'Choose a check-in date.';
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(v.checkin ?? '') || v.checkin < TRAVEL_TODAY)
+    e.checkin = 'Choose a check-in date.';
   if (!/^\d{4}-\d{2}-\d{2}$/.test(v.checkout ?? '')) e.checkout = 'Choose a check-out date.';
   else if (!e.checkin && nights(v.checkin, v.checkout) < 1) e.checkout = 'Check-out must be after check-in.';
   const room = h.rooms.find((r) => r.id === v.room);
@@ -77,8 +117,17 @@ export function hotelBookingErrors(v: FormValues, h: Hotel): FormErrors {
 }
 
 /** Guest details for one room type; dates and guests are editable and prefilled from the search. */
-export function hotelBookingPage(req: SiteRequest, h: Hotel, o: { values?: FormValues; errors?: FormErrors } = {}): string {
-  const v = o.values ?? { room: queryParam(req, 'room'), checkin: queryParam(req, 'checkin'), checkout: queryParam(req, 'checkout'), guests: queryParam(req, 'guests') || '2' };
+export function hotelBookingPage(
+  req: SiteRequest,
+  h: Hotel,
+  o: { values?: FormValues; errors?: FormErrors } = {},
+): string {
+  const v = o.values ?? {
+    room: queryParam(req, 'room'),
+    checkin: queryParam(req, 'checkin'),
+    checkout: queryParam(req, 'checkout'),
+    guests: queryParam(req, 'guests') || '2',
+  };
   const e = o.errors ?? {};
   const room = h.rooms.find((r) => r.id === v.room);
   const n = v.checkin && v.checkout ? nights(v.checkin, v.checkout) : 0;
@@ -89,7 +138,19 @@ ${errCount ? `<div class="alert" role="alert">Please correct ${errCount} ${errCo
 ${selectField({ id: 'room', name: 'room', label: 'Room type', options: h.rooms.map((r) => [r.id, `${r.name} — ${money(r.price)} per night`]), value: v.room, error: e.room })}
 <div class="form-row">${field({ id: 'checkin', name: 'checkin', label: 'Check-in', value: v.checkin, error: e.checkin, attrs: `data-datepicker data-min="${TRAVEL_TODAY}"` })}
 ${field({ id: 'checkout', name: 'checkout', label: 'Check-out', value: v.checkout, error: e.checkout, attrs: `data-datepicker data-min="${TRAVEL_TODAY}"` })}
-${selectField({ id: 'guests', name: 'guests', label: 'Guests', options: [['1', '1 guest'], ['2', '2 guests'], ['3', '3 guests'], ['4', '4 guests']], value: v.guests, error: e.guests })}</div>
+${selectField({
+  id: 'guests',
+  name: 'guests',
+  label: 'Guests',
+  options: [
+    ['1', '1 guest'],
+    ['2', '2 guests'],
+    ['3', '3 guests'],
+    ['4', '4 guests'],
+  ],
+  value: v.guests,
+  error: e.guests,
+})}</div>
 <h2>Lead guest</h2><div class="form-row">${field({ id: 'first', name: 'first', label: 'First name', value: v.first, error: e.first })}${field({ id: 'last', name: 'last', label: 'Last name', value: v.last, error: e.last })}</div>
 ${field({ id: 'email', name: 'email', label: 'Email', type: 'email', value: v.email, error: e.email })}
 <div class="field"><label for="requests">Special requests (optional)</label><textarea id="requests" name="requests" rows="2" style="width:100%">${esc(v.requests ?? '')}</textarea></div>

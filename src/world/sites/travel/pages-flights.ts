@@ -18,10 +18,18 @@ import { FLIGHT_SORTS, type FlightFilter, filterFlights } from './listing.ts';
 
 export type SearchErrors = Record<string, string>;
 
-const PAX: Array<[string, string]> = [['1', '1 adult'], ['2', '2 adults'], ['3', '3 adults'], ['4', '4 adults']];
+const PAX: Array<[string, string]> = [
+  ['1', '1 adult'],
+  ['2', '2 adults'],
+  ['3', '3 adults'],
+  ['4', '4 adults'],
+];
 
 /** The home page: Flights and Hotels tabs, each with a search form. */
-export function homePage(req: SiteRequest, data: TravelData, o: { tab?: 'flights' | 'hotels'; errors?: SearchErrors } = {}): string {
+export function homePage(
+  req: SiteRequest,
+  o: { tab?: 'flights' | 'hotels'; errors?: SearchErrors } = {},
+): string {
   const tab = o.tab ?? (queryParam(req, 'tab') === 'hotels' ? 'hotels' : 'flights');
   const e = o.errors ?? {};
   const q = (k: string) => queryParam(req, k);
@@ -71,18 +79,38 @@ export function flightFilterOf(req: SiteRequest): FlightFilter {
 }
 
 /** The results page: a filter form and a results area that loads after about a second. */
-export function flightResultsPage(req: SiteRequest, data: TravelData, from: string, to: string, date: string): string {
+export function flightResultsPage(
+  req: SiteRequest,
+  data: TravelData,
+  from: string,
+  to: string,
+  date: string,
+): string {
   const f = flightFilterOf(req);
   const pax = queryParam(req, 'pax') || '1';
   const all = flightsFor(data, from, to, date);
   const airlines = [...new Set(all.map((x) => x.airline))].sort();
   const a = data.airportByCode.get(from)!;
   const b = data.airportByCode.get(to)!;
-  const params = { from, to, date, pax, nonstop: f.nonstop, airline: f.airlines, maxprice: queryParam(req, 'maxprice'), sort: f.sort === 'recommended' ? '' : f.sort };
+  const params = {
+    from,
+    to,
+    date,
+    pax,
+    nonstop: f.nonstop,
+    airline: f.airlines,
+    maxprice: queryParam(req, 'maxprice'),
+    sort: f.sort === 'recommended' ? '' : f.sort,
+  };
   const boxes = airlines
-    .map((code, i) => `<div><input type="checkbox" id="al-${i}" name="airline" value="${code}"${f.airlines?.includes(code) ? ' checked' : ''}> <label for="al-${i}" style="display:inline">${esc(airlineName(data, code))}</label></div>`)
+    .map(
+      (code, i) =>
+        `<div><input type="checkbox" id="al-${i}" name="airline" value="${code}"${f.airlines?.includes(code) ? ' checked' : ''}> <label for="al-${i}" style="display:inline">${esc(airlineName(data, code))}</label></div>`,
+    )
     .join('');
-  const sorts = FLIGHT_SORTS.map((s) => `<option value="${s.id}"${s.id === f.sort ? ' selected' : ''}>${esc(s.label)}</option>`).join('');
+  const sorts = FLIGHT_SORTS.map(
+    (s) => `<option value="${s.id}"${s.id === f.sort ? ' selected' : ''}>${esc(s.label)}</option>`,
+  ).join('');
   const filters = `<aside><form method="get" action="${req.base}/flights">
 <input type="hidden" name="from" value="${from}"><input type="hidden" name="to" value="${to}"><input type="hidden" name="date" value="${date}"><input type="hidden" name="pax" value="${esc(pax)}">
 <div class="field"><label for="sort">Sort by</label><select id="sort" name="sort">${sorts}</select></div>
@@ -96,7 +124,13 @@ export function flightResultsPage(req: SiteRequest, data: TravelData, from: stri
 }
 
 /** The HTML fragment the results area loads. */
-export function flightResultsFragment(req: SiteRequest, data: TravelData, from: string, to: string, date: string): string {
+export function flightResultsFragment(
+  req: SiteRequest,
+  data: TravelData,
+  from: string,
+  to: string,
+  date: string,
+): string {
   const f = flightFilterOf(req);
   const pax = queryParam(req, 'pax') || '1';
   const items = filterFlights(flightsFor(data, from, to, date), f);
@@ -143,7 +177,12 @@ export function fareRulesPage(req: SiteRequest, data: TravelData, code: string):
   const fare = data.fares.find((f) => f.code === code);
   if (!fare) return null;
   const airline = airlineName(data, queryParam(req, 'airline'));
-  const fee = (n: number | null, what: string) => (n === null ? `${what} not permitted` : n === 0 ? `No ${what.toLowerCase()} fee` : `${money(n)} per passenger`);
+  const fee = (n: number | null, what: string) =>
+    n === null
+      ? `${what} not permitted`
+      : n === 0
+        ? `No ${what.toLowerCase()} fee`
+        : `${money(n)} per passenger`;
   const body = `<h1>${esc(fare.name)} fare rules</h1><p class="muted">${esc(airline)} · applies to all routes</p>
 <table><tr><th>Change fee</th><td>${esc(fee(fare.changeFee, 'Changes'))}</td></tr>
 <tr><th>Cancellation fee</th><td>${esc(fee(fare.cancelFee, 'Cancellation'))}</td></tr>

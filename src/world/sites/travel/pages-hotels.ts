@@ -9,7 +9,10 @@ export function hotelFilterOf(req: SiteRequest, city: string): HotelFilter {
   const max = Number(queryParam(req, 'maxprice'));
   return {
     city,
-    stars: req.query.getAll('stars').map(Number).filter((n) => n >= 1 && n <= 5),
+    stars: req.query
+      .getAll('stars')
+      .map(Number)
+      .filter((n) => n >= 1 && n <= 5),
     maxPrice: queryParam(req, 'maxprice') && Number.isFinite(max) ? max : undefined,
     amenities: req.query.getAll('amenity').filter(Boolean),
     freeCancellation: queryParam(req, 'freecancel') === '1',
@@ -18,7 +21,11 @@ export function hotelFilterOf(req: SiteRequest, city: string): HotelFilter {
 }
 
 function stay(req: SiteRequest): { checkin: string; checkout: string; guests: string } {
-  return { checkin: queryParam(req, 'checkin'), checkout: queryParam(req, 'checkout'), guests: queryParam(req, 'guests') };
+  return {
+    checkin: queryParam(req, 'checkin'),
+    checkout: queryParam(req, 'checkout'),
+    guests: queryParam(req, 'guests'),
+  };
 }
 
 function starText(n: number): string {
@@ -43,12 +50,18 @@ export function hotelListPage(req: SiteRequest, data: TravelData, city: City): s
     sort: f.sort === 'recommended' ? '' : f.sort,
   };
   const starBoxes = [5, 4, 3, 2]
-    .map((n) => `<div><input type="checkbox" id="stars-${n}" name="stars" value="${n}"${f.stars?.includes(n) ? ' checked' : ''}> <label for="stars-${n}" style="display:inline">${n} stars</label></div>`)
+    .map(
+      (n) =>
+        `<div><input type="checkbox" id="stars-${n}" name="stars" value="${n}"${f.stars?.includes(n) ? ' checked' : ''}> <label for="stars-${n}" style="display:inline">${n} stars</label></div>`,
+    )
     .join('');
   const amenBoxes = AMENITIES.map(
-    (a, i) => `<div><input type="checkbox" id="am-${i}" name="amenity" value="${esc(a)}"${f.amenities?.includes(a) ? ' checked' : ''}> <label for="am-${i}" style="display:inline">${esc(a)}</label></div>`,
+    (a, i) =>
+      `<div><input type="checkbox" id="am-${i}" name="amenity" value="${esc(a)}"${f.amenities?.includes(a) ? ' checked' : ''}> <label for="am-${i}" style="display:inline">${esc(a)}</label></div>`,
   ).join('');
-  const sorts = HOTEL_SORTS.map((x) => `<option value="${x.id}"${x.id === f.sort ? ' selected' : ''}>${esc(x.label)}</option>`).join('');
+  const sorts = HOTEL_SORTS.map(
+    (x) => `<option value="${x.id}"${x.id === f.sort ? ' selected' : ''}>${esc(x.label)}</option>`,
+  ).join('');
   const hidden = Object.entries({ city: city.id, ...s })
     .filter(([, v]) => v)
     .map(([k, v]) => `<input type="hidden" name="${k}" value="${esc(v)}">`)
@@ -63,13 +76,18 @@ export function hotelListPage(req: SiteRequest, data: TravelData, city: City): s
   const n = s.checkin && s.checkout ? nights(s.checkin, s.checkout) : 0;
   const cards = shown
     .map(
-      (h) => `<article class="hotel"><div><h3><a href="${req.base}/hotel/${h.id}${queryString(s)}">${esc(h.name)}</a></h3>
+      (
+        h,
+      ) => `<article class="hotel"><div><h3><a href="${req.base}/hotel/${h.id}${queryString(s)}">${esc(h.name)}</a></h3>
 <div class="stars" aria-label="${h.stars} stars">${starText(h.stars)}</div><div>${esc(h.district)} · Guest rating <strong>${h.guestRating.toFixed(1)}</strong>/10 (${h.reviewCount.toLocaleString('en-US')} reviews)</div>
 <div class="amen">${esc(h.amenities.join(' · '))}</div>${h.freeCancellation ? '<div class="good">Free cancellation</div>' : '<div class="muted">Non-refundable</div>'}</div>
 <div><div class="price">${money(h.price)}</div><div class="muted">per night${n > 0 ? ` · ${money(h.price * n)} total` : ''}</div></div></article>`,
     )
     .join('');
-  const dates = s.checkin && s.checkout ? `${longDate(s.checkin)} – ${longDate(s.checkout)}` : 'Add dates to see total prices';
+  const dates =
+    s.checkin && s.checkout
+      ? `${longDate(s.checkin)} – ${longDate(s.checkout)}`
+      : 'Add dates to see total prices';
   const body = `<h1>Hotels in ${esc(city.name)}</h1><p class="muted">${esc(dates)} · <a href="${req.base}/?tab=hotels">Change search</a></p>
 <div class="sidebar">${filters}<section><p class="muted" role="status">${items.length} ${items.length === 1 ? 'property' : 'properties'} found</p>${cards || '<p>No hotels match your filters.</p>'}
 ${pagination(p, pages, (x) => `${req.base}/hotels${queryString({ ...keep, page: x === 1 ? '' : x })}`)}</section></div>`;
@@ -83,7 +101,9 @@ export function hotelPage(req: SiteRequest, data: TravelData, h: Hotel): string 
   const n = s.checkin && s.checkout ? nights(s.checkin, s.checkout) : 0;
   const rows = h.rooms
     .map(
-      (r) => `<tr><td><strong>${esc(r.name)}</strong><div class="muted">${esc(r.beds)} · sleeps ${r.maxGuests}</div></td>
+      (
+        r,
+      ) => `<tr><td><strong>${esc(r.name)}</strong><div class="muted">${esc(r.beds)} · sleeps ${r.maxGuests}</div></td>
 <td>${money(r.price)} per night${n > 0 ? `<div class="muted">${money(r.price * n)} for ${n} ${n === 1 ? 'night' : 'nights'}</div>` : ''}</td>
 <td>${h.freeCancellation ? '<span class="good">Free cancellation</span>' : 'Non-refundable'}</td>
 <td><a class="btn" href="${req.base}/hotel/${h.id}/book${queryString({ room: r.id, ...s })}">Reserve</a></td></tr>`,

@@ -24,7 +24,13 @@ export async function waitForFlights(d: SolverDriver): Promise<void> {
 }
 
 /** Fills the home page's flight search and submits it (7 actions + date paging). */
-export async function searchFlights(d: SolverDriver, data: TravelData, from: string, to: string, date: string): Promise<void> {
+export async function searchFlights(
+  d: SolverDriver,
+  data: TravelData,
+  from: string,
+  to: string,
+  date: string,
+): Promise<void> {
   const a = data.airportByCode.get(from)!;
   const b = data.airportByCode.get(to)!;
   await chooseSuggestion(d, { name: 'From', tag: 'input' }, a.city, airportLabel(a));
@@ -35,7 +41,10 @@ export async function searchFlights(d: SolverDriver, data: TravelData, from: str
 }
 
 /** Applies the results page's filter form and waits for the new results. */
-export async function applyFlightFilters(d: SolverDriver, o: { sort?: string; nonstop?: boolean; airline?: string; maxPrice?: number }): Promise<void> {
+export async function applyFlightFilters(
+  d: SolverDriver,
+  o: { sort?: string; nonstop?: boolean; airline?: string; maxPrice?: number },
+): Promise<void> {
   if (o.nonstop) await d.click({ name: 'Nonstop only', tag: 'input' });
   if (o.airline) await d.click({ name: o.airline, tag: 'input' });
   if (o.maxPrice !== undefined) await d.input({ name: 'Max price ($)', tag: 'input' }, String(o.maxPrice));

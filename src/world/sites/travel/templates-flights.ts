@@ -1,11 +1,11 @@
 import type { Rng } from '../../../core/rng.ts';
-import { cond, numberCondition } from '../../answer.ts';
-import { containsText } from '../../match.ts';
+import { numberCondition } from '../../answer.ts';
+import { cond, containsText } from '../../match.ts';
 import type { Condition, TaskTemplate } from '../../site.ts';
 import { dismissOverlays } from '../../solver-steps.ts';
 import { inSplit } from '../../split.ts';
-import { memoByData } from '../memo.ts';
 import { drawCustomer } from '../customer.ts';
+import { memoByData } from '../memo.ts';
 import {
   airlineName,
   airportMention,
@@ -32,12 +32,18 @@ interface Trip {
 /** Every ordered airport pair between two different cities ("FROM-TO"), split into train and test. */
 const routePools = memoByData((data: TravelData) => {
   const all: string[] = [];
-  for (const a of data.airports) for (const b of data.airports) if (a.city !== b.city) all.push(`${a.code}-${b.code}`);
+  for (const a of data.airports)
+    for (const b of data.airports) if (a.city !== b.city) all.push(`${a.code}-${b.code}`);
   return { train: inSplit(all, 'train', (r) => r), test: inSplit(all, 'test', (r) => r) };
 });
 
 /** Draws a route (from this split) and a date in March-April 2027 whose flights pass `ok`. */
-function drawTrip<T>(rng: Rng, split: 'train' | 'test', data: TravelData, ok: (flights: Flight[], trip: Trip) => T | null): (Trip & { pick: T }) | null {
+function drawTrip<T>(
+  rng: Rng,
+  split: 'train' | 'test',
+  data: TravelData,
+  ok: (flights: Flight[], trip: Trip) => T | null,
+): (Trip & { pick: T }) | null {
   const pool = routePools(data)[split];
   for (let i = 0; i < 40; i++) {
     const [from, to] = rng.pick(pool).split('-');
@@ -75,12 +81,17 @@ export function timeCondition(answer: string | null, minutes: number): Condition
     found.push(h * 60 + Number(m[2]));
   }
   const want = minutes % 1440;
-  return cond('answer.time', found.includes(want), `expected ${clock(want)}, got ${JSON.stringify(answer ?? '')}`);
+  return cond(
+    'answer.time',
+    found.includes(want),
+    `expected ${clock(want)}, got ${JSON.stringify(answer ?? '')}`,
+  );
 }
 
 export const cheapestNonstop: TravelTemplate<Trip & { price: number }> = {
   id: 'travel.cheapest-nonstop',
-  description: 'Information: search flights (autocomplete + date picker), filter nonstop, sort by price, read the fare.',
+  description:
+    'Information: search flights (autocomplete + date picker), filter nonstop, sort by price, read the fare.',
   generate(ctx) {
     const t = drawTrip(ctx.rng, ctx.split, ctx.data, (fl) => {
       const ns = filterFlights(fl, { nonstop: true, sort: 'price' });
@@ -123,7 +134,13 @@ export const fastestFlight: TravelTemplate<Trip & { number: string }> = {
       `Which flight ${tripText(ctx.data, t)} has the shortest travel time? Give me the flight number.`,
       `I want the fastest option ${tripText(ctx.data, t)}. What's its flight number?`,
     ]);
-    return { params: { from: t.from, to: t.to, date: t.date, number: t.pick }, objective, startPath: resultsPath(t), referenceLength: 6, splitKey: `${t.from}-${t.to}` };
+    return {
+      params: { from: t.from, to: t.to, date: t.date, number: t.pick },
+      objective,
+      startPath: resultsPath(t),
+      referenceLength: 6,
+      splitKey: `${t.from}-${t.to}`,
+    };
   },
   verify(p, _s, answer, data) {
     const others = flightsFor(data, p.from, p.to, p.date).map((f) => f.number);
@@ -137,9 +154,12 @@ export const fastestFlight: TravelTemplate<Trip & { number: string }> = {
   },
 };
 
-export const earliestNonstopUnder: TravelTemplate<Trip & { maxPrice: number; airline: string; depart: number }> = {
+export const earliestNonstopUnder: TravelTemplate<
+  Trip & { maxPrice: number; airline: string; depart: number }
+> = {
   id: 'travel.earliest-nonstop-under',
-  description: 'Information: the earliest nonstop under a price (two filters + departure sort): airline and time.',
+  description:
+    'Information: the earliest nonstop under a price (two filters + departure sort): airline and time.',
   generate(ctx) {
     const t = drawTrip(ctx.rng, ctx.split, ctx.data, (fl) => {
       const ns = filterFlights(fl, { nonstop: true, sort: 'price' });
@@ -166,8 +186,12 @@ export const earliestNonstopUnder: TravelTemplate<Trip & { maxPrice: number; air
   },
   verify(p, _s, answer, data) {
     const others = data.airlines.map((a) => a.name).filter((n) => n !== airlineName(data, p.airline));
-    const named = containsText(answer, airlineName(data, p.airline)) && !others.some((o) => containsText(answer, o));
-    return [cond('answer.airline', named, `expected ${airlineName(data, p.airline)}`), timeCondition(answer, p.depart)];
+    const named =
+      containsText(answer, airlineName(data, p.airline)) && !others.some((o) => containsText(answer, o));
+    return [
+      cond('answer.airline', named, `expected ${airlineName(data, p.airline)}`),
+      timeCondition(answer, p.depart),
+    ];
   },
   async solve(p, d, data) {
     await dismissOverlays(d);
@@ -190,7 +214,8 @@ interface BookFlightParams extends Trip {
 
 export const bookFlight: TravelTemplate<BookFlightParams> = {
   id: 'travel.book-flight',
-  description: "Transaction: book an airline's cheapest flight with passenger details (date format, terms box).",
+  description:
+    "Transaction: book an airline's cheapest flight with passenger details (date format, terms box).",
   generate(ctx) {
     const t = drawTrip(ctx.rng, ctx.split, ctx.data, (fl) => {
       const airline = ctx.rng.pick(fl).airline;
@@ -206,7 +231,18 @@ export const bookFlight: TravelTemplate<BookFlightParams> = {
     const seat = ctx.rng.pick(['window', 'aisle'] as const);
     const objective = `Book the cheapest ${airlineName(ctx.data, t.pick.airline)} flight ${tripText(ctx.data, t)} for ${c.fullName}, born ${longDate(`${y}-${dob.slice(0, 2)}-${dob.slice(3, 5)}`)}. Contact email ${c.email}, phone ${c.phone}. ${seat === 'window' ? 'Window' : 'Aisle'} seat, no checked bags.`;
     return {
-      params: { from: t.from, to: t.to, date: t.date, ...t.pick, first: c.first, last: c.last, dob, email: c.email, phone: c.phone, seat },
+      params: {
+        from: t.from,
+        to: t.to,
+        date: t.date,
+        ...t.pick,
+        first: c.first,
+        last: c.last,
+        dob,
+        email: c.email,
+        phone: c.phone,
+        seat,
+      },
       objective,
       startPath: resultsPath(t),
       referenceLength: 15,
@@ -219,7 +255,11 @@ export const bookFlight: TravelTemplate<BookFlightParams> = {
     const norm = (s: string | undefined) => (s ?? '').trim().toLowerCase();
     return [
       cond('booking.made', !!b, 'no flight was booked'),
-      cond('booking.flight', b?.flightId === p.flightId, `booked ${b?.flightId ?? 'nothing'}, expected ${p.flightId}`),
+      cond(
+        'booking.flight',
+        b?.flightId === p.flightId,
+        `booked ${b?.flightId ?? 'nothing'}, expected ${p.flightId}`,
+      ),
       cond('booking.passengers', b?.passengers.length === 1, 'expected one passenger'),
       cond('booking.first-name', norm(pax?.first) === norm(p.first), `first name "${pax?.first ?? ''}"`),
       cond('booking.last-name', norm(pax?.last) === norm(p.last), `last name "${pax?.last ?? ''}"`),
@@ -249,7 +289,11 @@ export const bookFlight: TravelTemplate<BookFlightParams> = {
 };
 
 type FeeKind = 'change' | 'cancel' | 'bag';
-const FEE_TEXT: Record<FeeKind, string> = { change: 'change fee', cancel: 'cancellation fee', bag: 'fee for the first checked bag' };
+const FEE_TEXT: Record<FeeKind, string> = {
+  change: 'change fee',
+  cancel: 'cancellation fee',
+  bag: 'fee for the first checked bag',
+};
 
 function feeOf(f: Fare, kind: FeeKind): number | null {
   return kind === 'change' ? f.changeFee : kind === 'cancel' ? f.cancelFee : f.bagFee;
@@ -257,7 +301,7 @@ function feeOf(f: Fare, kind: FeeKind): number | null {
 
 export const fareRules: TravelTemplate<Trip & { number: string; kind: FeeKind; fee: number }> = {
   id: 'travel.fare-rules',
-  description: 'Information: a fee from a flight\'s fare rules, which open in a new tab.',
+  description: "Information: a fee from a flight's fare rules, which open in a new tab.",
   generate(ctx) {
     const kind = ctx.rng.pick(['change', 'cancel', 'bag'] as const);
     const t = drawTrip(ctx.rng, ctx.split, ctx.data, (fl) => {
@@ -289,4 +333,3 @@ export const fareRules: TravelTemplate<Trip & { number: string; kind: FeeKind; f
     await d.done(`The ${FEE_TEXT[p.kind]} is $${p.fee}.`);
   },
 };
-

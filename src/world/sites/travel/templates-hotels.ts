@@ -1,9 +1,10 @@
-import { cond, nameCondition, numberCondition } from '../../answer.ts';
+import { nameCondition, numberCondition } from '../../answer.ts';
+import { cond } from '../../match.ts';
 import type { TaskTemplate } from '../../site.ts';
 import { chooseSuggestion, dismissOverlays, pickDate } from '../../solver-steps.ts';
 import { inSplit } from '../../split.ts';
-import { memoByData } from '../memo.ts';
 import { drawCustomer } from '../customer.ts';
+import { memoByData } from '../memo.ts';
 import { AMENITIES, AMENITY_PHRASE, cityLabel, type Hotel, longDate, type TravelData } from './data.ts';
 import { filterHotels, HOTEL_PAGE_SIZE } from './listing.ts';
 import { monthsAhead } from './solve.ts';
@@ -20,7 +21,11 @@ function cityHotelNames(data: TravelData, city: string): string[] {
 }
 
 /** Opens the hotel's link from a results page, going to the next page when it is not on this one. */
-async function openHotelFromList(d: Parameters<TravelTemplate<unknown>['solve']>[1], data: TravelData, h: Hotel): Promise<void> {
+async function openHotelFromList(
+  d: Parameters<TravelTemplate<unknown>['solve']>[1],
+  data: TravelData,
+  h: Hotel,
+): Promise<void> {
   const idx = filterHotels(data, { city: h.city }).findIndex((x) => x.id === h.id);
   for (let p = 1; p <= Math.floor(idx / HOTEL_PAGE_SIZE); p++) await d.click({ name: 'Next', tag: 'a' });
   await d.click({ name: h.name, tag: 'a' });
@@ -41,8 +46,15 @@ const cheapestHotelCombos = memoByData((data: TravelData) => {
     for (const stars of [2, 3, 4, 5]) {
       for (const amenity of AMENITIES) {
         for (const freeCancellation of [true, false]) {
-          const s = filterHotels(data, { city: c.id, stars: [stars], amenities: [amenity], freeCancellation, sort: 'price' });
-          if (!s.length || (s.length > 1 && s[0].price === s[1].price) || s[0].id === cheapestOverall.id) continue;
+          const s = filterHotels(data, {
+            city: c.id,
+            stars: [stars],
+            amenities: [amenity],
+            freeCancellation,
+            sort: 'price',
+          });
+          if (!s.length || (s.length > 1 && s[0].price === s[1].price) || s[0].id === cheapestOverall.id)
+            continue;
           out.push({ city: c.id, stars, amenity, freeCancellation, answerId: s[0].id });
         }
       }
@@ -53,7 +65,8 @@ const cheapestHotelCombos = memoByData((data: TravelData) => {
 
 export const cheapestHotel: TravelTemplate<CheapestHotelParams> = {
   id: 'travel.cheapest-hotel-filtered',
-  description: 'Information: the cheapest hotel with an exact star class, an amenity and maybe free cancellation.',
+  description:
+    'Information: the cheapest hotel with an exact star class, an amenity and maybe free cancellation.',
   generate(ctx) {
     const key = (c: CheapestHotelParams) => `${c.city}|${c.stars}|${c.amenity}|${c.freeCancellation}`;
     const pool = inSplit(cheapestHotelCombos(ctx.data), ctx.split, key);
@@ -73,7 +86,14 @@ export const cheapestHotel: TravelTemplate<CheapestHotelParams> = {
     };
   },
   verify(p, _s, answer, data) {
-    return [nameCondition('answer.name', answer, data.hotelById.get(p.answerId)!.name, cityHotelNames(data, p.city))];
+    return [
+      nameCondition(
+        'answer.name',
+        answer,
+        data.hotelById.get(p.answerId)!.name,
+        cityHotelNames(data, p.city),
+      ),
+    ];
   },
   async solve(p, d, data) {
     await dismissOverlays(d);
@@ -107,7 +127,8 @@ const topHotelCombos = memoByData((data: TravelData) => {
 
 export const topRatedHotel: TravelTemplate<TopHotelParams> = {
   id: 'travel.top-rated-hotel-under',
-  description: 'Information: the best-rated hotel of a city under a nightly price (price filter + rating sort).',
+  description:
+    'Information: the best-rated hotel of a city under a nightly price (price filter + rating sort).',
   generate(ctx) {
     const key = (c: TopHotelParams) => `${c.city}|${c.maxPrice}`;
     const pool = inSplit(topHotelCombos(ctx.data), ctx.split, key);
@@ -117,10 +138,23 @@ export const topRatedHotel: TravelTemplate<TopHotelParams> = {
       `Which hotel in ${cityName(ctx.data, c.city)} costing at most $${c.maxPrice} a night has the best guest rating?`,
       `My budget in ${cityName(ctx.data, c.city)} is $${c.maxPrice} per night. Which hotel within that has the highest guest rating?`,
     ]);
-    return { params: c, objective, startPath: `/hotels?city=${c.city}`, referenceLength: 5, splitKey: key(c) };
+    return {
+      params: c,
+      objective,
+      startPath: `/hotels?city=${c.city}`,
+      referenceLength: 5,
+      splitKey: key(c),
+    };
   },
   verify(p, _s, answer, data) {
-    return [nameCondition('answer.name', answer, data.hotelById.get(p.answerId)!.name, cityHotelNames(data, p.city))];
+    return [
+      nameCondition(
+        'answer.name',
+        answer,
+        data.hotelById.get(p.answerId)!.name,
+        cityHotelNames(data, p.city),
+      ),
+    ];
   },
   async solve(p, d, data) {
     await dismissOverlays(d);
@@ -136,7 +170,9 @@ const hotelPools = memoByData((data: TravelData) => {
   const chain = (h: Hotel) => h.name.split(' ').slice(0, 2).join(' ');
   const pools = (split: 'train' | 'test') => {
     const all = inSplit(data.hotels, split, (h) => h.id);
-    const twins = all.filter((h) => data.hotels.some((o) => o.id !== h.id && o.city === h.city && chain(o) === chain(h)));
+    const twins = all.filter((h) =>
+      data.hotels.some((o) => o.id !== h.id && o.city === h.city && chain(o) === chain(h)),
+    );
     return { all, twins };
   };
   return { train: pools('train'), test: pools('test') };
@@ -148,7 +184,10 @@ export const hotelRating: TravelTemplate<{ hotelId: string; rating: number }> = 
   generate(ctx) {
     const { all, twins } = hotelPools(ctx.data)[ctx.split];
     const h = ctx.rng.bool(0.6) && twins.length ? ctx.rng.pick(twins) : ctx.rng.pick(all);
-    const objective = ctx.rng.pick([`What guest rating does ${h.name} have?`, `How do guests rate ${h.name} (out of 10)?`]);
+    const objective = ctx.rng.pick([
+      `What guest rating does ${h.name} have?`,
+      `How do guests rate ${h.name} (out of 10)?`,
+    ]);
     const idx = filterHotels(ctx.data, { city: h.city }).findIndex((x) => x.id === h.id);
     return {
       params: { hotelId: h.id, rating: h.guestRating },
@@ -160,7 +199,9 @@ export const hotelRating: TravelTemplate<{ hotelId: string; rating: number }> = 
   },
   verify(p, _s, answer) {
     // "8.7/10" states the scale too.
-    return [numberCondition('answer.rating', answer?.replace(/(out of|\/)\s*10\b/gi, ' ') ?? null, p.rating, 0.05)];
+    return [
+      numberCondition('answer.rating', answer?.replace(/(out of|\/)\s*10\b/gi, ' ') ?? null, p.rating, 0.05),
+    ];
   },
   async solve(p, d, data) {
     const h = data.hotelById.get(p.hotelId)!;
@@ -200,7 +241,16 @@ export const bookHotel: TravelTemplate<BookHotelParams> = {
     const idx = filterHotels(ctx.data, { city: h.city }).findIndex((x) => x.id === h.id);
     const ref = 16 + monthsAhead(checkin) + monthsAhead(checkout) + Math.floor(idx / HOTEL_PAGE_SIZE);
     return {
-      params: { hotelId: h.id, roomId: room.id, checkin, checkout, guests, first: c.first, last: c.last, email: c.email },
+      params: {
+        hotelId: h.id,
+        roomId: room.id,
+        checkin,
+        checkout,
+        guests,
+        first: c.first,
+        last: c.last,
+        email: c.email,
+      },
       objective,
       startPath: '/',
       referenceLength: ref,
@@ -217,7 +267,11 @@ export const bookHotel: TravelTemplate<BookHotelParams> = {
       cond('booking.checkin', b?.checkin === p.checkin, `check-in ${b?.checkin ?? ''}`),
       cond('booking.checkout', b?.checkout === p.checkout, `check-out ${b?.checkout ?? ''}`),
       cond('booking.guests', b?.guests === p.guests, `${b?.guests ?? 0} guests`),
-      cond('booking.name', norm(b?.first) === norm(p.first) && norm(b?.last) === norm(p.last), `name "${b?.first ?? ''} ${b?.last ?? ''}"`),
+      cond(
+        'booking.name',
+        norm(b?.first) === norm(p.first) && norm(b?.last) === norm(p.last),
+        `name "${b?.first ?? ''} ${b?.last ?? ''}"`,
+      ),
       cond('booking.email', norm(b?.email) === norm(p.email), `email "${b?.email ?? ''}"`),
     ];
   },

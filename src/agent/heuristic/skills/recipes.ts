@@ -1,0 +1,249 @@
+import { normalizeText } from '../../../core/action-equivalence.ts';
+import type { Element, Observation } from '../../../core/observation.ts';
+import type { TaskGoal } from '../goal.ts';
+import { bestByText, type Choice, preferredSort, SORT_OPTION } from '../kit.ts';
+import { isChecked, isClickable, isSelect, isToggle, labelOf, optionsOf } from '../page.ts';
+import {
+  applyButton,
+  buttonMatching,
+  type ControlWant,
+  click,
+  finish,
+  formDirty,
+  headingOf,
+  lastClicked,
+  labeledValue,
+  namesThing,
+  resultLinks,
+  searchStep,
+  selectLabelled,
+  setControls,
+  textMatching,
+} from './domain-kit.ts';
+import type { Skill, SkillContext } from './index.ts';
+import { type RecipeTask, readRecipeTask } from './recipes-task.ts';
+
+/**
+ * How a person uses a recipe site: find the recipe by name (search, then the result whose name
+ * matches), read facts off its page (total time, calories, the oven temperature in the steps),
+ * scale the servings with the +/- buttons before reading or adding amounts, tick ingredients
+ * and add them to the shopping list, save the recipe to a collection; or, for "the best recipe
+ * that ...", set the filters the task states, sort, and take the first result.
+ */
+export const recipesSkill: Skill = {
+  id: 'recipes',
+  applies: (goal, obs) => isCookingTask(goal, obs),
+  decide: decideRecipe,
+};
+
+const COOKING = /\b(recipes?|servings?|ingredients?|calories|calorie count|oven|preheat|cooking|shopping list|bake[ds]?)\b/i;
+
+function isCookingTask(goal: TaskGoal, obs: Observation): boolean {
+  if (COOKING.test(goal.text)) return true;
+  // "Save X to my collection" on a site whose pages are about recipes.
+  if (!/\bcollection\b/i.test(goal.text)) return false;
+  return onRecipePage(obs) || /\brecipes?\b/i.test(`${obs.title} ${obs.texts.slice(0, 12).map((t) => t.text).join(' ')}`);
+}
+
+const SAVED_RE = /^(saved to\b|added \d+ items? to your shopping list)/i;
+const SUBMIT_RE = /^(save recipe|save|add selected to shopping list|add to shopping list|add to list)$/i;
+
+function decideRecipe(ctx: SkillContext): Choice | null {
+  const { goal, obs, history } = ctx;
+  const task = readRecipeTask(goal);
+  const notice = textMatching(obs, SAVED_RE);
+  if (notice && lastClicked(history, SUBMIT_RE)) return finish(notice.trim(), 'Report that it is saved');
+  if (task.name) {
+    if (onRecipePage(obs) && namesThing(task.name, headingOf(obs), ctx.rules)) return onRecipe(ctx, task);
+    return findRecipe(ctx, task.name);
+  }
+  if (task.ask === 'name' || task.save) {
+    if (onRecipePage(obs) && task.save) return onRecipe(ctx, task);
+    return bestRecipe(ctx, task);
+  }
+  return null;
+}
+
+/** A recipe page: a servings count and a list of ingredients to tick. */
+function onRecipePage(obs: Observation): boolean {
+  return obs.texts.some((t) => /^\d+ servings?$/i.test(t.text.trim())) || /\bIngredients\b/.test(obs.elements.map((e) => labelOf(e)).join(' '));
+}
+
+/** Opens the named recipe: its link when one is listed, else a search by name. */
+function findRecipe(ctx: SkillContext, name: string): Choice | null {
+  const links = ctx.usable.filter((e) => (e.tag === 'a' || e.role === 'link') && !ctx.acted(e));
+  const best = bestByText(resultLinks(ctx.obs, links).length ? resultLinks(ctx.obs, links) : links, name, ctx.rules);
+  if (best) return click(best, `Open "${labelOf(best)}"`);
+  return searchStep(ctx, name);
+}
+
+/** What to do on the page of the recipe the task names. */
+function onRecipe(ctx: SkillContext, task: RecipeTask): Choice | null {
+  const { obs } = ctx;
+  if (task.ask === 'time') {
+    const v = labeledValue(obs, /^total(?: time)?$/i);
+    if (v) return finish(/min/i.test(v) ? v.replace(/\bmin\b/i, 'minutes') : `${v} minutes`, 'Answer with the total time');
+  }
+  if (task.ask === 'calories') {
+    const v = labeledValue(obs, /^calories$/i);
+    if (v) return finish(`${v.replace(/\s*per serving/i, '')} calories per serving`, 'Answer with the calories');
+  }
+  if (task.ask === 'oven') return ovenTemperature(ctx);
+  if (task.ask === 'which') {
+    const have = ingredientNames(obs);
+    const hit = task.options.find((o) => have.some((h) => normalizeText(h) === normalizeText(o)));
+    const loose = task.options.find((o) => have.some((h) => ` ${normalizeText(h)} `.includes(` ${normalizeText(o)} `)));
+    if (hit ?? loose) return finish((hit ?? loose)!, 'Answer with the ingredient the recipe lists');
+    return null;
+  }
+  if (task.servings !== null) {
+    const scale = scaleTo(ctx, task.servings);
+    if (scale) return scale;
+  }
+  if (task.ask === 'amount' && task.ingredient) {
+    const line = ingredientLine(obs, task.ingredient);
+    if (line) return finish(task.servings ? `${line} (for ${task.servings} servings)` : line, 'Answer with the amount');
+    return null;
+  }
+  if (task.list) return addToList(ctx, task);
+  if (task.save && task.collection) return saveToCollection(ctx, task.collection, task.newCollection);
+  return null;
+}
+
+/** The oven temperature is written in the steps: open the Steps tab, then read it. */
+function ovenTemperature(ctx: SkillContext): Choice | null {
+  const line = textMatching(ctx.obs, /\d{3}\s*°\s*[FC]\b|\d{3} degrees/i);
+  if (line) {
+    const m = line.match(/(\d{3})\s*°\s*([FC])\b|(\d{3}) degrees/i)!;
+    return finish(m[1] ? `${m[1]}°${m[2].toUpperCase()}` : `${m[3]} degrees`, 'Answer with the oven temperature');
+  }
+  const tab = ctx.usable.find((e) => e.role === 'tab' && /^(steps|directions|instructions|method)$/i.test(labelOf(e).trim()));
+  if (tab && tab.attributes['aria-selected'] !== 'true' && !ctx.acted(tab))
+    return click(tab, 'Open the steps to find the oven temperature');
+  return null;
+}
+
+/** Ingredient names of the page: the values of the ingredient checkboxes, else their labels. */
+function ingredientNames(obs: Observation): string[] {
+  const boxes = obs.elements.filter((e) => isToggle(e) && /^item|ingredient/i.test(e.attributes.name ?? ''));
+  if (boxes.length) return boxes.map((e) => e.attributes.value ?? labelOf(e));
+  return obs.texts.filter((t) => t.tag === 'li').map((t) => t.text);
+}
+
+/** The printed line of an ingredient ("2 1/2 tbsp fresh ginger"). */
+function ingredientLine(obs: Observation, ingredient: string): string | null {
+  const want = normalizeText(ingredient);
+  const lines = [
+    ...obs.texts.filter((t) => t.tag === 'li').map((t) => t.text),
+    ...obs.elements.filter(isToggle).map((e) => labelOf(e)),
+  ];
+  return lines.find((l) => /\d/.test(l) && ` ${normalizeText(l)} `.includes(` ${want} `)) ?? null;
+}
+
+/** Clicks + or - until the servings count reads `n`. */
+function scaleTo(ctx: SkillContext, n: number): Choice | null {
+  const shown = textMatching(ctx.obs, /^\d+ servings?$/i);
+  if (!shown) return null;
+  const now = Number(shown.match(/\d+/)![0]);
+  if (now === n) return null;
+  const re = now < n ? /increase|^\+$|more servings/i : /decrease|^[−-]$|fewer servings/i;
+  const btn = ctx.usable.find((e) => isClickable(e) && (re.test(e.attributes['aria-label'] ?? '') || re.test(labelOf(e).trim())));
+  return btn ? click(btn, `Change the servings from ${now} to ${n}`) : null;
+}
+
+/** Ticks the task's ingredients (and only those), then adds them to the shopping list. */
+function addToList(ctx: SkillContext, task: RecipeTask): Choice | null {
+  const wanted = task.items.length ? task.items : task.ingredient ? [task.ingredient] : [];
+  if (!wanted.length) return null;
+  const boxes = ctx.usable.filter(isToggle);
+  const matches = (e: Element, w: string) => {
+    const v = normalizeText(e.attributes.value ?? '');
+    const n = normalizeText(w);
+    return v === n || ` ${normalizeText(labelOf(e))} `.endsWith(` ${n} `);
+  };
+  for (const w of wanted) {
+    const box = boxes.find((e) => matches(e, w));
+    if (box && !isChecked(box)) return click(box, `Tick ${w}`);
+  }
+  for (const box of boxes) {
+    if (isChecked(box) && !wanted.some((w) => matches(box, w)) && /^item|ingredient/i.test(box.attributes.name ?? ''))
+      return click(box, `Untick ${labelOf(box)}`);
+  }
+  const add = buttonMatching(ctx.usable, /^add( selected)? to (?:my )?(?:shopping )?list$/i);
+  return add && !ctx.acted(add) ? click(add, 'Add the ticked ingredients to the shopping list') : null;
+}
+
+/** Chooses the collection (or a new one by name) in the save box and saves. */
+function saveToCollection(ctx: SkillContext, collection: string, isNew: boolean): Choice | null {
+  const select = selectLabelled(ctx.usable, /collection/i);
+  if (!select) return null;
+  const opts = optionsOf(select);
+  const existing = opts.find((o) => normalizeText(o) === normalizeText(collection));
+  const fresh = opts.find((o) => /^new collection/i.test(o));
+  const wants: ControlWant[] = [];
+  if (existing && !isNew) wants.push({ el: select, kind: 'select', option: existing });
+  else if (fresh) {
+    wants.push({ el: select, kind: 'select', option: fresh });
+    const box = ctx.usable.find((e) => !isSelect(e) && /new collection|collection name/i.test(`${labelOf(e)} ${e.attributes.name ?? ''}`) && e.tag !== 'button');
+    if (box) wants.push({ el: box, kind: 'type', value: collection });
+  } else if (existing) wants.push({ el: select, kind: 'select', option: existing });
+  const step = setControls(ctx, wants);
+  if (step) return step;
+  const save = buttonMatching(ctx.usable, /^save( recipe)?$/i);
+  return save ? click(save, `Save the recipe to "${collection}"`) : null;
+}
+
+/**
+ * "The best recipe that ...": from a listing, set the cuisine, diet, time, rating and sort the
+ * task states, apply, then answer with (or open) the first result.
+ */
+function bestRecipe(ctx: SkillContext, task: RecipeTask): Choice | null {
+  const { usable, goal, obs } = ctx;
+  const cuisine = selectLabelled(usable, /^cuisine/i);
+  const sorter = selectLabelled(usable, /^sort/i);
+  if (!cuisine && !sorter) {
+    // Not on a listing yet: a cuisine tile the task names, else the list of all recipes.
+    const tiles = usable.filter((e) => e.tag === 'a' && labelOf(e).trim().split(/\s+/).length <= 2);
+    const tile = tiles.find((e) => new RegExp(`\\b${escapeRe(labelOf(e).trim())}\\b`, 'i').test(goal.text) && !/recipes?/i.test(labelOf(e)));
+    if (tile) return click(tile, `Browse ${labelOf(tile)} recipes`);
+    const all = buttonMatching(usable, /^(browse all recipes|all recipes|recipes)$/i);
+    return all ? click(all, 'Open the recipe listing') : null;
+  }
+  const wants: ControlWant[] = [];
+  if (cuisine) {
+    const o = optionsOf(cuisine).find((x) => !/^all\b/i.test(x) && new RegExp(`\\b${escapeRe(x)}\\b`, 'i').test(goal.text));
+    if (o) wants.push({ el: cuisine, kind: 'select', option: o });
+  }
+  for (const e of usable) {
+    if (!isToggle(e) || !/diet/i.test(e.attributes.name ?? '')) continue;
+    const l = labelOf(e).trim();
+    if (l && new RegExp(`\\b${escapeRe(l)}\\b`, 'i').test(goal.text)) wants.push({ el: e, kind: 'tick' });
+  }
+  const time = selectLabelled(usable, /time/i);
+  if (time && task.maxMinutes) {
+    const o = optionsOf(time).find((x) => new RegExp(`^${task.maxMinutes} min`, 'i').test(x));
+    if (o) wants.push({ el: time, kind: 'select', option: o });
+  }
+  const rating = selectLabelled(usable, /^rating/i);
+  if (rating && task.minRating) {
+    const o = optionsOf(rating).find((x) => new RegExp(`^${escapeRe(String(task.minRating))} stars?\\b`, 'i').test(x));
+    if (o) wants.push({ el: rating, kind: 'select', option: o });
+  }
+  const sort = goal.sort ?? preferredSort(ctx.rules);
+  if (sorter && sort) {
+    const o = optionsOf(sorter).find((x) => SORT_OPTION[sort].test(x));
+    if (o) wants.push({ el: sorter, kind: 'select', option: o });
+  }
+  const step = setControls(ctx, wants);
+  if (step) return step;
+  const apply = applyButton(usable);
+  if (apply && formDirty(ctx.history, obs.url)) return click(apply, 'Apply the filters');
+  const first = resultLinks(obs, usable)[0];
+  if (!first) return null;
+  if (task.ask === 'name' && !task.save) return finish(labelOf(first).trim(), 'Answer with the first result');
+  return click(first, `Open "${labelOf(first)}"`);
+}
+
+function escapeRe(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}

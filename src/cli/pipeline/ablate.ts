@@ -1,0 +1,302 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { InputError, RmswebError } from '../../core/errors.ts';
+import type { Task } from '../../core/task.ts';
+import { ablationTable, type ReportData, writeReport } from '../../eval/report.ts';
+import { loadCriticalStates, loadFullCorpus, type RlExample } from '../../rl/index.ts';
+import { writeFileAtomic } from '../../store/index.ts';
+import { RunStore } from '../../store/run-store.ts';
+import { generateWorldTasks } from '../../world/tasks.ts';
+import { sampleTasks } from '../tasks-arg.ts';
+import {
+  type AblationRowResult,
+  ablationMarkdown,
+  checkTargets,
+  ROW_TITLES,
+  type RowId,
+  type TargetCheck,
+} from './ablation-table.ts';
+import { type PipelineContext, type PipelinePaths, pipelinePaths } from './context.ts';
+import { collectStage } from './data-stages.ts';
+import { runBaseStages } from './demo.ts';
+import { type EvalStageResult, evalStage } from './eval-stage.ts';
+import { type PipelinePreset, rlSteps } from './presets.ts';
+import { type RlRunResult, type RlVariant, rlStage } from './rl-stage.ts';
+import type { StageRecord } from './stage.ts';
+import { sftStage } from './student-stages.ts';
+
+/** The RL rows of the ablation: each trains from the same SFT checkpoint with the preset's budget. */
+export const ABLATION_RL: Array<RlVariant & { name: RowId }> = [
+  { name: 'salvage-ds-mined', algo: 'salvage-ds', reward: 'polarized', salvage: true, data: 'mined' },
+  { name: 'salvage-ds-full', algo: 'salvage-ds', reward: 'polarized', salvage: true, data: 'full-corpus' },
+  { name: 'salvage-ds-nosalvage', algo: 'salvage-ds', reward: 'polarized', salvage: false, data: 'mined' },
+  { name: 'dapo-mined', algo: 'dapo', reward: 'polarized', data: 'mined' },
+  { name: 'grpo-exact', algo: 'grpo', reward: 'exact', data: 'mined' },
+];
+
+/** Where the ablation's shared inputs (collection, SFT checkpoint, mined states) come from. */
+interface Base {
+  paths: PipelinePaths;
+  trainTasks: Task[];
+  /** The folder's finished stage records, when taken from `--from`. */
+  from?: { dir: string; store: RunStore; preset: string };
+}
+
+export interface AblationResult {
+  rows: AblationRowResult[];
+  targets: TargetCheck[];
+  markdown: string;
+  table: string;
+  files: { markdown: string; json: string; report: string };
+  timings: Record<string, number>;
+  skipped: string[];
+}
+
+function openFrom(ctx: PipelineContext, dir: string): Base {
+  const paths = pipelinePaths(dir);
+  if (!existsSync(join(paths.root, 'store.sqlite')))
+    throw new InputError(`--from ${dir}: not a pipeline run folder (no store.sqlite)`, { field: '--from' });
+  const store = RunStore.open(paths.root, { create: false, readonly: true });
+  for (const stage of ['collect', 'train-sft', 'mine']) {
+    if (!store.getRecord<StageRecord<unknown>>('stage', stage)?.done) {
+      store.close();
+      throw new InputError(
+        `--from ${dir}: its ${stage} stage has not finished; run \`rmsweb demo --out ${dir}\` to the end first`,
+        { field: '--from' },
+      );
+    }
+  }
+  const settings = store.getRecord<{ preset: PipelinePreset; seed: number; worldSeed: number }>(
+    'pipeline',
+    'settings',
+  );
+  if (!settings) {
+    store.close();
+    throw new InputError(`--from ${dir}: no pipeline settings recorded`, { field: '--from' });
+  }
+  if (settings.worldSeed !== ctx.settings.worldSeed) {
+    store.close();
+    throw new InputError(
+      `--from ${dir} was made with world seed ${settings.worldSeed}, not ${ctx.settings.worldSeed}`,
+      { field: '--world-seed' },
+    );
+  }
+  const trainTasks = sampleTasks(
+    generateWorldTasks({ split: 'train', seed: settings.worldSeed }),
+    settings.preset.trainTasks,
+    settings.seed,
+  );
+  return { paths, trainTasks, from: { dir: paths.root, store, preset: settings.preset.name } };
+}
+
+/** A stage result of the `--from` folder when it was made with exactly the setup this run would use. */
+function reusable<R>(base: Base, stage: string, same: (r: R) => boolean): R | null {
+  const rec = base.from?.store.getRecord<StageRecord<R>>('stage', stage);
+  return rec?.done && same(rec.result) ? rec.result : null;
+}
+
+/**
+ * `rmsweb ablate`: the paper's table on the offline world. Every row is evaluated on the same
+ * held-out test tasks with the same runs; RL rows start from the same SFT checkpoint with the same
+ * pass budget; the no-reflection row collects the same train tasks in one round without notes.
+ */
+export async function runAblation(
+  ctx: PipelineContext,
+  opts: { from?: string } = {},
+): Promise<AblationResult> {
+  const s = ctx.stages;
+  let base: Base;
+  if (opts.from) base = openFrom(ctx, opts.from);
+  else {
+    const b = await runBaseStages(ctx);
+    if (!b.sft)
+      throw new RmswebError(
+        'the teacher solved none of the collection tasks: there is no SFT student to ablate',
+        { code: 'NO_DATA' },
+      );
+    base = { paths: ctx.paths, trainTasks: ctx.trainTasks() };
+  }
+  try {
+    const test = ctx.testTasks();
+    const sameEval = (r: EvalStageResult) =>
+      r.setup.runs === ctx.preset.eval.runs &&
+      r.setup.maxSteps === ctx.preset.eval.maxSteps &&
+      r.setup.taskIds.join() === test.map((t) => t.id).join();
+    const evalRow = async (
+      id: RowId,
+      agentDir: string,
+      reuseStage?: string,
+    ): Promise<{ e: EvalStageResult; reused: boolean }> => {
+      const prior = reuseStage ? reusable<EvalStageResult>(base, reuseStage, sameEval) : null;
+      if (prior) {
+        s.log(`[eval-${id}] reusing ${reuseStage} of ${base.from?.dir}`);
+        return { e: prior, reused: true };
+      }
+      const e = await s.run(`eval-${id}`, (scope) =>
+        evalStage(ctx, scope, { label: id, agent: `policy:${agentDir}`, agentName: id, tasks: test }),
+      );
+      return { e, reused: false };
+    };
+
+    const rows: AblationRowResult[] = [];
+    const row = (
+      id: RowId,
+      e: EvalStageResult,
+      extra: { rollouts: number; trainSeconds: number; note?: string; rl?: RlRunResult },
+    ): AblationRowResult => ({
+      id,
+      row: ROW_TITLES[id],
+      pass1: e.summary.pass1,
+      meanStepsSolved: e.summary.meanStepsSolved,
+      episodes: e.summary.episodes,
+      ...extra,
+    });
+
+    // SFT, from the base.
+    const sftRec = (base.from?.store ?? ctx.store).getRecord<StageRecord<{ trainSeconds: number }>>(
+      'stage',
+      'train-sft',
+    );
+    const sftEval = await evalRow('sft', base.paths.sft, 'eval-sft');
+    rows.push(
+      row('sft', sftEval.e, {
+        rollouts: 0,
+        trainSeconds: sftRec?.result.trainSeconds ?? 0,
+        note: sftEval.reused ? `evaluation reused from ${base.from?.dir}` : undefined,
+      }),
+    );
+
+    // RL rows.
+    let mined: RlExample[] | null = null;
+    let full: RlExample[] | null = null;
+    const examples = async (v: RlVariant) => {
+      if (v.data === 'full-corpus') {
+        full ??= loadFullCorpus(base.paths.collect);
+        return full;
+      }
+      mined ??= await loadCriticalStates(base.paths.critical);
+      return mined;
+    };
+    const minedCount =
+      (base.from?.store ?? ctx.store).getRecord<StageRecord<{ criticalStates: number }>>('stage', 'mine')
+        ?.result.criticalStates ?? 0;
+    for (const v of ABLATION_RL) {
+      if (v.data === 'mined' && minedCount === 0) {
+        s.log(`[rl-${v.name}] no critical states were mined: row skipped`);
+        continue;
+      }
+      // The demo's Salvage-DS run is this row when it ran with the same budget: reuse it and its evaluation.
+      let rl: RlRunResult | null = null;
+      let reused = false;
+      if (v.name === 'salvage-ds-mined') {
+        const prior = reusable<RlRunResult>(base, 'rl-salvage-ds', (r) => {
+          const rlp = ctx.preset.rl;
+          return (
+            r.options?.batchSize === rlp.batchSize &&
+            r.options.groupSize === rlp.groupSize &&
+            r.options.seed === ctx.settings.seed &&
+            (r.options.lr ?? undefined) === rlp.lr &&
+            r.options.steps === rlSteps(rlp, r.states)
+          );
+        });
+        if (prior && existsSync(join(prior.dir, 'config.json'))) {
+          rl = prior;
+          reused = true;
+        }
+      }
+      rl ??= await s.run(`rl-${v.name}`, async (scope) =>
+        rlStage(ctx, scope, { variant: v, examples: await examples(v), init: base.paths.sft }),
+      );
+      const ev = await evalRow(v.name, rl.dir, reused ? 'eval-salvage-ds' : undefined);
+      rows.push(
+        row(v.name, ev.e, {
+          rollouts: rl.rolloutsSampled,
+          trainSeconds: rl.wallSeconds,
+          rl,
+          note: reused ? `RL run and evaluation reused from ${base.from?.dir}` : undefined,
+        }),
+      );
+    }
+
+    // SFT on data collected without reflection: the same train tasks, one round, no notes.
+    const noReflectDir = join(ctx.paths.root, 'collect-noreflect');
+    const nr = await s.run('collect-noreflect', (scope) =>
+      collectStage(ctx, scope, {
+        dir: noReflectDir,
+        tasks: base.trainTasks,
+        maxRounds: 1,
+        stopAfter: 1,
+        screenshots: false,
+      }),
+    );
+    const nrSft = await s.run('train-sft-noreflect', (scope) =>
+      sftStage(ctx, scope, { runDir: noReflectDir, dir: ctx.paths.model('sft-noreflect') }),
+    );
+    const nrEval = await evalRow('sft-noreflect', nrSft.dir);
+    rows.push(
+      row('sft-noreflect', nrEval.e, {
+        rollouts: 0,
+        trainSeconds: nrSft.trainSeconds,
+        note: `one-round collection solved ${nr.stats.overall.tasksSolved}/${nr.stats.overall.tasks} train tasks (${nrSft.data.trajectories} trajectories, ${nrSft.data.examples} examples)`,
+      }),
+    );
+    await ctx.closeWorld();
+
+    const targets = checkTargets(rows);
+    const setup = [
+      `- preset ${ctx.preset.name}; ${test.length} world test tasks x ${ctx.preset.eval.runs} runs (max ${ctx.preset.eval.maxSteps} steps); seed ${ctx.settings.seed}`,
+      `- base (collection with reflection, SFT, mined states): ${base.from ? `${base.from.dir} (preset ${base.from.preset})` : 'this folder'}; ${minedCount} critical states`,
+      `- RL budget: ${ctx.preset.rl.epochs} passes over the states (steps clamped to [${ctx.preset.rl.minSteps}, ${ctx.preset.rl.maxSteps}]), batch ${ctx.preset.rl.batchSize} states, group ${ctx.preset.rl.groupSize}`,
+    ];
+    const title = `rmsweb ablate (preset ${ctx.preset.name})`;
+    const markdown = ablationMarkdown({ title, rows, targets, lines: setup });
+    const files = {
+      markdown: join(ctx.paths.root, 'ablation.md'),
+      json: join(ctx.paths.root, 'ablation.json'),
+      report: '',
+    };
+    writeFileAtomic(files.markdown, markdown);
+    writeFileAtomic(
+      files.json,
+      `${JSON.stringify({ title, createdAt: new Date().toISOString(), preset: ctx.preset, rows, targets, timings: s.timings }, null, 2)}\n`,
+    );
+    const report: ReportData = {
+      title,
+      createdAt: new Date().toISOString(),
+      config: { preset: ctx.preset, seed: ctx.settings.seed, from: base.from?.dir ?? null },
+      stages: [],
+      ablation: rows,
+      rlCurves: rows
+        .filter((r) => r.rl)
+        .map((r) => ({
+          name: r.row,
+          points: (r.rl?.dir.startsWith(ctx.paths.root)
+            ? ctx.store
+            : (base.from?.store ?? ctx.store)
+          ).listMetrics(`rl/${r.rl?.name}`),
+        })),
+      timings: s.timings,
+      sections: [
+        {
+          title: 'Targets (issue 8)',
+          lines: targets.map(
+            (t) =>
+              `- ${t.met === null ? 'not measured' : t.met ? 'MET' : 'NOT MET'}: ${t.target} (${t.detail})`,
+          ),
+        },
+      ],
+    };
+    files.report = writeReport(ctx.paths.report, report).html;
+    return {
+      rows,
+      targets,
+      markdown,
+      table: ablationTable(rows),
+      files,
+      timings: { ...s.timings },
+      skipped: [...s.skipped],
+    };
+  } finally {
+    base.from?.store.close();
+  }
+}

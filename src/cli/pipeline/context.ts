@@ -1,0 +1,155 @@
+import { join, resolve } from 'node:path';
+import { InputError } from '../../core/errors.ts';
+import type { Task } from '../../core/task.ts';
+import { RunStore } from '../../store/run-store.ts';
+import { generateWorldTasks } from '../../world/tasks.ts';
+import { openWorldRuntime, type WorldRuntime } from '../runtime.ts';
+import { sampleTasks } from '../tasks-arg.ts';
+import type { PipelinePreset } from './presets.ts';
+import { StageRunner } from './stage.ts';
+
+/** Where each stage of a pipeline run folder keeps its output. */
+export interface PipelinePaths {
+  /** The pipeline's own run store: stage records, evaluation episodes, RL curves, critical states. */
+  root: string;
+  synthTasks: string;
+  synthDropped: string;
+  /** Teacher collection with reflection (a run folder `rmsweb stats|export|mine` read as is). */
+  collect: string;
+  /** Greedy student rollouts on train tasks. */
+  rollout: string;
+  exportTrl: string;
+  sft: string;
+  critical: string;
+  criticalStats: string;
+  /** Checkpoint folder of an RL variant. */
+  model(name: string): string;
+  report: string;
+}
+
+export function pipelinePaths(out: string): PipelinePaths {
+  const root = resolve(out);
+  return {
+    root,
+    synthTasks: join(root, 'tasks', 'synth.jsonl'),
+    synthDropped: join(root, 'tasks', 'synth.dropped.jsonl'),
+    collect: join(root, 'collect'),
+    rollout: join(root, 'rollout'),
+    exportTrl: join(root, 'exports', 'trl'),
+    sft: join(root, 'models', 'sft'),
+    critical: join(root, 'mined', 'critical.jsonl'),
+    criticalStats: join(root, 'mined', 'critical.stats.json'),
+    model: (name) => join(root, 'models', name),
+    report: join(root, 'report'),
+  };
+}
+
+/** Settings shared by `rmsweb demo` and `rmsweb ablate`. */
+export interface PipelineSettings {
+  command: 'demo' | 'ablate';
+  out: string;
+  preset: PipelinePreset;
+  seed: number;
+  worldSeed: number;
+  /** World port; by default a world starts in-process on a free port. */
+  port?: number;
+  forceProgress?: boolean;
+  quiet?: boolean;
+}
+
+/** A pipeline run: its folder layout, store, stage runner, tasks and (lazily) a world + browser. */
+export class PipelineContext {
+  readonly paths: PipelinePaths;
+  readonly store: RunStore;
+  readonly stages: StageRunner;
+  private runtime: { screenshots: boolean; rt: WorldRuntime } | null = null;
+
+  constructor(
+    readonly settings: PipelineSettings,
+    readonly signal: AbortSignal,
+  ) {
+    this.paths = pipelinePaths(settings.out);
+    this.store = RunStore.open(this.paths.root);
+    this.stages = new StageRunner({
+      store: this.store,
+      signal,
+      forceProgress: settings.forceProgress,
+      quiet: settings.quiet,
+    });
+  }
+
+  get preset(): PipelinePreset {
+    return this.settings.preset;
+  }
+
+  /**
+   * Refuses a folder made by another command or preset: resuming with different sizes would mix
+   * two experiments in one table. The first run records its settings; later runs must match.
+   */
+  checkSettings(): void {
+    const mine = {
+      command: this.settings.command,
+      preset: this.settings.preset,
+      seed: this.settings.seed,
+      worldSeed: this.settings.worldSeed,
+    };
+    const prev = this.store.getRecord<typeof mine>('pipeline', 'settings');
+    if (!prev) {
+      this.store.putRecord('pipeline', 'settings', mine);
+      return;
+    }
+    if (JSON.stringify(prev) !== JSON.stringify(mine)) {
+      throw new InputError(
+        `${this.paths.root} holds a ${prev.command} run made with other settings (preset ${prev.preset.name}, seed ${prev.seed}, world seed ${prev.worldSeed}); ` +
+          'rerun with those settings to resume it, or choose another --out',
+        { field: '--out' },
+      );
+    }
+  }
+
+  /** The collection pool: a seeded, mixed-site sample of world train tasks. */
+  trainTasks(): Task[] {
+    return sampleTasks(
+      generateWorldTasks({ split: 'train', seed: this.settings.worldSeed }),
+      this.preset.trainTasks,
+      this.settings.seed,
+    );
+  }
+
+  /** Held-out world test tasks for evaluation (never seen in collection or training). */
+  testTasks(): Task[] {
+    return sampleTasks(
+      generateWorldTasks({ split: 'test', seed: this.settings.worldSeed }),
+      this.preset.eval.testTasks,
+      this.settings.seed,
+    );
+  }
+
+  /**
+   * A world and browser. Collection keeps screenshots (the SFT export is multimodal); rollouts and
+   * evaluation turn them off, since neither the student nor the heuristic teacher reads them.
+   * One runtime is open at a time; asking for the other setting replaces it.
+   */
+  async world(screenshots: boolean): Promise<WorldRuntime> {
+    if (this.runtime?.screenshots === screenshots) return this.runtime.rt;
+    await this.closeWorld();
+    const rt = await openWorldRuntime({
+      port: this.settings.port ?? 0,
+      seed: this.settings.worldSeed,
+      screenshots,
+    });
+    this.runtime = { screenshots, rt };
+    return rt;
+  }
+
+  async closeWorld(): Promise<void> {
+    const r = this.runtime;
+    this.runtime = null;
+    await r?.rt.close();
+  }
+
+  async close(): Promise<void> {
+    await this.closeWorld();
+    this.store.close();
+  }
+}

@@ -1,0 +1,94 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { RateOverRuns } from '../../eval/metrics.ts';
+import { RunStore } from '../../store/run-store.ts';
+import { type AblationRowResult, ablationMarkdown, checkTargets, type RowId } from './ablation-table.ts';
+import { PRESETS, presetByName, rlSteps } from './presets.ts';
+import { PipelineInterrupted, StageRunner } from './stage.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'rmsweb-pipeline-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('presets', () => {
+  it('budgets RL in passes over the states, clamped', () => {
+    const rl = { epochs: 4, minSteps: 10, maxSteps: 400, batchSize: 8, groupSize: 8 };
+    expect(rlSteps(rl, 40)).toBe(20);
+    expect(rlSteps(rl, 2)).toBe(10);
+    expect(rlSteps(rl, 5000)).toBe(400);
+  });
+  it('grows from tiny to full and rejects unknown names', () => {
+    expect(PRESETS.tiny.trainTasks).toBeLessThan(PRESETS.quick.trainTasks);
+    expect(PRESETS.quick.trainTasks).toBeLessThan(PRESETS.full.trainTasks);
+    expect(PRESETS.quick.eval.runs).toBe(3);
+    expect(() => presetByName('huge')).toThrow(/unknown preset "huge"/);
+    const p = presetByName('quick');
+    p.workers = 9;
+    expect(PRESETS.quick.workers).not.toBe(9);
+  });
+});
+
+describe('StageRunner', () => {
+  it('records a finished stage and skips it with its stored result on rerun', async () => {
+    const store = RunStore.open(join(dir, 'a'));
+    const ctl = new AbortController();
+    let calls = 0;
+    const body = async () => {
+      calls++;
+      return { value: 42 };
+    };
+    const first = new StageRunner({ store, signal: ctl.signal, quiet: true });
+    expect(await first.run('collect', body)).toEqual({ value: 42 });
+    expect(first.ran).toEqual(['collect']);
+    const second = new StageRunner({ store, signal: ctl.signal, quiet: true });
+    expect(await second.run('collect', body)).toEqual({ value: 42 });
+    expect(calls).toBe(1);
+    expect(second.skipped).toEqual(['collect']);
+    expect(second.timings.collect).toBe(first.timings.collect);
+    store.close();
+  });
+
+  it('leaves an interrupted stage unrecorded so it resumes', async () => {
+    const store = RunStore.open(join(dir, 'b'));
+    const ctl = new AbortController();
+    const runner = new StageRunner({ store, signal: ctl.signal, quiet: true });
+    await expect(
+      runner.run('eval', async () => {
+        ctl.abort();
+        return 1;
+      }),
+    ).rejects.toBeInstanceOf(PipelineInterrupted);
+    expect(runner.finished('eval')).toBeNull();
+    store.close();
+  });
+});
+
+function rate(mean: number): RateOverRuns {
+  return { mean, std: 0, min: mean, max: mean, perRun: [mean, mean, mean], tasks: 40 };
+}
+function row(id: RowId, mean: number, rollouts = 0): AblationRowResult {
+  return { id, row: id, pass1: rate(mean), meanStepsSolved: 5, rollouts, trainSeconds: 1, episodes: 120 };
+}
+
+describe('ablation targets', () => {
+  it('checks gain, rollout share and the costly ablations on measured rows', () => {
+    const rows = [
+      row('sft', 0.3),
+      row('salvage-ds-mined', 0.4, 640),
+      row('salvage-ds-full', 0.38, 9600),
+      row('salvage-ds-nosalvage', 0.41, 640),
+      row('dapo-mined', 0.32, 900),
+    ];
+    const t = checkTargets(rows);
+    expect(t.map((x) => x.met)).toEqual([true, true, false, true]);
+    expect(t[0].detail).toBe('gain 10.0 pts');
+    expect(t[1].detail).toContain('(6.7%)');
+    const md = ablationMarkdown({ title: 'x', rows, targets: t, lines: [] });
+    expect(md).toContain('| salvage-ds-mined | 40.0% ± 0.0 | 5.00 | 640 | 1.0 |');
+    expect(md).toContain('NOT MET: Salvage-DS without salvage costs points');
+  });
+  it('does not claim a target whose rows are missing', () => {
+    expect(checkTargets([row('sft', 0.3)])).toEqual([]);
+  });
+});

@@ -1,0 +1,102 @@
+import { InputError } from '../../core/errors.ts';
+
+/** The names `rmsweb demo --preset` and `rmsweb ablate --preset` accept. */
+export const PRESET_NAMES = ['tiny', 'quick', 'full'] as const;
+export type PresetName = (typeof PRESET_NAMES)[number];
+
+/**
+ * The size of every stage of the offline pipeline. Each preset was sized by measuring stage costs
+ * on the project machine (2 cores, shared); see the comments on the presets below.
+ */
+export interface PipelinePreset {
+  name: PresetName;
+  /** Raw queries of the world's corpus rewritten by the offline rewriter (synthesis stage). */
+  synthQueries: number;
+  /** World train tasks attempted by the teacher (the collection pool, a seeded mixed-site sample). */
+  trainTasks: number;
+  collect: {
+    maxRounds: number;
+    stopAfter: number;
+    maxSteps: number;
+    /** Screenshots make the SFT export multimodal; the local student never reads them. */
+    screenshots: boolean;
+  };
+  sft: { epochs: number; batch: number; lr: number };
+  /** Student rollouts on train tasks (greedy, as evaluated): their failures feed the miner. */
+  rollout: { tasks: number; runs: number; maxSteps: number };
+  /**
+   * RL budget in passes over the training states: steps = ceil(epochs * states / batch), clamped
+   * to [minSteps, maxSteps]. Budgeting by passes is what makes "the same RL on the full corpus"
+   * the same algorithm with the same per-state effort, so its rollout cost scales with its data.
+   */
+  rl: {
+    epochs: number;
+    minSteps: number;
+    maxSteps: number;
+    batchSize: number;
+    groupSize: number;
+    lr?: number;
+  };
+  /** Evaluation on world test tasks: pass@1 averaged over `runs` runs. */
+  eval: { testTasks: number; runs: number; maxSteps: number };
+  /** Parallel browser contexts. */
+  workers: number;
+}
+
+/**
+ * tiny: the CI smoke test (<= 3 min). Every stage runs on a handful of items; the numbers it prints
+ * are not meant to be compared.
+ */
+const TINY: PipelinePreset = {
+  name: 'tiny',
+  synthQueries: 24,
+  trainTasks: 8,
+  collect: { maxRounds: 2, stopAfter: 1, maxSteps: 15, screenshots: false },
+  sft: { epochs: 2, batch: 32, lr: 0.002 },
+  rollout: { tasks: 6, runs: 1, maxSteps: 10 },
+  rl: { epochs: 1, minSteps: 2, maxSteps: 4, batchSize: 4, groupSize: 4 },
+  eval: { testTasks: 4, runs: 1, maxSteps: 10 },
+  workers: 2,
+};
+
+/** quick: the README's main command (<= 15 min on the project machine). */
+const QUICK: PipelinePreset = {
+  name: 'quick',
+  synthQueries: 300,
+  trainTasks: 60,
+  collect: { maxRounds: 3, stopAfter: 1, maxSteps: 25, screenshots: true },
+  sft: { epochs: 6, batch: 32, lr: 0.002 },
+  rollout: { tasks: 60, runs: 1, maxSteps: 20 },
+  rl: { epochs: 4, minSteps: 10, maxSteps: 400, batchSize: 8, groupSize: 8 },
+  eval: { testTasks: 40, runs: 3, maxSteps: 20 },
+  workers: 2,
+};
+
+/** full: the default-size run (no time limit): the collection defaults of `rmsweb collect`. */
+const FULL: PipelinePreset = {
+  name: 'full',
+  synthQueries: 1500,
+  trainTasks: 400,
+  collect: { maxRounds: 5, stopAfter: 2, maxSteps: 30, screenshots: true },
+  sft: { epochs: 8, batch: 32, lr: 0.002 },
+  rollout: { tasks: 400, runs: 1, maxSteps: 30 },
+  rl: { epochs: 4, minSteps: 20, maxSteps: 3000, batchSize: 8, groupSize: 8 },
+  eval: { testTasks: 120, runs: 3, maxSteps: 30 },
+  workers: 2,
+};
+
+export const PRESETS: Record<PresetName, PipelinePreset> = { tiny: TINY, quick: QUICK, full: FULL };
+
+/** The preset of a name; an unknown name is a usage error naming `--preset`. */
+export function presetByName(name: string): PipelinePreset {
+  if (!(PRESET_NAMES as readonly string[]).includes(name)) {
+    throw new InputError(`unknown preset "${name}"; use ${PRESET_NAMES.join(', ')}`, { field: '--preset' });
+  }
+  return structuredClone(PRESETS[name as PresetName]);
+}
+
+/** RL optimizer steps for a number of training states under a preset's pass budget. */
+export function rlSteps(rl: PipelinePreset['rl'], states: number): number {
+  const steps = Math.ceil((rl.epochs * states) / rl.batchSize);
+  return Math.max(rl.minSteps, Math.min(rl.maxSteps, steps));
+}

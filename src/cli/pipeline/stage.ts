@@ -1,0 +1,110 @@
+import { RmswebError } from '../../core/errors.ts';
+import type { RunStore } from '../../store/run-store.ts';
+import { createProgress, type Progress } from '../progress.ts';
+
+/** The record kind marking a finished pipeline stage in the pipeline's run store. */
+export const STAGE_RECORD = 'stage';
+
+/** What a finished stage leaves in the store: rerunning the pipeline skips it and reuses `result`. */
+export interface StageRecord<R> {
+  stage: string;
+  done: true;
+  /** Wall time of the run that finished the stage. */
+  seconds: number;
+  finishedAt: string;
+  result: R;
+}
+
+/** Thrown when Ctrl-C stopped a stage: the stage is not marked done, so a rerun resumes it. */
+export class PipelineInterrupted extends RmswebError {
+  constructor(stage: string) {
+    super(`interrupted during stage ${stage}; rerun the same command to resume`, { code: 'INTERRUPTED' });
+  }
+}
+
+/** What a stage body gets: a progress bar factory, the abort signal and a log line writer. */
+export interface StageScope {
+  progress(total: number, label?: string): Progress;
+  signal: AbortSignal;
+  log(line: string): void;
+}
+
+export interface StageRunnerOptions {
+  store: RunStore;
+  signal: AbortSignal;
+  /** Force progress bars without a terminal. */
+  forceProgress?: boolean;
+  quiet?: boolean;
+}
+
+/**
+ * Runs the pipeline's stages in order, each at most once per run folder: a stage that finished is
+ * recorded (kind `stage`) with its result and wall time, and is skipped with that result on rerun.
+ * Stages that stop on Ctrl-C are left unrecorded and resume from their own keyed records.
+ */
+export class StageRunner {
+  /** Wall seconds of each stage, as measured by the run that finished it. */
+  readonly timings: Record<string, number> = {};
+  /** Stages skipped because an earlier run finished them. */
+  readonly skipped: string[] = [];
+  /** Stages this invocation ran. */
+  readonly ran: string[] = [];
+
+  constructor(private readonly o: StageRunnerOptions) {}
+
+  log(line: string): void {
+    if (!this.o.quiet) process.stderr.write(`${line}\n`);
+  }
+
+  /** The stored result of a finished stage, or null. */
+  finished<R>(stage: string): StageRecord<R> | null {
+    return this.o.store.getRecord<StageRecord<R>>(STAGE_RECORD, stage);
+  }
+
+  /** Runs `body` unless the stage already finished; returns its (stored) result. */
+  async run<R>(stage: string, body: (scope: StageScope) => Promise<R>): Promise<R> {
+    const prev = this.finished<R>(stage);
+    if (prev?.done) {
+      this.timings[stage] = prev.seconds;
+      this.skipped.push(stage);
+      this.log(`[${stage}] done earlier (${prev.seconds.toFixed(1)} s); skipped`);
+      return prev.result;
+    }
+    if (this.o.signal.aborted) throw new PipelineInterrupted(stage);
+    this.log(`[${stage}] running`);
+    const t0 = performance.now();
+    const bars: Progress[] = [];
+    const scope: StageScope = {
+      progress: (total, label) => {
+        const bar = createProgress(label ?? stage, total, {
+          force: this.o.forceProgress,
+          quiet: this.o.quiet,
+        });
+        bars.push(bar);
+        return bar;
+      },
+      signal: this.o.signal,
+      log: (line) => this.log(`[${stage}] ${line}`),
+    };
+    let result: R;
+    try {
+      result = await body(scope);
+    } finally {
+      for (const b of bars) b.stop();
+    }
+    if (this.o.signal.aborted) throw new PipelineInterrupted(stage);
+    const seconds = (performance.now() - t0) / 1000;
+    const record: StageRecord<R> = {
+      stage,
+      done: true,
+      seconds,
+      finishedAt: new Date().toISOString(),
+      result,
+    };
+    this.o.store.putRecord(STAGE_RECORD, stage, record);
+    this.timings[stage] = seconds;
+    this.ran.push(stage);
+    this.log(`[${stage}] finished in ${seconds.toFixed(1)} s`);
+    return result;
+  }
+}

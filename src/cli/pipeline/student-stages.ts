@@ -1,0 +1,221 @@
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { type EpisodeJob, runEpisodePool } from '../../collect/episode-pool.ts';
+import { CriticalState, describeZodIssues, InputError, RmswebError } from '../../core/index.ts';
+import type { Task } from '../../core/task.ts';
+import { type MineStats, mineCriticalStates, rulesTagger } from '../../mine/index.ts';
+import { initPolicyBackend } from '../../policy/backend.ts';
+import { loadSuccessfulTrajectories } from '../../policy/run-data.ts';
+import { type EpochMetrics, type SftDataReport, trainSft } from '../../policy/sft-trainer.ts';
+import { loadStudentPolicy } from '../../policy/student-policy.ts';
+import { writeFileAtomic } from '../../store/index.ts';
+import { RunStore } from '../../store/run-store.ts';
+import { resolveAgent } from '../runtime.ts';
+import type { PipelineContext } from './context.ts';
+import type { StageScope } from './stage.ts';
+
+export interface SftStageResult {
+  dir: string;
+  data: SftDataReport;
+  final: EpochMetrics | null;
+  /** Seconds spent in training epochs (summed from the checkpoint's metrics, resumed parts included). */
+  trainSeconds: number;
+}
+
+function previousEpochs(dir: string): EpochMetrics[] {
+  const path = join(dir, 'metrics.json');
+  if (!existsSync(path)) return [];
+  const m = JSON.parse(readFileSync(path, 'utf8')) as { epochs?: EpochMetrics[] };
+  // metrics.json writes NaN (no validation split) as null.
+  return (m.epochs ?? []).map((e) => ({
+    ...e,
+    valLoss: e.valLoss ?? Number.NaN,
+    valStepAccuracy: e.valStepAccuracy ?? Number.NaN,
+    valEquivalentAccuracy: e.valEquivalentAccuracy ?? Number.NaN,
+  }));
+}
+
+/**
+ * SFT of the local student on the verified successes of `runDir` into checkpoint folder `dir`
+ * (as `rmsweb train sft`). The checkpoint is written after every epoch, so an interrupted stage
+ * resumes from its last finished epoch.
+ */
+export async function sftStage(
+  ctx: PipelineContext,
+  scope: StageScope,
+  o: { runDir: string; dir: string },
+): Promise<SftStageResult> {
+  const p = ctx.preset.sft;
+  await initPolicyBackend();
+  const trajectories = loadSuccessfulTrajectories([o.runDir]);
+  if (trajectories.length === 0) {
+    throw new RmswebError(
+      `the teacher solved no task in ${o.runDir}: there is nothing to train the student on (try a larger preset)`,
+      { code: 'NO_DATA' },
+    );
+  }
+  const resumed = existsSync(join(o.dir, 'config.json')) ? previousEpochs(o.dir) : [];
+  const policy = resumed.length ? await loadStudentPolicy(o.dir) : undefined;
+  if (policy && resumed.length >= p.epochs) {
+    const m = JSON.parse(readFileSync(join(o.dir, 'metrics.json'), 'utf8')) as { data: SftDataReport };
+    policy.dispose();
+    return {
+      dir: o.dir,
+      data: m.data,
+      final: resumed.at(-1) ?? null,
+      trainSeconds: resumed.reduce((a, e) => a + e.seconds, 0),
+    };
+  }
+  if (policy) scope.log(`resuming after epoch ${resumed.length}`);
+  let bar: ReturnType<StageScope['progress']> | null = null;
+  const r = await trainSft(trajectories, {
+    epochs: p.epochs,
+    batchSize: p.batch,
+    lr: p.lr,
+    seed: ctx.settings.seed,
+    policy,
+    startEpoch: resumed.length,
+    previousEpochs: resumed,
+    outDir: o.dir,
+    meta: {
+      command: `${ctx.settings.command} (sft)`,
+      runs: [o.runDir],
+      seed: ctx.settings.seed,
+      epochs: p.epochs,
+      batch: p.batch,
+      lr: p.lr,
+    },
+    onData: (d) =>
+      scope.log(
+        `${d.trajectories} successful trajectories, ${d.steps} steps -> ${d.examples} examples (train ${d.train}, val ${d.val})`,
+      ),
+    onBatch: ({ epoch, batch, batches, loss }) => {
+      bar ??= scope.progress(batches * (p.epochs - resumed.length));
+      bar.update((epoch - resumed.length - 1) * batches + batch, { epoch, loss });
+    },
+    onEpoch: (m) => {
+      const val = Number.isFinite(m.valStepAccuracy)
+        ? ` val acc ${(100 * m.valStepAccuracy).toFixed(1)}%`
+        : '';
+      if (!process.stderr.isTTY)
+        scope.log(
+          `epoch ${m.epoch}/${p.epochs} loss ${m.trainLoss.toFixed(3)} train acc ${(100 * m.trainStepAccuracy).toFixed(1)}%${val}`,
+        );
+    },
+  });
+  r.policy.dispose();
+  return {
+    dir: o.dir,
+    data: r.data,
+    final: r.epochs.at(-1) ?? null,
+    trainSeconds: r.epochs.reduce((a, e) => a + e.seconds, 0),
+  };
+}
+
+export interface RolloutResult {
+  episodes: number;
+  successes: number;
+  errors: number;
+}
+
+/** Greedy student rollouts on train tasks into the rollout run folder (keyed, so resumable). */
+export async function rolloutStage(
+  ctx: PipelineContext,
+  scope: StageScope,
+  o: { tasks: Task[]; checkpoint: string },
+): Promise<RolloutResult> {
+  const p = ctx.preset.rollout;
+  const agentSpec = `policy:${o.checkpoint}`;
+  const jobs: EpisodeJob[] = [];
+  for (let r = 0; r < p.runs; r++) {
+    for (const task of o.tasks) {
+      jobs.push({
+        task,
+        key: `rollout:student:${task.id}#${r}`,
+        round: r,
+        tags: ['rollout', 'student', 'agent:student-sft'],
+        seed: ctx.settings.seed + r,
+      });
+    }
+  }
+  const store = RunStore.open(ctx.paths.rollout);
+  try {
+    const rt = await ctx.world(false);
+    let done = jobs.filter((j) => store.hasEpisode(j.key)).length;
+    const bar = scope.progress(jobs.length);
+    bar.update(done);
+    const res = await runEpisodePool({
+      jobs,
+      store,
+      makeAgent: () => resolveAgent(agentSpec, { seed: ctx.settings.seed }),
+      makeEnv: rt.makeEnv,
+      start: rt.start,
+      verify: rt.verify,
+      workers: ctx.preset.workers,
+      maxSteps: p.maxSteps,
+      signal: scope.signal,
+      onEpisode: () => {
+        done++;
+        bar.update(done, {
+          success: store.countTrajectories({ tag: 'rollout', success: true }) / Math.max(1, done),
+        });
+      },
+      onError: ({ job, error }) => scope.log(`${job.key}: ${error.message}`),
+    });
+    const episodes = store.countTrajectories({ tag: 'rollout' });
+    const successes = store.countTrajectories({ tag: 'rollout', success: true });
+    scope.log(`${successes}/${episodes} student rollouts succeeded`);
+    return { episodes, successes, errors: res.errors };
+  } finally {
+    store.close();
+  }
+}
+
+/**
+ * Critical-state mining (as `rmsweb mine --judge rules`) over the teacher's collection (its
+ * failures) and the student's rollouts, each paired with the teacher's verified successes.
+ * Writes critical.jsonl and its stats, and records the states in the pipeline store for the viewer.
+ */
+export async function mineStage(
+  ctx: PipelineContext,
+  scope: StageScope,
+  o: { runs: string[]; out: string; statsOut: string },
+): Promise<MineStats> {
+  const trajectories = o.runs.flatMap((dir) => {
+    const s = RunStore.open(dir, { create: false, readonly: true });
+    try {
+      return s.listTrajectories();
+    } finally {
+      s.close();
+    }
+  });
+  let bar: ReturnType<StageScope['progress']> | null = null;
+  const result = await mineCriticalStates(trajectories, {
+    tagger: rulesTagger,
+    onProgress: (done, total) => {
+      bar ??= scope.progress(total);
+      bar.update(done);
+    },
+  });
+  const lines = result.criticalStates.map((cs, i) => {
+    const r = CriticalState.safeParse(cs);
+    if (!r.success)
+      throw new InputError(`critical state ${cs.id} is invalid: ${describeZodIssues(r.error.issues)}`, {
+        file: o.out,
+        line: i + 1,
+      });
+    return JSON.stringify(r.data);
+  });
+  mkdirSync(dirname(o.out), { recursive: true });
+  writeFileAtomic(o.out, lines.length ? `${lines.join('\n')}\n` : '');
+  writeFileAtomic(o.statsOut, `${JSON.stringify({ ...result.stats, runs: o.runs, out: o.out }, null, 2)}\n`);
+  ctx.store.transaction(() => {
+    for (const cs of result.criticalStates) ctx.store.putRecord('critical-state', cs.id, cs);
+    ctx.store.putRecord('mine-stats', 'critical.jsonl', result.stats);
+  });
+  const s = result.stats;
+  scope.log(
+    `${s.criticalStates} critical states from ${s.pairsConsidered} pairs (${s.failedPairs} failed, ${s.wanderingPairs} wandering); yield ${(100 * s.yield).toFixed(2)}% of ${s.successSteps} success steps`,
+  );
+  return s;
+}

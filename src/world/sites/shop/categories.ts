@@ -1,0 +1,186 @@
+/** A product category of the shop and how its products are generated. */
+export interface Category {
+  id: string;
+  name: string;
+  brands: string[];
+  models: string[];
+  /** Suffixes that make lookalike products of one family ("", " GTX", " Wide"). */
+  suffixes: string[];
+  priceRange: [number, number];
+  sizes: string[];
+  colors: string[];
+  noun: string;
+}
+
+const SHOE_SIZES = ['7', '7.5', '8', '8.5', '9', '9.5', '10', '10.5', '11', '11.5', '12'];
+const APPAREL_SIZES = ['XS', 'S', 'M', 'L', 'XL', 'XXL'];
+
+/** The twelve categories and how their products are generated. */
+export const CATEGORIES: Category[] = [
+  {
+    id: 'running-shoes',
+    name: 'Running Shoes',
+    noun: 'running shoe',
+    brands: ['Stridex', 'Velora', 'Kinetic', 'Aerofoot'],
+    models: [
+      'Trail Runner',
+      'Cloud Stride',
+      'Tempo',
+      'Pace Pro',
+      'Ridge Runner',
+      'Swift',
+      'Glide',
+      'Apex Racer',
+      'Road Flyer',
+      'Terra Dash',
+    ],
+    suffixes: ['', ' GTX', ' Wide', ' Lite'],
+    priceRange: [69, 189],
+    sizes: SHOE_SIZES,
+    colors: ['Black', 'White', 'Grey', 'Navy', 'Red', 'Volt Green', 'Blue'],
+  },
+  {
+    id: 'hiking-boots',
+    name: 'Hiking Boots',
+    noun: 'hiking boot',
+    brands: ['Ridgeline', 'Alpenrock', 'Stridex'],
+    models: ['Summit', 'Trailblazer', 'Basecamp', 'Crag', 'Timberline', 'Scree'],
+    suffixes: ['', ' Mid', ' Mid GTX', ' Low'],
+    priceRange: [89, 249],
+    sizes: SHOE_SIZES,
+    colors: ['Brown', 'Black', 'Olive', 'Tan', 'Grey'],
+  },
+  {
+    id: 'jackets',
+    name: 'Jackets',
+    noun: 'jacket',
+    brands: ['Northpeak', 'Alpenrock', 'Driftwood'],
+    models: [
+      'Storm Shell',
+      'Down Parka',
+      'Fleece Hoodie',
+      'Rain Jacket',
+      'Puffer Vest',
+      'Softshell',
+      'Wind Breaker',
+    ],
+    suffixes: ['', ' Pro', ' Lite', ' Hooded'],
+    priceRange: [49, 329],
+    sizes: APPAREL_SIZES,
+    colors: ['Black', 'Navy', 'Forest Green', 'Red', 'Charcoal', 'Sand'],
+  },
+  {
+    id: 'tops',
+    name: 'T-Shirts & Tops',
+    noun: 'top',
+    brands: ['Driftwood', 'Northpeak', 'Velora'],
+    models: ['Essential Tee', 'Dri-Fit Tee', 'Merino Crew', 'Base Layer', 'Polo', 'Tank Top'],
+    suffixes: ['', ' Long Sleeve', ' Slim Fit'],
+    priceRange: [15, 89],
+    sizes: APPAREL_SIZES,
+    colors: ['White', 'Black', 'Heather Grey', 'Navy', 'Olive', 'Burgundy'],
+  },
+  {
+    id: 'backpacks',
+    name: 'Backpacks',
+    noun: 'backpack',
+    brands: ['Trekline', 'Alpenrock', 'Urbanpack'],
+    models: ['Daypack', 'Commuter', 'Summit Pack', 'Travel Pack', 'Hydration Pack', 'Laptop Pack'],
+    suffixes: ['', ' Plus', ' Ultralight'],
+    priceRange: [39, 229],
+    sizes: [],
+    colors: ['Black', 'Grey', 'Orange', 'Teal', 'Navy'],
+  },
+  {
+    id: 'headphones',
+    name: 'Headphones',
+    noun: 'pair of headphones',
+    brands: ['Sonique', 'Auralis', 'Tonebridge'],
+    models: ['Studio ANC', 'Buds', 'Sport Buds', 'Over-Ear', 'Neckband', 'Open Air'],
+    suffixes: ['', ' Pro', ' SE', ' Max'],
+    priceRange: [29, 399],
+    sizes: [],
+    colors: ['Black', 'White', 'Silver', 'Midnight Blue', 'Rose'],
+  },
+  {
+    id: 'smartwatches',
+    name: 'Smartwatches',
+    noun: 'smartwatch',
+    brands: ['Pulse', 'Chronix', 'Auralis'],
+    models: ['Fit', 'Active', 'Trail GPS', 'Classic', 'Sport'],
+    suffixes: ['', ' LTE', ' Solar'],
+    priceRange: [79, 499],
+    sizes: ['41 mm', '45 mm'],
+    colors: ['Black', 'Silver', 'Graphite', 'Gold', 'Green'],
+  },
+  {
+    id: 'coffee-makers',
+    name: 'Coffee Makers',
+    noun: 'coffee maker',
+    brands: ['Brewmaster', 'Kaffi', 'Moka & Co'],
+    models: ['Drip 12-Cup', 'Espresso Duo', 'Pour Over', 'Cold Brew Tower', 'Single Serve', 'French Press'],
+    suffixes: ['', ' Plus', ' Thermal'],
+    priceRange: [24, 599],
+    sizes: [],
+    colors: ['Black', 'Stainless', 'White', 'Red'],
+  },
+  {
+    id: 'kitchen',
+    name: 'Blenders & Mixers',
+    noun: 'kitchen appliance',
+    brands: ['Vortexa', 'Kitchenly', 'Brewmaster'],
+    models: [
+      'Power Blender',
+      'Personal Blender',
+      'Stand Mixer',
+      'Hand Mixer',
+      'Food Processor',
+      'Immersion Blender',
+    ],
+    suffixes: ['', ' Pro', ' Compact'],
+    priceRange: [29, 449],
+    sizes: [],
+    colors: ['Black', 'White', 'Silver', 'Sage', 'Red'],
+  },
+  {
+    id: 'lighting',
+    name: 'Lighting',
+    noun: 'lamp',
+    brands: ['Lumen & Co', 'Brightside', 'Nordlys'],
+    models: ['Desk Lamp', 'Arc Floor Lamp', 'Clip Light', 'Reading Lamp', 'Smart Bulb Kit', 'Table Lamp'],
+    suffixes: ['', ' LED', ' Dimmable'],
+    priceRange: [19, 259],
+    sizes: [],
+    colors: ['Black', 'White', 'Brass', 'Walnut', 'Grey'],
+  },
+  {
+    id: 'fitness',
+    name: 'Fitness',
+    noun: 'fitness item',
+    brands: ['Corefit', 'Kinetic', 'Velora'],
+    models: ['Yoga Mat', 'Resistance Bands', 'Foam Roller', 'Kettlebell', 'Jump Rope', 'Adjustable Dumbbell'],
+    suffixes: ['', ' Pro', ' Travel'],
+    priceRange: [12, 349],
+    sizes: [],
+    colors: ['Black', 'Purple', 'Teal', 'Grey', 'Coral'],
+  },
+  {
+    id: 'accessories',
+    name: 'Socks & Accessories',
+    noun: 'accessory',
+    brands: ['Stridex', 'Velora', 'Trekline', 'Northpeak'],
+    models: [
+      'Performance Socks',
+      'Merino Hiking Socks',
+      'Insoles',
+      'Water Bottle',
+      'Running Cap',
+      'Headlamp',
+      'Gaiters',
+    ],
+    suffixes: ['', ' 3-Pack', ' Cushioned'],
+    priceRange: [9, 59],
+    sizes: [],
+    colors: ['Black', 'White', 'Grey', 'Blue'],
+  },
+];
