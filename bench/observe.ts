@@ -11,6 +11,7 @@
  * Targets: observation <= 1.5x floor, and faster than Stagehand's snapshot, on both pages.
  */
 
+import { cpus, loadavg } from 'node:os';
 import { serveFixtures } from '../src/browser/fixtures/server.ts';
 import { BrowserHost, chromiumPath, DEFAULT_CHROMIUM_ARGS } from '../src/browser/index.ts';
 import { generatedPage } from './pages.ts';
@@ -67,6 +68,7 @@ async function openStagehand(): Promise<{ page: StagehandPage; close(): Promise<
 
 // ---- main -------------------------------------------------------------------------------------
 
+const loadBefore = loadavg();
 const srv = await serveFixtures({ '/p200': generatedPage(200, 1), '/p1000': generatedPage(1000, 2) });
 const host = await BrowserHost.launch();
 const stagehand = await openStagehand();
@@ -101,19 +103,22 @@ try {
     const ours = median(times.observe);
     const floor = median(times.floor);
     const sh = times.stagehand ? median(times.stagehand) : null;
-    const shCell = sh === null ? `n/a (${(stagehand as { error: string }).error})` : `${sh.toFixed(1)} ms`;
-    const vsSh = sh === null ? 'n/a' : `${(ours / sh).toFixed(2)}x`;
+    const cell = (xs: number[]) => `${median(xs).toFixed(1)} ms (min ${Math.min(...xs).toFixed(1)})`;
+    const shCell = sh === null ? `n/a (${(stagehand as { error: string }).error})` : cell(times.stagehand);
     rows.push(
-      `${path.padEnd(7)} ${String(first.elements.length).padStart(5)} el  observe ${ours.toFixed(1).padStart(6)} ms` +
-        `  floor ${floor.toFixed(1).padStart(6)} ms  stagehand ${shCell}  observe/floor ${(ours / floor).toFixed(2)}x  observe/stagehand ${vsSh}`,
+      `${path} (${first.elements.length} elements, ${first.texts.length} text blocks)\n` +
+        `  observe   ${cell(times.observe)}\n  floor     ${cell(times.floor)}\n  stagehand ${shCell}`,
     );
+    const vsFloor = ours / floor;
     verdicts.push(
-      `${path}: observe/floor ${(ours / floor).toFixed(2)}x ${ours / floor <= 1.5 ? '<= 1.5 (met)' : '> 1.5 (NOT met)'}`,
+      `${path}: observe/floor ${vsFloor.toFixed(2)}x ${vsFloor <= 1.5 ? '<= 1.5 (met)' : '> 1.5 (NOT met)'}`,
     );
-    if (sh !== null)
+    if (sh !== null) {
+      const vsSh = ours / sh;
       verdicts.push(
-        `${path}: observe/stagehand ${(ours / sh).toFixed(2)}x ${ours < sh ? '< 1 (met)' : '>= 1 (NOT met)'}`,
+        `${path}: observe/stagehand ${vsSh.toFixed(2)}x ${vsSh < 1 ? '< 1 (met)' : '>= 1 (NOT met)'}`,
       );
+    }
   }
   await env.close();
 } finally {
@@ -122,7 +127,9 @@ try {
   await srv.close();
 }
 
+const load = (l: number[]) => l.map((x) => x.toFixed(1)).join(' ');
 process.stdout.write(
-  `rmsweb observation benchmark: median of ${RUNS} runs (after ${WARMUP} warm-up), viewport ${VIEWPORT.width}x${VIEWPORT.height}, JPEG q${QUALITY}\n` +
-    `${rows.join('\n')}\n${verdicts.map((v) => `  ${v}`).join('\n')}\n`,
+  `rmsweb observation benchmark: median (and min) of ${RUNS} runs after ${WARMUP} warm-up, viewport ` +
+    `${VIEWPORT.width}x${VIEWPORT.height}, JPEG q${QUALITY}; ${cpus().length} CPUs, load average ${load(loadBefore)} -> ${load(loadavg())}\n` +
+    `${rows.join('\n')}\nratios of medians:\n${verdicts.map((v) => `  ${v}`).join('\n')}\n`,
 );

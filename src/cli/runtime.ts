@@ -53,12 +53,17 @@ export async function openWorldRuntime(o: RuntimeOptions = {}): Promise<WorldRun
   const verify = worldVerifier(world.origin);
   return {
     origin: world.origin,
-    host,
-    makeEnv: () =>
-      host.newEnv({
+    get host() {
+      return host;
+    },
+    makeEnv: async () => {
+      // A crashed local Chromium is relaunched, so the episode that died with it can be retried.
+      if (!host.isConnected && !o.browserWs) host = await BrowserHost.launch();
+      return host.newEnv({
         allowlist: [world.origin],
         screenshot: { enabled: o.screenshots ?? true, quality: o.screenshotQuality ?? 60 },
-      }),
+      });
+    },
     start: async (env, task) => {
       const r = await startWorldEpisode(env, task, world.origin);
       return { observation: r.observation, sessionId: r.sessionId };

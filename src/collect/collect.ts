@@ -73,7 +73,8 @@ export async function collect(opts: CollectOptions): Promise<{ episodes: number;
   let errors = 0;
 
   const worker = async () => {
-    const env = await opts.makeEnv();
+    let env = await opts.makeEnv();
+    let retried = false;
     const agent = await opts.makeAgent();
     try {
       for (;;) {
@@ -99,11 +100,20 @@ export async function collect(opts: CollectOptions): Promise<{ episodes: number;
               signal: opts.signal,
             });
           } catch (e) {
-            // An infrastructure failure (browser crash) loses only this episode; the next run retries it.
+            // An infrastructure failure (browser crash): replace the env and retry the round once;
+            // if it fails again the round is left for the next run, which resumes it.
+            await env.close().catch(() => {});
+            env = await opts.makeEnv();
+            if (!retried) {
+              retried = true;
+              continue;
+            }
+            retried = false;
             errors++;
             opts.onError?.({ task, round: p.round, error: e as Error });
             break;
           }
+          retried = false;
           if (trajectory.endReason === 'aborted') return;
           opts.store.saveTrajectory(trajectory, { episodeKey: episodeKey(task.id, p.round) });
           episodes++;

@@ -158,9 +158,11 @@ function tokensOf(s: string): string[] {
   return [...new Set(contentTokens(s).map(stem))];
 }
 
-/** Record words: one- and two-digit numbers (parts of dates and phone numbers) only add noise. */
-function recordTokens(s: string): string[] {
-  return tokensOf(s).filter((t) => !/^\d{1,2}$/.test(t));
+const DATE_OR_PHONE = /^(\d{1,2}\/\d{1,2}\/\d{4}|\d{4}-\d{2}-\d{2}(T.*)?|\(?\d{3}\)?[ .-]?\d{3}-\d{4})$/;
+
+/** Record words; the short numbers inside dates and phone numbers ("09", "26") only add noise. */
+function recordTokens(strings: string[]): string[] {
+  return [...new Set(strings.flatMap((x) => (DATE_OR_PHONE.test(x.trim()) ? tokensOf(x).filter((t) => !/^\d{1,2}$/.test(t)) : tokensOf(x))))];
 }
 
 function indexTokens(tokens: string[][]): { postings: Map<string, number[]>; idf: Map<string, number> } {
@@ -235,7 +237,7 @@ export function profileTemplate(site: Site, t: TaskTemplate, seed: number): Temp
       const v = JSON.parse(vs);
       if (kind === 'entity') {
         const rec = records!.get(String(v));
-        return rec ? recordTokens(recordStrings(rec).all.join(' ')) : tokensOf(String(v));
+        return rec ? recordTokens(recordStrings(rec).all) : tokensOf(String(v));
       }
       if (kind === 'list') return tokensOf((v as Leaf[]).join(' '));
       if (kind === 'text') return tokensOf(String(v));

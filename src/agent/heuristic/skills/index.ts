@@ -7,6 +7,7 @@ import { formsSkill } from './forms.ts';
 import { mailSkill } from './mail.ts';
 import { recipesSkill } from './recipes.ts';
 import { shoppingSkill } from './shopping.ts';
+import { travelSkill } from './travel.ts';
 
 /** What a skill sees: the parsed task, the page, the history and the note rules. */
 export interface SkillContext {
@@ -35,4 +36,4 @@ export interface Skill {
 }
 
 /** Skills in priority order; the first that applies and returns a choice acts. */
-export const SKILLS: Skill[] = [recipesSkill, shoppingSkill, mailSkill, formsSkill];
+export const SKILLS: Skill[] = [recipesSkill, shoppingSkill, travelSkill, mailSkill, formsSkill];

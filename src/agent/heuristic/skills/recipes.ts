@@ -1,7 +1,7 @@
 import { normalizeText } from '../../../core/action-equivalence.ts';
 import type { Element, Observation } from '../../../core/observation.ts';
 import type { TaskGoal } from '../goal.ts';
-import { bestByText, type Choice, preferredSort, SORT_OPTION } from '../kit.ts';
+import { bestByText, type Choice, SORT_OPTION } from '../kit.ts';
 import { isChecked, isClickable, isSelect, isToggle, labelOf, optionsOf } from '../page.ts';
 import {
   applyButton,
@@ -18,6 +18,7 @@ import {
   searchStep,
   selectLabelled,
   setControls,
+  sortFor,
   textMatching,
 } from './domain-kit.ts';
 import type { Skill, SkillContext } from './index.ts';
@@ -229,7 +230,7 @@ function bestRecipe(ctx: SkillContext, task: RecipeTask): Choice | null {
     const o = optionsOf(rating).find((x) => new RegExp(`^${escapeRe(String(task.minRating))} stars?\\b`, 'i').test(x));
     if (o) wants.push({ el: rating, kind: 'select', option: o });
   }
-  const sort = goal.sort ?? preferredSort(ctx.rules);
+  const sort = sortFor(goal, ctx.rules);
   if (sorter && sort) {
     const o = optionsOf(sorter).find((x) => SORT_OPTION[sort].test(x));
     if (o) wants.push({ el: sorter, kind: 'select', option: o });

@@ -1,7 +1,7 @@
 import { normalizeText } from '../../../core/action-equivalence.ts';
 import type { Element, Observation } from '../../../core/observation.ts';
 import { mentionedOption } from '../fields.ts';
-import { bestByText, type Choice, preferredSort, SORT_OPTION } from '../kit.ts';
+import { bestByText, type Choice, SORT_OPTION } from '../kit.ts';
 import { isChecked, isClickable, isEditable, isSelect, isToggle, labelOf, optionsOf } from '../page.ts';
 import {
   applyButton,
@@ -16,6 +16,7 @@ import {
   searchStep,
   selectLabelled,
   setControls,
+  sortFor,
   textMatching,
 } from './domain-kit.ts';
 import type { Skill, SkillContext } from './index.ts';
@@ -234,7 +235,7 @@ function listingStep(ctx: SkillContext, task: ShopTask): Choice | null {
   const step = setControls(ctx, wants);
   if (step) return step;
   if (apply && formDirty(ctx.history, obs.url)) return click(apply, 'Apply the filters');
-  const sort = goal.sort ?? preferredSort(ctx.rules);
+  const sort = sortFor(goal, ctx.rules);
   if (sorter && sort && task.ask !== 'count') {
     const o = optionsOf(sorter).find((x) => SORT_OPTION[sort].test(x));
     const s = o && setControls(ctx, [{ el: sorter, kind: 'select', option: o }]);

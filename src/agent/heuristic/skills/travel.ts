@@ -63,7 +63,7 @@ function decideTravel(ctx: SkillContext): Choice | null {
     }
     return task.book ? click(detail, 'Continue to booking') : null;
   }
-  if (selectLabelled(ctx.usable, /^sort/i) && /\bto\b/i.test(obs.title)) return resultsStep(ctx, task);
+  if (stillLoading(obs) || ctx.usable.some((e) => isToggle(e) && /non-?stop/i.test(labelOf(e)))) return resultsStep(ctx, task);
   return flightSearch(ctx, task);
 }
 
