@@ -17,7 +17,7 @@ import { BrowserHost, chromiumPath, DEFAULT_CHROMIUM_ARGS } from '../src/browser
 import { generatedPage } from './pages.ts';
 
 const argRuns = process.argv.indexOf('--runs');
-const RUNS = Number(argRuns > 0 ? process.argv[argRuns + 1] : (process.env.BENCH_RUNS ?? 21));
+const RUNS = Number(argRuns > 0 ? process.argv[argRuns + 1] : (process.env.BENCH_RUNS ?? 15));
 const WARMUP = 3;
 const QUALITY = 60;
 const VIEWPORT = { width: 1280, height: 800 };

@@ -58,6 +58,8 @@ describe('observation of fixture pages', () => {
     // non-interactive text blocks, with their block tag, also interleaved in the text view
     expect(obs.texts.find((t) => t.text === 'Checkout')?.tag).toBe('h1');
     expect(obs.texts.some((t) => t.text === 'Total: $42.00')).toBe(true);
+    // adjacent inline elements: numbers and prices apart, word pieces together
+    expect(obs.texts.some((t) => t.text === 'Was $84.00 $99.00 inside (2)')).toBe(true);
     expect(obs.text).toContain(
       '[1]<input type=email name=email placeholder=you@example.com>Email address />',
     );

@@ -102,18 +102,31 @@ export function extract(opts) {
     if (own !== null) {
       for (let o = own; o !== null; o = o.owner) {
         if (o.len > textCap) continue;
+        if (!blank && gap(o, node, v)) o.parts.push(' ');
         o.parts.push(blank ? ' ' : v);
         o.len += v.length;
+        o.lastNode = node;
       }
     } else if (acc !== null) {
       if (blank) {
         if (acc.first !== null) acc.parts.push(' ');
         return;
       }
-      acc.parts.push(v);
       if (acc.first === null) acc.first = node;
+      else if (gap(acc, node, v)) acc.parts.push(' ');
+      acc.parts.push(v);
       acc.last = node;
     }
+  }
+
+  /**
+   * Text of sibling elements with no whitespace between them (`<b>$84</b><s>$99</s>`) renders
+   * apart when a number or price follows a word or number; glue within a word stays (`trail<b>s</b>`).
+   */
+  function gap(sink, node, v) {
+    const prev = sink.lastNode ?? sink.last;
+    if (!prev || prev.parentNode === node.parentNode) return false;
+    return /[\p{L}\p{N}]$/u.test(prev.nodeValue) && /^[\p{N}$€£¥₹]/u.test(v);
   }
 
   /** A block boundary inside a clickable separates words, as rendering does. */
@@ -187,6 +200,7 @@ export function extract(opts) {
           dist: vis ? 0 : distOf(r.top + ctx.oy, r.height),
           parts: [],
           len: 0,
+          lastNode: null,
           keep: true,
           idx: 0,
           depth: 0,

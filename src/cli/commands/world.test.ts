@@ -48,12 +48,23 @@ describe('rmsweb world tasks', () => {
   });
 
   it('rejects an unknown site or split with an InputError naming the option', async () => {
-    await expect(world('tasks', '--site', 'nowhere')).rejects.toSatisfy((e) => InputError.isInstance(e) && /--site/.test(String(e)));
-    await expect(world('tasks', '--split', 'dev')).rejects.toSatisfy((e) => InputError.isInstance(e) && /--split/.test(String(e)));
+    await expect(world('tasks', '--site', 'nowhere')).rejects.toSatisfy(
+      (e) => InputError.isInstance(e) && /--site/.test(String(e)),
+    );
+    await expect(world('tasks', '--split', 'dev')).rejects.toSatisfy(
+      (e) => InputError.isInstance(e) && /--split/.test(String(e)),
+    );
   });
 
   it('formats tables from tasks', () => {
-    const t = { id: 'shop.x.train.000', site: 'shop', split: 'train', level: 'easy', referenceLength: 4, objective: 'Buy it' } as Task;
+    const t = {
+      id: 'shop.x.train.000',
+      site: 'shop',
+      split: 'train',
+      level: 'easy',
+      referenceLength: 4,
+      objective: 'Buy it',
+    } as Task;
     expect(taskTable([t])).toContain('shop.x.train.000  easy      4  Buy it');
     expect(countsTable([t]).split('\n')[1]).toMatch(/^shop\s+1\s+0\s+1\s+0\s+0\s+1$/);
   });
@@ -84,14 +95,29 @@ describe('rmsweb world check', () => {
   });
 
   it('says so when it had to start a world in-process', async () => {
-    const { out, err } = await world('check', 'shop.product-price.test.000', '--session', 'nobody', '--answer', '$1', '--port', String(server.port), '--seed', '5');
+    const { out, err } = await world(
+      'check',
+      'shop.product-price.test.000',
+      '--session',
+      'nobody',
+      '--answer',
+      '$1',
+      '--port',
+      String(server.port),
+      '--seed',
+      '5',
+    );
     expect(err).toContain('started one in-process');
     expect(err).toContain('session nobody is empty');
     expect(out).toMatch(/^FAILURE/);
   });
 
   it('needs --session and a known task id', async () => {
-    await expect(world('check', 'shop.product-price.test.000')).rejects.toSatisfy((e) => InputError.isInstance(e) && /--session/.test(String(e)));
-    await expect(world('check', 'nope.1', '--session', 'x')).rejects.toSatisfy((e) => InputError.isInstance(e) && /no world task/.test(String(e)));
+    await expect(world('check', 'shop.product-price.test.000')).rejects.toSatisfy(
+      (e) => InputError.isInstance(e) && /--session/.test(String(e)),
+    );
+    await expect(world('check', 'nope.1', '--session', 'x')).rejects.toSatisfy(
+      (e) => InputError.isInstance(e) && /no world task/.test(String(e)),
+    );
   });
 });

@@ -346,7 +346,7 @@ export function flatEqual(a: unknown, b: unknown): boolean {
 /** Query words that neither the site's vocabulary nor the template's grounded values account for. */
 export function unexplained(q: QueryView, keys: KeyGround[]): string[] {
   const used = new Set(keys.flatMap((k) => k.used ?? []));
-  return q.tokens.filter((t) => !used.has(t) && !/\d/.test(t) && t.length > 3 && !(q.matches.get(t) ?? []).length && !FILLER.has(t) && !isShorthand(t));
+  return q.tokens.filter((t) => !used.has(t) && !/\d/.test(t) && t.length > 2 && !(q.matches.get(t) ?? []).length && !FILLER.has(t) && !isShorthand(t));
 }
 
 const FILLER = new Set('same number need want pls plz thx thanks thing stuff good nice look looking some asap quick quickly real really ok okay hey hi hello also mine yes yeah'.split(' '));

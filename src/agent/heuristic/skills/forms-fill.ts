@@ -14,13 +14,15 @@ import { addressFor, chooseOption, clauseFor, countFor, stateOption, textFor } f
  */
 
 /** The question text of a radio group: the nearest text block above its first option. */
-export function questionOf(obs: Observation, first: Element): string {
+export function questionOf(obs: Observation, first: Element, options: string[] = []): string {
   let best = '';
   let bestY = Number.NEGATIVE_INFINITY;
+  const own = new Set(options.map((o) => normalizeText(o)));
   for (const t of obs.texts) {
     const y = t.bbox?.y;
-    if (y === undefined || y >= first.bbox.y - 2 || y < bestY) continue;
-    if (/^(yes|no)$/i.test(t.text.trim())) continue;
+    // Entirely above the first option, and not one of the options' own labels.
+    if (y === undefined || y + (t.bbox?.height ?? 0) > first.bbox.y + 4 || y < bestY) continue;
+    if (own.has(normalizeText(t.text)) || /^(yes|no)$/i.test(t.text.trim())) continue;
     best = t.text;
     bestY = y;
   }
@@ -49,7 +51,7 @@ export function formFields(obs: Observation): Field[] {
       if (seen.has(name)) continue;
       seen.add(name);
       const group = obs.elements.filter((x) => x.tag === 'input' && x.attributes.type === 'radio' && (x.attributes.name ?? x.nodeKey) === name);
-      out.push({ el: e, label: questionOf(obs, e), kind: 'radio', group });
+      out.push({ el: e, label: questionOf(obs, e, group.map(labelOf)), kind: 'radio', group });
     } else if (isToggle(e)) {
       out.push({ el: e, label: labelOf(e), kind: 'checkbox' });
     } else if (isSelect(e)) {

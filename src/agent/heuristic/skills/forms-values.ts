@@ -16,8 +16,11 @@ export interface Address {
   at: number;
 }
 
-const STREET =
-  /\b\d{1,6} (?:[NSEW]\.? )?[A-Z][a-z]+(?: [A-Z][a-z]+)*\.?(?: (?:Apt|Unit|Suite|#) ?[\w-]+)?(?=,|\.|\s|$)/g;
+/** A street line: number, name words ending in a street type, then an optional unit. */
+const STREET = new RegExp(
+  String.raw`\b\d{1,6} (?:[NSEW]\.? )?(?:[A-Z][a-z]+ ){1,3}?(?:St|Street|Ave|Avenue|Rd|Road|Ln|Lane|Way|Dr|Drive|Ct|Court|Blvd|Boulevard|Pl|Place|Ter|Terrace|Cir|Circle|Pkwy|Parkway|Hwy|Highway|Loop|Trail|Trl|Row|Sq|Square|Pike|Run|Path|Walk)\.?(?: (?:Apt|Unit|Suite|#) ?[\w-]+)?(?=,|\.|\s|$)`,
+  'g',
+);
 
 /** Street addresses in the text with the city, state and ZIP that follow them. */
 export function addressesIn(text: string): Address[] {
@@ -127,8 +130,11 @@ export function yesNo(question: string, text: string): 'Yes' | 'No' | null {
 function optionRecall(option: string, passage: string): number {
   const ow = textTokens(option).map(stem);
   if (!ow.length) return 0;
-  const pw = new Set(textTokens(passage).map(stem));
-  return ow.filter((w) => pw.has(w)).length / ow.length;
+  const pt = textTokens(passage).map(stem);
+  // The option's words in a row ("zone b", "12 month") count fully; scattered words count less.
+  if (` ${pt.join(' ')} `.includes(` ${ow.join(' ')} `)) return 1;
+  const pw = new Set(pt);
+  return (0.9 * ow.filter((w) => pw.has(w)).length) / ow.length;
 }
 
 /**

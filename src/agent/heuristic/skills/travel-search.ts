@@ -2,7 +2,7 @@ import { normalizeText } from '../../../core/action-equivalence.ts';
 import type { Element } from '../../../core/observation.ts';
 import { type Choice, elementOf, MONTHS, toLongDate } from '../kit.ts';
 import { isClickable, isEditable, labelOf } from '../page.ts';
-import { click } from './domain-kit.ts';
+import { click, waitedTimes } from './domain-kit.ts';
 import type { SkillContext } from './index.ts';
 
 /**
@@ -34,18 +34,27 @@ export function placeStep(
   pick: (label: string) => boolean,
 ): Choice | null {
   if (accept(field.attributes.value ?? '')) return null;
-  const last = ctx.history.at(-1);
+  const acts = ctx.history.filter((h) => h.action.type !== 'wait');
+  const last = acts.at(-1);
   const typedHere = last?.action.type === 'input' && elementOf(last, last.action.index)?.nodeKey === field.nodeKey;
   if (typedHere) {
-    const s = suggestions(ctx.usable).find((e) => pick(labelOf(e)));
+    const listed = suggestions(ctx.usable);
+    const s = listed.find((e) => pick(labelOf(e)));
     if (s) return click(s, `Choose the suggestion "${labelOf(s)}"`);
+    // Suggestions arrive a moment after typing.
+    if (!listed.length && waitedTimes(ctx.history) < 1)
+      return { action: { type: 'wait', seconds: 1 }, goal: 'Wait for the suggestions' };
   }
-  const tried = new Set(
-    ctx.history
-      .filter((h) => h.action.type === 'input' && elementOf(h, h.action.index)?.nodeKey === field.nodeKey)
-      .map((h) => normalizeText((h.action as { text: string }).text)),
-  );
-  const next = queries.find((q) => !tried.has(normalizeText(q)));
+  const tries = new Map<string, number>();
+  for (const h of ctx.history) {
+    if (h.action.type === 'input' && elementOf(h, h.action.index)?.nodeKey === field.nodeKey) {
+      const k = normalizeText(h.action.text);
+      tries.set(k, (tries.get(k) ?? 0) + 1);
+    }
+  }
+  const next =
+    queries.find((q) => !tries.has(normalizeText(q))) ??
+    queries.find((q) => (tries.get(normalizeText(q)) ?? 0) < 2);
   if (!next) return null;
   return {
     action: { type: 'input', index: field.index, text: next, clear: true },
