@@ -7,7 +7,8 @@
  *   floor      one no-op `page.evaluate` plus one JPEG `page.screenshot` (same quality and options
  *              as the observation's screenshot), back to back;
  *   stagehand  Stagehand 3.7.3's `page.snapshot()` (its own Chromium, same binary and viewport).
- * Runs are interleaved (ours, floor, stagehand, ...) so machine load hits all columns alike.
+ * Ours and the floor run interleaved in one browser, so machine load hits both alike; Stagehand runs
+ * after, with our browser closed.
  * Targets: observation <= 1.5x floor, and faster than Stagehand's snapshot, on both pages.
  */
 
@@ -68,63 +69,83 @@ async function openStagehand(): Promise<{ page: StagehandPage; close(): Promise<
 
 // ---- main -------------------------------------------------------------------------------------
 
-const loadBefore = loadavg();
-const srv = await serveFixtures({ '/p200': generatedPage(200, 1), '/p1000': generatedPage(1000, 2) });
-const host = await BrowserHost.launch();
-const stagehand = await openStagehand();
-const rows: string[] = [];
-const verdicts: string[] = [];
-try {
-  const env = await host.newEnv({ viewport: VIEWPORT, screenshot: { enabled: true, quality: QUALITY } });
-  for (const path of ['/p200', '/p1000']) {
-    const first = await env.reset({ startUrl: srv.url(path) });
-    const page = env.page;
-    const runners: Record<string, Runner> = {
-      observe: () => env.observe(),
-      floor: async () => {
-        await page.evaluate('0');
-        await page.screenshot({ type: 'jpeg', quality: QUALITY, caret: 'initial' });
-      },
-    };
-    if ('page' in stagehand) {
-      await stagehand.page.goto(srv.url(path));
-      runners.stagehand = () => stagehand.page.snapshot();
-    }
-    const names = Object.keys(runners);
-    const times: Record<string, number[]> = Object.fromEntries(names.map((n) => [n, []]));
-    for (let i = 0; i < WARMUP + RUNS; i++) {
-      // Rotate the order so no column always runs right after another.
-      for (let k = 0; k < names.length; k++) {
-        const name = names[(i + k) % names.length];
-        const ms = await time(runners[name]);
-        if (i >= WARMUP) times[name].push(ms);
-      }
-    }
-    const ours = median(times.observe);
-    const floor = median(times.floor);
-    const sh = times.stagehand ? median(times.stagehand) : null;
-    const cell = (xs: number[]) => `${median(xs).toFixed(1)} ms (min ${Math.min(...xs).toFixed(1)})`;
-    const shCell = sh === null ? `n/a (${(stagehand as { error: string }).error})` : cell(times.stagehand);
-    rows.push(
-      `${path} (${first.elements.length} elements, ${first.texts.length} text blocks)\n` +
-        `  observe   ${cell(times.observe)}\n  floor     ${cell(times.floor)}\n  stagehand ${shCell}`,
-    );
-    const vsFloor = ours / floor;
-    verdicts.push(
-      `${path}: observe/floor ${vsFloor.toFixed(2)}x ${vsFloor <= 1.5 ? '<= 1.5 (met)' : '> 1.5 (NOT met)'}`,
-    );
-    if (sh !== null) {
-      const vsSh = ours / sh;
-      verdicts.push(
-        `${path}: observe/stagehand ${vsSh.toFixed(2)}x ${vsSh < 1 ? '< 1 (met)' : '>= 1 (NOT met)'}`,
-      );
+/** Runs each runner WARMUP + RUNS times, rotating the order so no column always follows another. */
+async function measure(runners: Record<string, Runner>): Promise<Record<string, number[]>> {
+  const names = Object.keys(runners);
+  const times: Record<string, number[]> = Object.fromEntries(names.map((n) => [n, []]));
+  for (let i = 0; i < WARMUP + RUNS; i++) {
+    for (let k = 0; k < names.length; k++) {
+      const name = names[(i + k) % names.length];
+      const ms = await time(runners[name]);
+      if (i >= WARMUP) times[name].push(ms);
     }
   }
-  await env.close();
+  return times;
+}
+
+const PAGES = ['/p200', '/p1000'];
+const loadBefore = loadavg();
+const srv = await serveFixtures({ '/p200': generatedPage(200, 1), '/p1000': generatedPage(1000, 2) });
+const results: Record<string, { elements: number; texts: number; times: Record<string, number[]> }> = {};
+let stagehandError = '';
+try {
+  // Phase 1: our observation and the floor, interleaved, in one browser.
+  const host = await BrowserHost.launch();
+  try {
+    const env = await host.newEnv({ viewport: VIEWPORT, screenshot: { enabled: true, quality: QUALITY } });
+    for (const path of PAGES) {
+      const first = await env.reset({ startUrl: srv.url(path) });
+      const page = env.page;
+      const times = await measure({
+        observe: () => env.observe(),
+        floor: async () => {
+          await page.evaluate('0');
+          await page.screenshot({ type: 'jpeg', quality: QUALITY, caret: 'initial' });
+        },
+      });
+      results[path] = { elements: first.elements.length, texts: first.texts.length, times };
+    }
+  } finally {
+    await host.close();
+  }
+  // Phase 2: Stagehand on its own browser, so neither browser's work slows the other's timings.
+  const stagehand = await openStagehand();
+  if ('error' in stagehand) stagehandError = stagehand.error;
+  else {
+    try {
+      for (const path of PAGES) {
+        await stagehand.page.goto(srv.url(path));
+        Object.assign(results[path].times, await measure({ stagehand: () => stagehand.page.snapshot() }));
+      }
+    } finally {
+      await stagehand.close().catch(() => {});
+    }
+  }
 } finally {
-  if ('close' in stagehand) await stagehand.close().catch(() => {});
-  await host.close();
   await srv.close();
+}
+
+const cell = (xs: number[]) => `${median(xs).toFixed(1)} ms (min ${Math.min(...xs).toFixed(1)})`;
+const rows: string[] = [];
+const verdicts: string[] = [];
+for (const path of PAGES) {
+  const { elements, texts, times } = results[path];
+  const ours = median(times.observe);
+  const vsFloor = ours / median(times.floor);
+  const sh = times.stagehand ? median(times.stagehand) : null;
+  rows.push(
+    `${path} (${elements} elements, ${texts} text blocks)\n  observe   ${cell(times.observe)}\n  floor     ${cell(times.floor)}\n` +
+      `  stagehand ${sh === null ? `n/a (${stagehandError})` : cell(times.stagehand)}`,
+  );
+  verdicts.push(
+    `${path}: observe/floor ${vsFloor.toFixed(2)}x ${vsFloor <= 1.5 ? '<= 1.5 (met)' : '> 1.5 (NOT met)'}`,
+  );
+  if (sh !== null) {
+    const vsSh = ours / sh;
+    verdicts.push(
+      `${path}: observe/stagehand ${vsSh.toFixed(2)}x ${vsSh < 1 ? '< 1 (met)' : '>= 1 (NOT met)'}`,
+    );
+  }
 }
 
 const load = (l: number[]) => l.map((x) => x.toFixed(1)).join(' ');

@@ -48,7 +48,11 @@ export function numbersIn(text: string): number[] {
 }
 
 /** True when the text mentions the number (within an absolute tolerance). */
-export function containsNumber(text: string | null | undefined, expected: number, tolerance = 0.005): boolean {
+export function containsNumber(
+  text: string | null | undefined,
+  expected: number,
+  tolerance = 0.005,
+): boolean {
   return numbersIn(text ?? '').some((v) => Math.abs(v - expected) <= tolerance);
 }
 

@@ -18,7 +18,8 @@ function sample(site: string, n: number): RawQuery[] {
 
 describe('offline rewriter', () => {
   it('has a corpus of at least 200 raw queries per site, each grounded in a template', () => {
-    for (const site of world.sites.keys()) expect(corpus.filter((q) => q.site === site).length).toBeGreaterThanOrEqual(200);
+    for (const site of world.sites.keys())
+      expect(corpus.filter((q) => q.site === site).length).toBeGreaterThanOrEqual(200);
     expect(corpus.every((q) => world.template(q.grounding.template) !== undefined)).toBe(true);
   });
 
@@ -30,7 +31,12 @@ describe('offline rewriter', () => {
       for (const q of qs) {
         const r = rewriteRawQueryOffline({ site: q.site, text: q.text }, world);
         const v = r.feasible ? r.task.verifier : null;
-        if (v?.kind === 'world' && v.template === q.grounding.template && flatEqual(v.params, q.grounding.params)) equal++;
+        if (
+          v?.kind === 'world' &&
+          v.template === q.grounding.template &&
+          flatEqual(v.params, q.grounding.params)
+        )
+          equal++;
         else misses.push(`${q.text} -> ${r.feasible ? JSON.stringify(r.task.verifier) : r.reason}`);
       }
       expect(equal / qs.length, `${site}: ${misses.join(' | ')}`).toBeGreaterThanOrEqual(0.9);

@@ -1,7 +1,15 @@
-import { Rng, hashString } from '../core/rng.ts';
-import { Task, levelFromReferenceLength } from '../core/task.ts';
-import { type Grounding, choose, explained, groundKeys, intentScore, unexplained, viewQuery } from './grounding/ground.ts';
-import { type TemplateProfile, profileTemplate } from './grounding/profile.ts';
+import { hashString, Rng } from '../core/rng.ts';
+import { levelFromReferenceLength, Task } from '../core/task.ts';
+import {
+  choose,
+  explained,
+  type Grounding,
+  groundKeys,
+  intentScore,
+  unexplained,
+  viewQuery,
+} from './grounding/ground.ts';
+import { profileTemplate, type TemplateProfile } from './grounding/profile.ts';
 import { FuzzyVocab } from './grounding/tokens.ts';
 import type { RawQuery, Site } from './site.ts';
 import { splitOf } from './split.ts';
@@ -33,7 +41,10 @@ const MIN_INTENT = 0.04;
 
 function siteIndex(world: World, site: Site): SiteIndex {
   let perWorld = INDEXES.get(world);
-  if (!perWorld) INDEXES.set(world, (perWorld = new Map()));
+  if (!perWorld) {
+    perWorld = new Map();
+    INDEXES.set(world, perWorld);
+  }
   let idx = perWorld.get(site.id);
   if (!idx) {
     const profiles = site.templates.map((t) => profileTemplate(site, t, world.seed));
@@ -45,7 +56,8 @@ function siteIndex(world: World, site: Site): SiteIndex {
     for (const p of profiles) {
       for (const t of p.vocab.keys()) vocab.add(t);
       for (const k of p.keys) for (const t of k.postings.keys()) vocab.add(t);
-      for (const k of p.keys) for (const t of [...k.context.keys(), ...k.markers.true, ...k.markers.false]) vocab.add(t);
+      for (const k of p.keys)
+        for (const t of [...k.context.keys(), ...k.markers.true, ...k.markers.false]) vocab.add(t);
     }
     idx = { profiles, idf, vocab };
     perWorld.set(site.id, idx);
@@ -69,7 +81,14 @@ export function groundQuery(text: string, world: World, siteIds: string[]): Grou
     const q = viewQuery(text, idx.vocab);
     for (const profile of idx.profiles) {
       const keys = groundKeys(profile, q);
-      const base = { profile, keys, intent: intentScore(profile, q, idx.idf), params: null, draft: null, assumed: [] };
+      const base = {
+        profile,
+        keys,
+        intent: intentScore(profile, q, idx.idf),
+        params: null,
+        draft: null,
+        assumed: [],
+      };
       out.push({ ...base, score: scoreGrounding(base, explained(profile, q, keys)) });
     }
   }
@@ -80,10 +99,14 @@ export function groundQuery(text: string, world: World, siteIds: string[]): Grou
  * Rewrites a raw query into a verifiable world task, or says why it cannot. Corpus queries carry
  * a grounding, which is ignored here: the rewriter works from the text alone.
  */
-export function rewriteRawQueryOffline(query: RawQuery | { site?: string; text: string }, world: World): RewriteResult {
+export function rewriteRawQueryOffline(
+  query: RawQuery | { site?: string; text: string },
+  world: World,
+): RewriteResult {
   const text = query.text?.trim() ?? '';
   if (text.length < 3) return { feasible: false, reason: 'the query is empty' };
-  if (query.site && !world.sites.has(query.site)) return { feasible: false, reason: `unknown site "${query.site}"` };
+  if (query.site && !world.sites.has(query.site))
+    return { feasible: false, reason: `unknown site "${query.site}"` };
   const siteIds = query.site ? [query.site] : [...world.sites.keys()];
   const ranked = groundQuery(text, world, siteIds);
   const reasons: string[] = [];
@@ -104,7 +127,9 @@ export function rewriteRawQueryOffline(query: RawQuery | { site?: string; text: 
     const unknown = unexplained(viewQuery(text, idx.vocab), g.keys);
     const unsaid = g.keys.filter((k) => k.value === null);
     if (unknown.length && unsaid.length) {
-      reasons.push(`"${unknown.join(' ')}" matches nothing in the ${g.profile.site.id} catalog (no ${unsaid.map((k) => k.path).join(', ')} given)`);
+      reasons.push(
+        `"${unknown.join(' ')}" matches nothing in the ${g.profile.site.id} catalog (no ${unsaid.map((k) => k.path).join(', ')} given)`,
+      );
       continue;
     }
     const picked = choose(g.profile, g.keys);
@@ -126,12 +151,18 @@ export function rewriteRawQueryOffline(query: RawQuery | { site?: string; text: 
       referenceLength: d.referenceLength,
       category: g.profile.template.id.split('.').slice(1).join('.'),
       verifier: { kind: 'world', template: g.profile.template.id, params: picked.params },
-      meta: { rawQuery: text, confidence: Number(g.score.toFixed(3)), assumed: picked.assumed, splitKey: d.splitKey },
+      meta: {
+        rawQuery: text,
+        confidence: Number(g.score.toFixed(3)),
+        assumed: picked.assumed,
+        splitKey: d.splitKey,
+      },
     });
     return { feasible: true, task };
   }
   const best = ranked[0];
-  if (!best || best.intent < MIN_INTENT) return { feasible: false, reason: 'the request does not match any kind of task the world supports' };
+  if (!best || best.intent < MIN_INTENT)
+    return { feasible: false, reason: 'the request does not match any kind of task the world supports' };
   return { feasible: false, reason: reasons[0] ?? 'no template of the world fits this request' };
 }
 
@@ -148,7 +179,9 @@ export interface SynthQuery {
   line: number;
 }
 
-export type SynthOutcome = { feasible: true; query: SynthQuery; task: Task } | { feasible: false; query: SynthQuery; reason: string };
+export type SynthOutcome =
+  | { feasible: true; query: SynthQuery; task: Task }
+  | { feasible: false; query: SynthQuery; reason: string };
 
 /** The site a start URL points into (`http://127.0.0.1:7311/homes/search` -> `homes`), if it is a world site. */
 function siteOfUrl(url: string | undefined, world: World): string | undefined {
@@ -167,7 +200,10 @@ function siteOfUrl(url: string | undefined, world: World): string | undefined {
  */
 export function createOfflineRewriter(opts: { world?: World; seed?: number } = {}): {
   readonly id: string;
-  rewrite(queries: SynthQuery[], o?: { onProgress?: (done: number, total: number) => void }): Promise<SynthOutcome[]>;
+  rewrite(
+    queries: SynthQuery[],
+    o?: { onProgress?: (done: number, total: number) => void },
+  ): Promise<SynthOutcome[]>;
 } {
   let world = opts.world ?? null;
   const getWorld = async (): Promise<World> => {
@@ -178,12 +214,18 @@ export function createOfflineRewriter(opts: { world?: World; seed?: number } = {
     id: 'offline-world',
     async rewrite(queries, o = {}) {
       const w = await getWorld();
-      const input: SynthQuery[] = queries.length ? queries : worldRawQueries(w).map((q, i) => ({ query: q.text, site: q.site, line: i + 1 }));
+      const input: SynthQuery[] = queries.length
+        ? queries
+        : worldRawQueries(w).map((q, i) => ({ query: q.text, site: q.site, line: i + 1 }));
       const out: SynthOutcome[] = [];
       for (const q of input) {
         const site = q.site ?? siteOfUrl(q.startUrl, w);
         const r = rewriteRawQueryOffline({ text: q.query, ...(site ? { site } : {}) }, w);
-        out.push(r.feasible ? { feasible: true, query: q, task: r.task } : { feasible: false, query: q, reason: r.reason });
+        out.push(
+          r.feasible
+            ? { feasible: true, query: q, task: r.task }
+            : { feasible: false, query: q, reason: r.reason },
+        );
         o.onProgress?.(out.length, input.length);
       }
       return out;

@@ -78,7 +78,13 @@ export interface SolverDriver {
 /** An element to act on: a predicate over elements, or a name/text to match exactly (case-insensitive). */
 export type ElementTarget =
   | string
-  | { name?: string | RegExp; tag?: string; role?: string; attr?: Record<string, string | RegExp>; nth?: number }
+  | {
+      name?: string | RegExp;
+      tag?: string;
+      role?: string;
+      attr?: Record<string, string | RegExp>;
+      nth?: number;
+    }
   | ((e: Observation['elements'][number]) => boolean);
 
 /** A task template: draws parameters, words the objective, verifies the final state, solves it. */

@@ -238,7 +238,10 @@ export function registerTasks(program: Command): void {
     .description(
       'Rewrite raw user queries into executable browsing tasks, dropping infeasible ones with a reason',
     )
-    .option('--queries <file>', "raw queries: one per line, or JSONL {query, site?, startUrl?}; 'world' (or none) with --model offline: the world's own raw-query corpus")
+    .option(
+      '--queries <file>',
+      "raw queries: one per line, or JSONL {query, site?, startUrl?}; 'world' (or none) with --model offline: the world's own raw-query corpus",
+    )
     .requiredOption(
       '--model <spec>',
       "rewriter: a model spec openai:<model>[@<url>], or 'offline' (the offline world's rewriter)",

@@ -84,7 +84,7 @@ describe('rmsweb world check', () => {
     const shop = server.world.sites.get('shop')!;
     const { out: list } = await world('tasks', '--site', 'shop', '--json');
     const task = (JSON.parse(list) as Task[]).find((t) => t.category === 'wishlist-add')!;
-    const productId = (task.verifier as { params: { productId: string } }).params.productId;
+    const productId = (task.verifier as unknown as { params: { productId: string } }).params.productId;
     expect(shop.templates.some((t) => t.id === 'shop.wishlist-add')).toBe(true);
     const before = await world('check', task.id, '--session', s.id, '--port', String(server.port), '--json');
     expect(JSON.parse(before.out)).toMatchObject({ success: false, failedConditions: ['wishlist.item'] });

@@ -1,6 +1,23 @@
 import type { TaskDraft } from '../site.ts';
-import { type Candidate, type Flat, type KeyProfile, type Leaf, type TemplateProfile, flatten } from './profile.ts';
-import { type FuzzyVocab, contentTokens, isShorthand, dateMentions, numberMentions, parseDateValue, queryTokens, stem, tokenMatches } from './tokens.ts';
+import {
+  type Candidate,
+  type Flat,
+  flatten,
+  type KeyProfile,
+  type Leaf,
+  type TemplateProfile,
+} from './profile.ts';
+import {
+  contentTokens,
+  dateMentions,
+  type FuzzyVocab,
+  isShorthand,
+  numberMentions,
+  parseDateValue,
+  queryTokens,
+  stem,
+  tokenMatches,
+} from './tokens.ts';
 
 /**
  * Grounds one messy query in one template: each visible parameter gets the catalog value the
@@ -51,7 +68,11 @@ export interface Grounding {
 /** Which vocabulary tokens each query token stands for (exact or a typo away). */
 function matchedVocab(q: QueryView, vocab: { has(t: string): boolean }): Map<string, string[]> {
   const out = new Map<string, string[]>();
-  for (const qt of q.tokens) out.set(qt, (q.matches.get(qt) ?? []).filter((t) => vocab.has(t)));
+  for (const qt of q.tokens)
+    out.set(
+      qt,
+      (q.matches.get(qt) ?? []).filter((t) => vocab.has(t)),
+    );
   return out;
 }
 
@@ -82,12 +103,23 @@ function groundEntityOrText(k: KeyProfile, q: QueryView, claimed: Set<string> = 
   const empty = k.values.indexOf('""');
   if (k.kind === 'entity') {
     // Highest evidence wins; on a tie the value with fewer words ("Trail Runner 2" over "... GTX").
-    const order = [...gained.keys()].filter((i) => gained[i] > 0).sort((a, b) => gained[b] - gained[a] || k.tokens[a].length - k.tokens[b].length);
+    const order = [...gained.keys()]
+      .filter((i) => gained[i] > 0)
+      .sort((a, b) => gained[b] - gained[a] || k.tokens[a].length - k.tokens[b].length);
     if (!order.length || gained[order[0]] < 2) {
-      return empty >= 0 ? { path: k.path, value: '""', conf: 0.6, used: [] } : { path: k.path, value: null, conf: 0 };
+      return empty >= 0
+        ? { path: k.path, value: '""', conf: 0.6, used: [] }
+        : { path: k.path, value: null, conf: 0 };
     }
     const gap = gained[order[0]] - (order.length > 1 ? gained[order[1]] : 0);
-    return { path: k.path, value: k.values[order[0]], conf: gap > 0.3 ? 1 : 0.5, used: support.get(order[0]), gain: gained[order[0]], exact: exact.has(order[0]) };
+    return {
+      path: k.path,
+      value: k.values[order[0]],
+      conf: gap > 0.3 ? 1 : 0.5,
+      used: support.get(order[0]),
+      gain: gained[order[0]],
+      exact: exact.has(order[0]),
+    };
   }
   // Text: the share of the value's own words the query contains.
   let best = { i: -1, cov: 0, w: 0 };
@@ -97,19 +129,34 @@ function groundEntityOrText(k: KeyProfile, q: QueryView, claimed: Set<string> = 
     const total = k.tokens[i].reduce((a, t) => a + (k.idf.get(t) ?? 0), 0);
     if (total === 0) continue;
     // Written as one phrase in the query ("12:30 PM", not "4 ... 30 PM"): a small bonus.
-    const whole = k.tokens[i].length > 1 && (said.includes(` ${k.tokens[i].join(' ')} `) || phrase.includes(` ${k.tokens[i].join(' ')} `)) ? 0.05 : 0;
+    const whole =
+      k.tokens[i].length > 1 &&
+      (said.includes(` ${k.tokens[i].join(' ')} `) || phrase.includes(` ${k.tokens[i].join(' ')} `))
+        ? 0.05
+        : 0;
     const cov = gained[i] / total + whole;
-    if (cov > best.cov + 1e-9 || (Math.abs(cov - best.cov) < 1e-9 && gained[i] > best.w)) best = { i, cov, w: gained[i] };
+    if (cov > best.cov + 1e-9 || (Math.abs(cov - best.cov) < 1e-9 && gained[i] > best.w))
+      best = { i, cov, w: gained[i] };
   }
-  if (best.i >= 0 && best.cov >= 0.6) return { path: k.path, value: k.values[best.i], conf: Math.min(1, best.cov), used: support.get(best.i), gain: best.w, exact: exact.has(best.i) };
+  if (best.i >= 0 && best.cov >= 0.6)
+    return {
+      path: k.path,
+      value: k.values[best.i],
+      conf: Math.min(1, best.cov),
+      used: support.get(best.i),
+      gain: best.w,
+      exact: exact.has(best.i),
+    };
   if (empty >= 0) return { path: k.path, value: '""', conf: 0.6, used: [] };
   return { path: k.path, value: null, conf: 0 };
 }
 
 function groundBool(k: KeyProfile, q: QueryView): KeyGround {
   const has = (ws: string[]) => ws.some((w) => q.tokens.some((t) => tokenMatches(t, w)));
-  if (k.markers.true.length && has(k.markers.true)) return { path: k.path, value: 'true', conf: 0.8, exact: true };
-  if (k.markers.false.length && has(k.markers.false)) return { path: k.path, value: 'false', conf: 0.8, exact: true };
+  if (k.markers.true.length && has(k.markers.true))
+    return { path: k.path, value: 'true', conf: 0.8, exact: true };
+  if (k.markers.false.length && has(k.markers.false))
+    return { path: k.path, value: 'false', conf: 0.8, exact: true };
   if (k.markers.true.length && !k.markers.false.length) return { path: k.path, value: 'false', conf: 0.4 };
   return { path: k.path, value: null, conf: 0 };
 }
@@ -121,7 +168,13 @@ function groundNumbers(keys: KeyProfile[], q: QueryView): KeyGround[] {
   const lower = q.text.toLowerCase();
   const near = (pos: number) => {
     const before = contentTokens(lower.slice(Math.max(0, pos - 24), pos)).slice(-1);
-    const after = contentTokens(lower.slice(pos).replace(/^(no|zero|none)\b/, '').replace(/^[\d.,$%k\s]+/, '').slice(0, 24)).slice(0, 1);
+    const after = contentTokens(
+      lower
+        .slice(pos)
+        .replace(/^(no|zero|none)\b/, '')
+        .replace(/^[\d.,$%k\s]+/, '')
+        .slice(0, 24),
+    ).slice(0, 1);
     return [...before, ...after].map(stem);
   };
   const pairs: Array<{ k: KeyProfile; m: number; score: number }> = [];
@@ -129,7 +182,11 @@ function groundNumbers(keys: KeyProfile[], q: QueryView): KeyGround[] {
     const domain = new Set(k.values.map((v) => Number(JSON.parse(v))));
     q.numbers.forEach((n, m) => {
       if (!domain.has(n.value)) return;
-      const ctx = near(n.pos).reduce((a, w) => a + (k.context.has(w) ? 1 : [...k.context.keys()].some((c) => tokenMatches(w, c)) ? 0.8 : 0), 0);
+      const ctx = near(n.pos).reduce(
+        (a, w) =>
+          a + (k.context.has(w) ? 1 : [...k.context.keys()].some((c) => tokenMatches(w, c)) ? 0.8 : 0),
+        0,
+      );
       pairs.push({ k, m, score: 1 + ctx });
     });
   }
@@ -137,7 +194,13 @@ function groundNumbers(keys: KeyProfile[], q: QueryView): KeyGround[] {
   for (const p of pairs) {
     if (out.has(p.k.path) || used.has(p.m)) continue;
     const v = q.numbers[p.m].value;
-    out.set(p.k.path, { path: p.k.path, value: JSON.stringify(v), conf: p.score > 1 ? 1 : 0.7, used: q.tokens.filter((t) => Number(t) === v), exact: true });
+    out.set(p.k.path, {
+      path: p.k.path,
+      value: JSON.stringify(v),
+      conf: p.score > 1 ? 1 : 0.7,
+      used: q.tokens.filter((t) => Number(t) === v),
+      exact: true,
+    });
     used.add(p.m);
   }
   return keys.map((k) => out.get(k.path) ?? { path: k.path, value: null, conf: 0 });
@@ -156,7 +219,13 @@ function groundDates(keys: KeyProfile[], q: QueryView): KeyGround[] {
         return p && p.month === d.month && p.day === d.day && (d.year === null || d.year === p.year);
       });
       if (hit) {
-        out.set(k.path, { path: k.path, value: hit, conf: 1, used: q.tokens.filter((t) => t === String(d.day)), exact: true });
+        out.set(k.path, {
+          path: k.path,
+          value: hit,
+          conf: 1,
+          used: q.tokens.filter((t) => t === String(d.day)),
+          exact: true,
+        });
         next = m + 1;
         break;
       }
@@ -173,10 +242,19 @@ function groundDates(keys: KeyProfile[], q: QueryView): KeyGround[] {
 export function groundKeys(p: TemplateProfile, q: QueryView): KeyGround[] {
   const visible = p.keys.filter((k) => k.visible && k.kind !== 'opaque');
   const byPath = new Map<string, KeyGround>();
-  for (const g of groundNumbers(visible.filter((k) => k.kind === 'number'), q)) byPath.set(g.path, g);
-  for (const g of groundDates(visible.filter((k) => k.kind === 'date'), q)) byPath.set(g.path, g);
+  for (const g of groundNumbers(
+    visible.filter((k) => k.kind === 'number'),
+    q,
+  ))
+    byPath.set(g.path, g);
+  for (const g of groundDates(
+    visible.filter((k) => k.kind === 'date'),
+    q,
+  ))
+    byPath.set(g.path, g);
   for (const k of visible) {
-    if (k.kind === 'text' || k.kind === 'list' || k.kind === 'entity') byPath.set(k.path, groundEntityOrText(k, q));
+    if (k.kind === 'text' || k.kind === 'list' || k.kind === 'entity')
+      byPath.set(k.path, groundEntityOrText(k, q));
     if (k.kind === 'bool') byPath.set(k.path, groundBool(k, q));
   }
   resolveOverlaps(visible, q, byPath);
@@ -192,7 +270,11 @@ const worth = (g: KeyGround) => (g.value === null ? 0 : g.conf) + 0.01 * (g.gain
  */
 function resolveOverlaps(visible: KeyProfile[], q: QueryView, byPath: Map<string, KeyGround>): void {
   // Numbers and dates are read exactly: an entity does without the words they use.
-  const exactUse = new Set(visible.filter((k) => k.kind === 'number' || k.kind === 'date').flatMap((k) => byPath.get(k.path)?.used ?? []));
+  const exactUse = new Set(
+    visible
+      .filter((k) => k.kind === 'number' || k.kind === 'date')
+      .flatMap((k) => byPath.get(k.path)?.used ?? []),
+  );
   for (const a of visible) {
     if (a.kind !== 'entity' || !exactUse.size) continue;
     const ga = byPath.get(a.path)!;
@@ -269,7 +351,10 @@ const same = (a: Leaf | Leaf[] | undefined, json: string) => a !== undefined && 
  * no candidate agrees with everything the text said, a template that can word arbitrary
  * parameters (draftFor) gets the closest candidate with the grounded values put in.
  */
-export function choose(p: TemplateProfile, grounds: KeyGround[]): { params: Record<string, unknown>; draft: TaskDraft<unknown>; assumed: string[] } | null {
+export function choose(
+  p: TemplateProfile,
+  grounds: KeyGround[],
+): { params: Record<string, unknown>; draft: TaskDraft<unknown>; assumed: string[] } | null {
   const said = grounds.filter((g) => g.value !== null);
   const want = said.reduce((a, g) => a + g.conf, 0);
   let best: { c: Candidate; agree: number } | null = null;
@@ -303,7 +388,12 @@ function replaceAll(s: string, from: string, to: string): string {
  * the grounded catalog item in place of the sampled one (its name in the objective, its id in the
  * parameters and start path). Only safe when no hidden parameter (an answer) depends on the item.
  */
-function substitute(p: TemplateProfile, c: Candidate, said: KeyGround[], assumed: string[]): { params: Record<string, unknown>; draft: TaskDraft<unknown>; assumed: string[] } | null {
+function substitute(
+  p: TemplateProfile,
+  c: Candidate,
+  said: KeyGround[],
+  assumed: string[],
+): { params: Record<string, unknown>; draft: TaskDraft<unknown>; assumed: string[] } | null {
   if (!c.draft || p.keys.some((k) => !k.visible && k.kind !== 'opaque')) return null;
   let { objective, startPath, splitKey } = c.draft;
   const flat: Flat = { ...c.flat };
@@ -318,12 +408,18 @@ function substitute(p: TemplateProfile, c: Candidate, said: KeyGround[], assumed
       if (!a || !b) return null;
       let changed = false;
       for (const [f, v] of Object.entries(a)) {
-        if (typeof v !== 'string' || typeof b[f] !== 'string' || v.length < 3 || !objective.includes(v)) continue;
+        if (typeof v !== 'string' || typeof b[f] !== 'string' || v.length < 3 || !objective.includes(v))
+          continue;
         objective = replaceAll(objective, v, b[f] as string);
         changed = true;
       }
       if (!changed) return null;
-    } else if ((k.kind === 'text' || k.kind === 'number') && from !== null && from !== '' && objective.split(String(from)).length === 2) {
+    } else if (
+      (k.kind === 'text' || k.kind === 'number') &&
+      from !== null &&
+      from !== '' &&
+      objective.split(String(from)).length === 2
+    ) {
       objective = objective.replace(String(from), String(to));
     } else return null;
     startPath = replaceAll(startPath, encodeURIComponent(String(from)), encodeURIComponent(String(to)));
@@ -346,7 +442,19 @@ export function flatEqual(a: unknown, b: unknown): boolean {
 /** Query words that neither the site's vocabulary nor the template's grounded values account for. */
 export function unexplained(q: QueryView, keys: KeyGround[]): string[] {
   const used = new Set(keys.flatMap((k) => k.used ?? []));
-  return q.tokens.filter((t) => !used.has(t) && !/\d/.test(t) && t.length > 2 && !(q.matches.get(t) ?? []).length && !FILLER.has(t) && !isShorthand(t));
+  return q.tokens.filter(
+    (t) =>
+      !used.has(t) &&
+      !/\d/.test(t) &&
+      t.length > 2 &&
+      !(q.matches.get(t) ?? []).length &&
+      !FILLER.has(t) &&
+      !isShorthand(t),
+  );
 }
 
-const FILLER = new Set('same number need want pls plz thx thanks thing stuff good nice look looking some asap quick quickly real really ok okay hey hi hello also mine yes yeah'.split(' '));
+const FILLER = new Set(
+  'same number need want pls plz thx thanks thing stuff good nice look looking some asap quick quickly real really ok okay hey hi hello also mine yes yeah'.split(
+    ' ',
+  ),
+);

@@ -16,8 +16,10 @@ export type KeyKind = 'entity' | 'number' | 'date' | 'text' | 'bool' | 'list' | 
 /** Nested params as path -> leaf ("item.productId"); arrays of primitives stay one leaf. */
 export function flatten(v: unknown, prefix = '', out: Flat = {}): Flat {
   if (Array.isArray(v) && v.every((x) => x === null || typeof x !== 'object')) out[prefix] = v as Leaf[];
-  else if (Array.isArray(v)) v.forEach((x, i) => flatten(x, prefix ? `${prefix}.${i}` : String(i), out));
-  else if (v !== null && typeof v === 'object') for (const [k, x] of Object.entries(v)) flatten(x, prefix ? `${prefix}.${k}` : k, out);
+  else if (Array.isArray(v)) {
+    for (const [i, x] of v.entries()) flatten(x, prefix ? `${prefix}.${i}` : String(i), out);
+  } else if (v !== null && typeof v === 'object')
+    for (const [k, x] of Object.entries(v)) flatten(x, prefix ? `${prefix}.${k}` : k, out);
   else out[prefix] = v as Leaf;
   return out;
 }
@@ -59,7 +61,8 @@ export interface TemplateProfile {
   vocab: Map<string, number>;
 }
 
-const PRIMARY = /^(name|title|subject|fullName|about|label|street|address|model|company|item|first|last|product|city)$/;
+const PRIMARY =
+  /^(name|title|subject|fullName|about|label|street|address|model|company|item|first|last|product|city)$/;
 const SKIP = /^(description|body|preview|history|url|href|image|notes?|text|instructions|steps|reviews?)$/i;
 
 export type RecordRef = Record<string, unknown>;
@@ -70,7 +73,8 @@ function collections(data: unknown): RecordRef[][] {
   const walk = (v: unknown, depth: number) => {
     if (depth > 4 || v === null || typeof v !== 'object' || v instanceof Map || v instanceof Set) return;
     if (Array.isArray(v)) {
-      if (v.length && v.every((x) => x !== null && typeof x === 'object' && !Array.isArray(x))) out.push(v as RecordRef[]);
+      if (v.length && v.every((x) => x !== null && typeof x === 'object' && !Array.isArray(x)))
+        out.push(v as RecordRef[]);
       return;
     }
     for (const x of Object.values(v)) walk(x, depth + 1);
@@ -119,8 +123,20 @@ function fieldMaps(data: unknown): FieldMap[] {
   const out: FieldMap[] = [];
   for (const coll of collections(data)) {
     const sample = coll.slice(0, 5);
-    const fields = new Set(sample.flatMap((r) => Object.entries(r).filter(([, v]) => typeof v === 'string' || typeof v === 'number').map(([k]) => k)));
-    const nested = new Set(sample.flatMap((r) => Object.entries(r).filter(([, v]) => v && typeof v === 'object' && !Array.isArray(v)).map(([k]) => k)));
+    const fields = new Set(
+      sample.flatMap((r) =>
+        Object.entries(r)
+          .filter(([, v]) => typeof v === 'string' || typeof v === 'number')
+          .map(([k]) => k),
+      ),
+    );
+    const nested = new Set(
+      sample.flatMap((r) =>
+        Object.entries(r)
+          .filter(([, v]) => v && typeof v === 'object' && !Array.isArray(v))
+          .map(([k]) => k),
+      ),
+    );
     const add = (get: (r: RecordRef) => unknown, recOf: (r: RecordRef) => RecordRef, unique: boolean) => {
       const map = new Map<string, RecordRef>();
       let present = 0;
@@ -132,10 +148,20 @@ function fieldMaps(data: unknown): FieldMap[] {
       }
       if (map.size && (!unique || map.size >= present * 0.95)) out.push({ map });
     };
-    for (const f of fields) add((r) => r[f], (r) => r, true);
+    for (const f of fields)
+      add(
+        (r) => r[f],
+        (r) => r,
+        true,
+      );
     for (const n of nested) {
       const sub = coll.find((r) => r[n] && typeof r[n] === 'object')?.[n] as RecordRef | undefined;
-      for (const f of Object.keys(sub ?? {})) add((r) => (r[n] as RecordRef | undefined)?.[f], (r) => r[n] as RecordRef, false);
+      for (const f of Object.keys(sub ?? {}))
+        add(
+          (r) => (r[n] as RecordRef | undefined)?.[f],
+          (r) => r[n] as RecordRef,
+          false,
+        );
     }
   }
   FIELD_MAPS.set(data, out);
@@ -162,7 +188,13 @@ const DATE_OR_PHONE = /^(\d{1,2}\/\d{1,2}\/\d{4}|\d{4}-\d{2}-\d{2}(T.*)?|\(?\d{3
 
 /** Record words; the short numbers inside dates and phone numbers ("09", "26") only add noise. */
 function recordTokens(strings: string[]): string[] {
-  return [...new Set(strings.flatMap((x) => (DATE_OR_PHONE.test(x.trim()) ? tokensOf(x).filter((t) => !/^\d{1,2}$/.test(t)) : tokensOf(x))))];
+  return [
+    ...new Set(
+      strings.flatMap((x) =>
+        DATE_OR_PHONE.test(x.trim()) ? tokensOf(x).filter((t) => !/^\d{1,2}$/.test(t)) : tokensOf(x),
+      ),
+    ),
+  ];
 }
 
 function indexTokens(tokens: string[][]): { postings: Map<string, number[]>; idf: Map<string, number> } {
@@ -215,9 +247,14 @@ function kindOf(values: Array<Leaf | Leaf[]>, records: Map<string, RecordRef> | 
 /** Builds the profile of one template (deterministic for a world seed). */
 export function profileTemplate(site: Site, t: TaskTemplate, seed: number): TemplateProfile {
   const pool = t.pool?.(site.data);
-  const candidates: Candidate[] = pool ? pool.map((p) => ({ params: p as Record<string, unknown>, flat: flatten(p) })) : sampleDrafts(t, site.data, seed, 250);
+  const candidates: Candidate[] = pool
+    ? pool.map((p) => ({ params: p as Record<string, unknown>, flat: flatten(p) }))
+    : sampleDrafts(t, site.data, seed, 250);
   // Objectives to learn from: pool templates word a spread of their pool.
-  const wordedAll = candidates.length <= 240 ? candidates : new Rng(`${seed}:rewriter:${t.id}:spread`).shuffle(candidates).slice(0, 240);
+  const wordedAll =
+    candidates.length <= 240
+      ? candidates
+      : new Rng(`${seed}:rewriter:${t.id}:spread`).shuffle(candidates).slice(0, 240);
   const worded: Array<{ c: Candidate; objective: string }> = [];
   for (const c of wordedAll) {
     const d = c.draft ?? t.draftFor?.(c.params, site.data);
@@ -228,11 +265,16 @@ export function profileTemplate(site: Site, t: TaskTemplate, seed: number): Temp
   const keys: KeyProfile[] = paths.map((path) => {
     const raw = candidates.map((c) => c.flat[path]).filter((v) => v !== undefined) as Array<Leaf | Leaf[]>;
     let values = [...new Set(raw.map((v) => JSON.stringify(v)))];
-    const strings = values.map((v) => JSON.parse(v)).filter((v) => typeof v === 'string' || typeof v === 'number').map(String);
-    const records = typeof raw.find((x) => x !== '' && x !== null) === 'string' ? entityRecords(strings, maps) : null;
+    const strings = values
+      .map((v) => JSON.parse(v))
+      .filter((v) => typeof v === 'string' || typeof v === 'number')
+      .map(String);
+    const records =
+      typeof raw.find((x) => x !== '' && x !== null) === 'string' ? entityRecords(strings, maps) : null;
     const kind = kindOf(raw, records);
     // A sampled template saw only part of the catalog: any record of the same collection may be meant.
-    if (kind === 'entity' && !pool) values = [...new Set([...values, ...[...records!.keys()].map((v) => JSON.stringify(v))])];
+    if (kind === 'entity' && !pool)
+      values = [...new Set([...values, ...[...records!.keys()].map((v) => JSON.stringify(v))])];
     const tokens = values.map((vs) => {
       const v = JSON.parse(vs);
       if (kind === 'entity') {
@@ -269,7 +311,9 @@ export function profileTemplate(site: Site, t: TaskTemplate, seed: number): Temp
           counted++;
           continue;
         }
-        const m = new RegExp(`(^|[^\\d.])${String(v).replace('.', '\\.')}(?![\\d])`).exec(objective.replace(/(\d),(?=\d{3})/g, '$1'));
+        const m = new RegExp(`(^|[^\\d.])${String(v).replace('.', '\\.')}(?![\\d])`).exec(
+          objective.replace(/(\d),(?=\d{3})/g, '$1'),
+        );
         at = m ? m.index / objective.length : 0.5;
         if (m) {
           const s = objective.replace(/(\d),(?=\d{3})/g, '$1');
@@ -288,12 +332,18 @@ export function profileTemplate(site: Site, t: TaskTemplate, seed: number): Temp
         if (i < 0 || v === '') continue;
         counted++;
         const words = new Set(contentTokens(objective).map(stem));
-        const score = (j: number) => tokens[j].reduce((a, t) => a + (words.has(t) ? (idf.get(t) ?? 0) : 0), 0);
+        const score = (j: number) =>
+          tokens[j].reduce((a, t) => a + (words.has(t) ? (idf.get(t) ?? 0) : 0), 0);
         const mine = score(i);
-        const beats = (j: number) => j !== i && (score(j) > mine + 1e-9 || (Math.abs(score(j) - mine) < 1e-9 && tokens[j].length <= tokens[i].length));
+        const beats = (j: number) =>
+          j !== i &&
+          (score(j) > mine + 1e-9 ||
+            (Math.abs(score(j) - mine) < 1e-9 && tokens[j].length <= tokens[i].length));
         if (mine > 0 && !tokens.some((_, j) => beats(j))) {
           shown++;
-          const hit = surfaces(v).map((x) => o.indexOf(norm(x))).find((x) => x >= 0);
+          const hit = surfaces(v)
+            .map((x) => o.indexOf(norm(x)))
+            .find((x) => x >= 0);
           posSum += hit !== undefined ? hit / o.length : 0.5;
         }
         continue;
@@ -315,28 +365,49 @@ export function profileTemplate(site: Site, t: TaskTemplate, seed: number): Temp
       }
     }
     if (kind === 'bool') {
-      const withV = (b: boolean) => worded.filter((w) => w.c.flat[path] === b).map((w) => new Set(contentTokens(w.objective).map(stem)));
+      const withV = (b: boolean) =>
+        worded.filter((w) => w.c.flat[path] === b).map((w) => new Set(contentTokens(w.objective).map(stem)));
       const [ts, fs] = [withV(true), withV(false)];
-      const df = (sets: Set<string>[], tok: string) => (sets.length ? sets.filter((s) => s.has(tok)).length / sets.length : 0);
+      const df = (sets: Set<string>[], tok: string) =>
+        sets.length ? sets.filter((s) => s.has(tok)).length / sets.length : 0;
       const vocab = new Set([...ts, ...fs].flatMap((s) => [...s]));
       for (const tok of vocab) {
         if (df(ts, tok) >= 0.5 && df(fs, tok) <= 0.1) markers.true.push(tok);
         if (df(fs, tok) >= 0.5 && df(ts, tok) <= 0.1) markers.false.push(tok);
       }
     }
-    const visible = kind === 'bool' ? markers.true.length + markers.false.length > 0 : counted > 0 && shown / counted >= 0.5;
-    return { path, kind, visible, values, tokens, postings, idf, context, position: shown ? posSum / shown : 1, markers, records };
+    const visible =
+      kind === 'bool'
+        ? markers.true.length + markers.false.length > 0
+        : counted > 0 && shown / counted >= 0.5;
+    return {
+      path,
+      kind,
+      visible,
+      values,
+      tokens,
+      postings,
+      idf,
+      context,
+      position: shown ? posSum / shown : 1,
+      markers,
+      records,
+    };
   });
   // Characteristic words: frequent in the objectives once the sample's own text values ("Work",
   // a reply line) are taken out, so a label name does not read as the intent of the template.
   const textKeys = keys.filter((k) => k.visible && (k.kind === 'text' || k.kind === 'list'));
   const vocab = new Map<string, number>();
   for (const w of worded) {
-    const own = new Set(textKeys.flatMap((k) => (w.c.flat[k.path] === undefined ? [] : tokensOf(String(w.c.flat[k.path])))));
-    for (const tok of new Set(contentTokens(w.objective).map(stem))) if (!own.has(tok)) vocab.set(tok, (vocab.get(tok) ?? 0) + 1 / worded.length);
+    const own = new Set(
+      textKeys.flatMap((k) => (w.c.flat[k.path] === undefined ? [] : tokensOf(String(w.c.flat[k.path])))),
+    );
+    for (const tok of new Set(contentTokens(w.objective).map(stem)))
+      if (!own.has(tok)) vocab.set(tok, (vocab.get(tok) ?? 0) + 1 / worded.length);
   }
   for (const [tok, df] of vocab) if (df < 0.15) vocab.delete(tok);
   // The description names the intent in other words ("mark as read", "archive"): a small boost.
-  for (const tok of new Set(contentTokens(t.description).map(stem))) vocab.set(tok, Math.min(1, (vocab.get(tok) ?? 0) + 0.2));
+  for (const tok of new Set(contentTokens(t.description).map(stem)))
+    vocab.set(tok, Math.min(1, (vocab.get(tok) ?? 0) + 0.2));
   return { site, template: t, candidates, keys, vocab };
 }

@@ -39,11 +39,35 @@ for (const [long, shorts] of Object.entries(SHORTHAND)) {
   }
 }
 for (const [k, v] of [
-  ['bdrm', 'bedroom'], ['beds', 'bedroom'], ['bed', 'bedroom'], ['bedrooms', 'bedroom'], ['baths', 'bathroom'], ['yr', 'year'], ['yrs', 'years'],
-  ['mo', 'month'], ['ppl', 'people'], ['subj', 'subject'], ['thru', 'through'], ['ooo', 'vacation'], ['autoreply', 'vacation'],
-  ['snap', 'food assistance'], ['stamps', 'food assistance'], ['tix', 'tickets'], ['priciest', 'expensive'],
-  ['biggest', 'largest'], ['sqft', 'square feet'], ['pct', 'percent'], ['respond', 'reply'], ['answer', 'reply'], ['register', 'apply'], ['registration', 'application'],
-  ['tag', 'label'], ['star', 'starred'], ['price', 'cost'], ['cost', 'price'], ['fee', 'cost'],
+  ['bdrm', 'bedroom'],
+  ['beds', 'bedroom'],
+  ['bed', 'bedroom'],
+  ['bedrooms', 'bedroom'],
+  ['baths', 'bathroom'],
+  ['yr', 'year'],
+  ['yrs', 'years'],
+  ['mo', 'month'],
+  ['ppl', 'people'],
+  ['subj', 'subject'],
+  ['thru', 'through'],
+  ['ooo', 'vacation'],
+  ['autoreply', 'vacation'],
+  ['snap', 'food assistance'],
+  ['stamps', 'food assistance'],
+  ['tix', 'tickets'],
+  ['priciest', 'expensive'],
+  ['biggest', 'largest'],
+  ['sqft', 'square feet'],
+  ['pct', 'percent'],
+  ['respond', 'reply'],
+  ['answer', 'reply'],
+  ['register', 'apply'],
+  ['registration', 'application'],
+  ['tag', 'label'],
+  ['star', 'starred'],
+  ['price', 'cost'],
+  ['cost', 'price'],
+  ['fee', 'cost'],
 ] as const) {
   EXPANSIONS.set(k, rawTokens(v));
 }
@@ -78,7 +102,8 @@ export function editDistance(a: string, b: string, max = 2): number {
     let best = i;
     for (let j = 1; j <= b.length; j++) {
       cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) cur[j] = Math.min(cur[j], prev2[j - 2] + 1);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        cur[j] = Math.min(cur[j], prev2[j - 2] + 1);
       best = Math.min(best, cur[j]);
     }
     if (best > max) return max + 1;
@@ -131,13 +156,29 @@ export function numberMentions(text: string): Array<{ value: number; pos: number
   return out.sort((a, b) => a.pos - b.pos);
 }
 
-const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
+const MONTHS = [
+  'january',
+  'february',
+  'march',
+  'april',
+  'may',
+  'june',
+  'july',
+  'august',
+  'september',
+  'october',
+  'november',
+  'december',
+];
 
 /** Month-day(-year) mentions: "March 5", "mar 5th 2027", "3/5", "03/05/2027", "2027-03-05". */
-export function dateMentions(text: string): Array<{ month: number; day: number; year: number | null; pos: number }> {
+export function dateMentions(
+  text: string,
+): Array<{ month: number; day: number; year: number | null; pos: number }> {
   const out: Array<{ month: number; day: number; year: number | null; pos: number }> = [];
   const lower = text.toLowerCase();
-  const named = /\b(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+(\d{1,2})(?:st|nd|rd|th)?(?:,?\s+(\d{4}))?/g;
+  const named =
+    /\b(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+(\d{1,2})(?:st|nd|rd|th)?(?:,?\s+(\d{4}))?/g;
   for (const m of lower.matchAll(named)) {
     const month = MONTHS.findIndex((x) => x.startsWith(m[1].slice(0, 3))) + 1;
     out.push({ month, day: Number(m[2]), year: m[3] ? Number(m[3]) : null, pos: m.index ?? 0 });
@@ -148,7 +189,9 @@ export function dateMentions(text: string): Array<{ month: number; day: number; 
   for (const m of lower.matchAll(/\b(\d{4})-(\d{2})-(\d{2})\b/g)) {
     out.push({ month: Number(m[2]), day: Number(m[3]), year: Number(m[1]), pos: m.index ?? 0 });
   }
-  return out.filter((d) => d.month >= 1 && d.month <= 12 && d.day >= 1 && d.day <= 31).sort((a, b) => a.pos - b.pos);
+  return out
+    .filter((d) => d.month >= 1 && d.month <= 12 && d.day >= 1 && d.day <= 31)
+    .sort((a, b) => a.pos - b.pos);
 }
 
 /** A date parameter value ("2027-03-05" or "03/05/2027") as month, day, year; null if not a date. */
@@ -167,7 +210,13 @@ export function dateSurfaces(d: { month: number; day: number; year: number }): s
   const cap = name.charAt(0).toUpperCase() + name.slice(1);
   const mm = String(d.month).padStart(2, '0');
   const dd = String(d.day).padStart(2, '0');
-  return [`${cap} ${d.day}`, `${cap.slice(0, 3)} ${d.day}`, `${mm}/${dd}/${d.year}`, `${d.month}/${d.day}`, `${d.year}-${mm}-${dd}`];
+  return [
+    `${cap} ${d.day}`,
+    `${cap.slice(0, 3)} ${d.day}`,
+    `${mm}/${dd}/${d.year}`,
+    `${d.month}/${d.day}`,
+    `${d.year}-${mm}-${dd}`,
+  ];
 }
 
 function deletes(t: string): string[] {
@@ -196,7 +245,8 @@ export class FuzzyVocab {
     const out = new Set<string>();
     if (this.words.has(q)) out.add(q);
     if (q.length >= 4 && !/\d/.test(q)) {
-      for (const d of q.length >= 5 ? [q, ...deletes(q)] : [q]) for (const t of this.byDelete.get(d) ?? []) if (tokenMatches(q, t)) out.add(t);
+      for (const d of q.length >= 5 ? [q, ...deletes(q)] : [q])
+        for (const t of this.byDelete.get(d) ?? []) if (tokenMatches(q, t)) out.add(t);
     }
     return [...out];
   }

@@ -82,7 +82,7 @@ export class WorldHarness {
       this.env = await this.host.newEnv({
         screenshot: { enabled: false },
         allowlist: [this.origin],
-        settleMs: 150,
+        settleMs: 100,
       });
     }
     return this.env;

@@ -37,6 +37,14 @@ interface Field {
   group?: Element[];
 }
 
+/**
+ * Whether a reflection note asks for care (it carries any structured rule). A careful teacher
+ * reads negations in yes/no questions, matches names exactly and uses exact filter values.
+ */
+export function careful(rules: Rules): boolean {
+  return rules.avoid.length > 0 || rules.prefer.length > 0;
+}
+
 const DECLARATION = /\b(i declare|i certify|i confirm|i agree|i accept|true and complete|terms)\b/i;
 
 /** The form fields on the page, radios grouped by name, in page order. */
@@ -71,7 +79,7 @@ function ruleValue(rules: Rules, label: string): string | null {
 }
 
 /** What to put in a select, from the task. */
-export function selectValue(label: string, options: string[], task: string): string | null {
+export function selectValue(label: string, options: string[], task: string, careful = true): string | null {
   const l = label.toLowerCase();
   if (/\bstate\b/.test(l)) {
     const clause = /plate|vehicle|registration/.test(l) ? (clauseFor('plate vehicle registered', task) ?? task) : null;
@@ -82,7 +90,7 @@ export function selectValue(label: string, options: string[], task: string): str
   }
   const count = countFor(label, task);
   if (count) return options.find((o) => o.trim() === count) ?? null;
-  return chooseOption(label, options, task);
+  return chooseOption(label, options, task, careful);
 }
 
 /** Whether a non-declaration check box should be ticked: the task names what it adds. */
@@ -130,7 +138,7 @@ export function fillPage(obs: Observation, history: HistoryEntry[], task: string
     const e = f.el;
     if (f.kind === 'radio') {
       const group = f.group ?? [e];
-      const want = ruleValue(rules, f.label) ?? chooseOption(f.label, group.map(labelOf), task);
+      const want = ruleValue(rules, f.label) ?? chooseOption(f.label, group.map(labelOf), task, careful(rules));
       const pick = want ? group.find((r) => normalizeText(labelOf(r)) === normalizeText(want)) : undefined;
       if (pick && !isChecked(pick) && !clickedBefore(history, pick, here))
         return { action: { type: 'click', index: pick.index }, goal: `Answer "${f.label}" with "${labelOf(pick)}"` };
@@ -145,7 +153,7 @@ export function fillPage(obs: Observation, history: HistoryEntry[], task: string
     }
     if (f.kind === 'select') {
       const opts = optionsOf(e);
-      const want = ruleValue(rules, f.label) ?? selectValue(f.label, opts, task);
+      const want = ruleValue(rules, f.label) ?? selectValue(f.label, opts, task, careful(rules));
       if (!want || normalizeText(selectedOf(e)) === normalizeText(want) || typedBefore(history, e, want, here)) continue;
       return { action: { type: 'select_dropdown', index: e.index, text: want }, goal: `Set "${f.label}" to "${want}"` };
     }

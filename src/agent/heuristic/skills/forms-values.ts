@@ -17,7 +17,7 @@ export interface Address {
 }
 
 /** A street line: number, name words ending in a street type, then an optional unit. */
-const STREET = new RegExp(
+export const STREET = new RegExp(
   String.raw`\b\d{1,6} (?:[NSEW]\.? )?(?:[A-Z][a-z]+ ){1,3}?(?:St|Street|Ave|Avenue|Rd|Road|Ln|Lane|Way|Dr|Drive|Ct|Court|Blvd|Boulevard|Pl|Place|Ter|Terrace|Cir|Circle|Pkwy|Parkway|Hwy|Highway|Loop|Trail|Trl|Row|Sq|Square|Pike|Run|Path|Walk)\.?(?: (?:Apt|Unit|Suite|#) ?[\w-]+)?(?=,|\.|\s|$)`,
   'g',
 );
@@ -119,11 +119,15 @@ export function clauseFor(question: string, text: string): string | null {
 
 const NEGATION = /\b(not|no|nobody|none|never|nothing|without|neither|nor)\b|n['\u2019]t\b/i;
 
-/** Yes or No for a yes/no question, from the clause that answers it. */
-export function yesNo(question: string, text: string): 'Yes' | 'No' | null {
+/**
+ * Yes or No for a yes/no question, from the clause that answers it. A quick read takes a clause
+ * that talks about the question as a yes ("My name has not changed" -> changed -> Yes), the
+ * lexical reader's classic slip; a careful read (after a reflection note) honours the negation.
+ */
+export function yesNo(question: string, text: string, careful = true): 'Yes' | 'No' | null {
   const c = clauseFor(question, text);
   if (!c) return null;
-  return NEGATION.test(c) ? 'No' : 'Yes';
+  return careful && NEGATION.test(c) ? 'No' : 'Yes';
 }
 
 /** How much of an option's wording a passage contains (stemmed content-word recall). */
@@ -141,10 +145,10 @@ function optionRecall(option: string, passage: string): number {
  * The option a task means for a choice question: the option named in the clause about the
  * question, else the option the whole task names most completely.
  */
-export function chooseOption(question: string, options: string[], text: string): string | null {
+export function chooseOption(question: string, options: string[], text: string, careful = true): string | null {
   const real = options.filter((o) => o.trim() && !/^(-+\s*)?(select|choose|any)\b/i.test(o.trim()));
   if (real.length === 2 && real.every((o) => /^(yes|no)$/i.test(o))) {
-    const yn = yesNo(question, text);
+    const yn = yesNo(question, text, careful);
     return yn ? (real.find((o) => o.toLowerCase() === yn.toLowerCase()) ?? null) : null;
   }
   const clause = clauseFor(question, text);
@@ -170,7 +174,7 @@ const EMAIL = /[\w.+-]+@[\w-]+(?:\.[\w-]+)+/;
 
 function personName(text: string): string | null {
   const m =
-    text.match(/\b(?:Name|Resident|Applicant|Owner):?\s+([A-Z][a-z'-]+(?: [A-Z][a-z'-]+){1,2})/) ??
+    text.match(/\b(?:Name|Resident|Applicant|Owner|[Mm]y name(?: is)?|[Mm]y details):?\s+([A-Z][a-z'-]+(?: [A-Z][a-z'-]+){1,2})/) ??
     text.match(/\b(?:I'm|I am|for me:|me,|for)\s+([A-Z][a-z'-]+ [A-Z][a-z'-]+)(?=[,.\s]|$)/) ??
     text.match(/\bfor ([A-Z][a-z'-]+ [A-Z][a-z'-]+)\b/);
   return m ? m[1] : null;
@@ -211,6 +215,7 @@ export function textFor(label: string, text: string, type = 'text'): string | nu
   if (/\byear\b/.test(l) && /vehicle|car|^year$/.test(l.trim())) return vehicle(text)?.year ?? null;
   if (/number of employees|employees/.test(l)) return text.match(/\b(\d+) (?:full-time |part-time )?employees\b/i)?.[1] ?? null;
   if (/income|cost|amount|price|rent|salary|value/.test(l)) return money(label, text);
+  if (/^(your )?(message|question|comments?)$/.test(l.trim())) return text.match(/["\u201c]([^"\u201d]+)["\u201d]/)?.[1] ?? null;
   if (/description|describe/.test(l))
     return text.match(/\bdescription:?\s*["\u201c]([^"\u201d]+)["\u201d]/i)?.[1] ?? valueForField(label, type, text);
   if (/\bzip|postal/.test(l)) return addressFor(l, text)?.zip ?? text.match(/\bZIP:? (\d{5})\b/)?.[1] ?? null;

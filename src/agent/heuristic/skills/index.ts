@@ -4,6 +4,7 @@ import type { HistoryEntry } from '../../agent.ts';
 import type { TaskGoal } from '../goal.ts';
 import type { Choice, Rules } from '../kit.ts';
 import { formsSkill } from './forms.ts';
+import { homesSkill } from './homes.ts';
 import { mailSkill } from './mail.ts';
 import { recipesSkill } from './recipes.ts';
 import { shoppingSkill } from './shopping.ts';
@@ -36,4 +37,4 @@ export interface Skill {
 }
 
 /** Skills in priority order; the first that applies and returns a choice acts. */
-export const SKILLS: Skill[] = [recipesSkill, shoppingSkill, travelSkill, mailSkill, formsSkill];
+export const SKILLS: Skill[] = [recipesSkill, shoppingSkill, travelSkill, mailSkill, formsSkill, homesSkill];

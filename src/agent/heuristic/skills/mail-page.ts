@@ -75,25 +75,30 @@ export function rows(obs: Observation): MailRow[] {
 const STOP = new Set(['my', 'your', 'the', 'a', 'an', 'to', 'for', 'about', 'of', 'in', 'on', 'from', 'with']);
 
 /** Content words of a topic; words holding digits must all appear (invoice and order numbers). */
-function topicWords(topic: string): { words: string[]; codes: string[] } {
+function topicWords(topic: string): { words: string[]; names: string[]; codes: string[] } {
   const words = textTokens(topic).filter((t) => !STOP.has(t));
-  // Numbers and proper names (a city, a product) must all appear; other words count by share.
-  const codes = (topic.match(/\b[\w-]*\d[\w-]*\b|\b[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*/g) ?? [])
-    .filter((c) => !/^(I|My|The|A|An)$/.test(c))
+  // Proper names (a city, a product) and numbers (invoice, order) that identify the message.
+  const names = (topic.match(/\b[A-Z][\w'-]*(?:\s+[A-Z0-9][\w'-]*)*/g) ?? [])
+    .filter((c) => !/^(I|My|The|A|An)$/.test(c) && !/\d/.test(c))
     .map((c) => textTokens(c).join(' '));
-  return { words, codes };
+  const codes = (topic.match(/\b[\w-]*\d[\w-]*\b/g) ?? []).map((c) => textTokens(c).join(' '));
+  return { words, names, codes };
 }
 
 /**
  * How well a row (or an open message) matches the sender and topic the task names: 0 when the
- * sender differs or a number in the topic is missing, else the share of topic words present.
+ * sender differs (or, read carefully, a number or name of the topic is missing), else the share
+ * of topic words present.
  */
-export function matchScore(text: string, who: string, sender: string | null, topic: string | null): number {
+export function matchScore(text: string, who: string, sender: string | null, topic: string | null, careful = true): number {
   if (sender && phraseMatch(sender, who).recall < 0.99) return 0;
   if (!topic) return 1;
-  const { words, codes } = topicWords(topic);
+  const { words, names, codes } = topicWords(topic);
   const hay = ` ${textTokens(text).join(' ')} `;
-  if (codes.some((c) => !hay.includes(` ${c} `))) return 0;
+  // Names must appear; a quick reader then goes by the share of words, a careful one also
+  // insists on every number (INV-2234 is not INV-2212).
+  if (names.some((c) => !hay.includes(` ${c} `))) return 0;
+  if (careful && codes.some((c) => !hay.includes(` ${c} `))) return 0;
   if (!words.length) return 1;
   const hit = words.filter((w) => hay.includes(` ${w} `) || hay.includes(` ${w}s `)).length;
   return hit / words.length;

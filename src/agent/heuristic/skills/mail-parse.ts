@@ -220,8 +220,12 @@ function stripRecipient(topic: string | null, recipient: string | null): string 
   return at > 0 ? topic.slice(0, at) : topic;
 }
 
-/** Words that find the message with a mailbox search: the sender plus a distinctive fact. */
-export function searchWords(plan: MailPlan): string[] {
+/**
+ * Queries that find the message with a mailbox search. A quick search types the sender's name
+ * alone (what most people do first); a careful one (after a note) adds the distinctive fact (an
+ * invoice number, a city, a product) so the message is on the first page of results.
+ */
+export function searchWords(plan: MailPlan, careful = true): string[] {
   const topic = plan.topic ?? '';
   const code = topic.match(/\b[A-Z]{2,}-?\d{2,}\b/)?.[0];
   const proper = topic
@@ -231,6 +235,8 @@ export function searchWords(plan: MailPlan): string[] {
   const key = code ?? proper?.sort((a, b) => b.length - a.length)[0] ?? null;
   const out: string[] = [];
   if (plan.kind === 'spam' && plan.subject) out.push(plan.subject);
+  // A quick search is the sender alone, and nothing else is tried when it comes up short.
+  if (!careful && plan.sender) return [...out, plan.sender];
   if (plan.sender && key) out.push(`${plan.sender} ${key}`);
   if (key) out.push(key);
   if (plan.sender) out.push(plan.sender);

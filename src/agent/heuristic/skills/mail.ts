@@ -4,6 +4,7 @@ import type { TaskGoal } from '../goal.ts';
 import { bestByText, type Choice, elementOf, NEXT_RE } from '../kit.ts';
 import { isChecked, isClickable, isSearchBox, isSelect, labelOf, optionsOf, pageTexts, selectedOf } from '../page.ts';
 import { isDateField, pickDay } from './forms-date.ts';
+import { careful } from './forms-fill.ts';
 import type { Skill, SkillContext } from './index.ts';
 import {
   askPattern,
@@ -214,12 +215,14 @@ function spam(ctx: SkillContext, plan: MailPlan, page: string): Choice | null {
   return done(`I could not find "${plan.subject}" in Spam.`, false);
 }
 
+/** The row that best matches sender and topic; ties go to the first listed (no care without a note). */
 function bestRow(ctx: SkillContext, sender: string | null, topic: string | null) {
   let best: ReturnType<typeof rows>[number] | undefined;
   let score = 0.5 - 1e-9;
+  const care = careful(ctx.rules);
   for (const r of rows(ctx.obs)) {
-    if (r.sent || !r.link || ctx.acted(r.link)) continue;
-    const s = matchScore(`${r.subject} ${r.text}`, r.who, sender, topic);
+    if (r.sent || !r.link || ctx.acted(r.link) || !ctx.usable.includes(r.link)) continue;
+    const s = matchScore(`${r.subject} ${r.text}`, r.who, sender, topic, care);
     if (s > score) {
       best = r;
       score = s;
@@ -248,7 +251,7 @@ function viaMessage(ctx: SkillContext, plan: MailPlan, page: string): Choice | n
   if (plan.kind === 'read' && !isWebmail(obs)) return readDocument(ctx);
   if (page === 'message') {
     const m = openMessage(obs);
-    if (matchScore(m.text, m.who, plan.sender, plan.topic) < 0.5)
+    if (matchScore(m.text, m.who, plan.sender, plan.topic, careful(ctx.rules)) < 0.5)
       return { action: { type: 'go_back' }, goal: 'Not the message I want; back to the list' };
     return onMessage(ctx, plan);
   }
@@ -257,8 +260,12 @@ function viaMessage(ctx: SkillContext, plan: MailPlan, page: string): Choice | n
     if (best?.link) return click(best.link, `Open "${best.subject}" from ${best.who}`);
   }
   const typed = history.some((h) => h.action.type === 'input');
-  const s = search(ctx, searchWords(plan));
+  const s = search(ctx, searchWords(plan, careful(ctx.rules)));
   if (s) return s;
+  if (page === 'list' && ctx.rules.prefer.some((r) => r.kind === 'page')) {
+    const next = ctx.usable.find((e) => isClickable(e) && NEXT_RE.test(labelOf(e).trim()));
+    if (next) return click(next, 'Look on the next page of results');
+  }
   return typed ? done('I could not find the email.', false) : null;
 }
 
@@ -298,20 +305,25 @@ function write(ctx: SkillContext, plan: MailPlan): Choice | null {
   const { obs, history, rules } = ctx;
   const to = composeField(obs, 'to');
   if (to && plan.recipient) {
+    // A quick writer types the first name and the start of the last name and takes the first
+    // suggestion that fits; a careful one types the whole name and takes the exact contact.
+    const recipient = plan.recipient;
+    const care = careful(rules);
+    const [firstName, ...rest] = recipient.split(' ');
+    const typed = care || !rest.length ? recipient : `${firstName} ${rest.join(' ').slice(0, 3)}`;
     const value = to.attributes.value ?? '';
-    const chosen = /<[^>]+@[^>]+>/.test(value) && normalizeText(value).includes(normalizeText(plan.recipient));
+    const nameOf = (s: string) => normalizeText(s.replace(/<.*$/, ''));
+    const fits = (s: string) => (care ? nameOf(s) === normalizeText(recipient) : nameOf(s).startsWith(normalizeText(typed)));
+    const chosen = /<[^>]+@[^>]+>/.test(value) && fits(value);
     if (!chosen) {
       const options = ctx.usable.filter((e) => e.role === 'option');
-      const best = bestByText(options, plan.recipient, rules);
+      const best = options.find((o) => fits(labelOf(o))) ?? (care ? bestByText(options, recipient, rules) : undefined);
       if (best) return click(best, `Choose "${labelOf(best)}" as the recipient`);
       const last = history.at(-1);
       const typedHere = last?.action.type === 'input' && elementOf(last, last.action.index)?.nodeKey === to.nodeKey;
-      if (typedHere && last.action.type === 'input' && normalizeText(last.action.text) === normalizeText(plan.recipient))
+      if (typedHere && last.action.type === 'input' && normalizeText(last.action.text) === normalizeText(typed))
         return { action: { type: 'wait', seconds: 1 }, goal: 'Wait for the contact suggestions' };
-      return {
-        action: { type: 'input', index: to.index, text: plan.recipient, clear: true },
-        goal: `Type ${plan.recipient} in To`,
-      };
+      return { action: { type: 'input', index: to.index, text: typed, clear: true }, goal: `Type ${typed} in To` };
     }
   }
   const subject = composeField(obs, 'subject');

@@ -1,6 +1,6 @@
 import { normalizeText } from '../../../core/action-equivalence.ts';
 import type { Element, Observation } from '../../../core/observation.ts';
-import type { TaskGoal } from '../goal.ts';
+import { phraseMatch, type TaskGoal } from '../goal.ts';
 import { bestByText, type Choice, SORT_OPTION } from '../kit.ts';
 import { isChecked, isClickable, isSelect, isToggle, labelOf, optionsOf } from '../page.ts';
 import {
@@ -8,6 +8,7 @@ import {
   buttonMatching,
   type ControlWant,
   click,
+  exactMode,
   finish,
   formDirty,
   headingOf,
@@ -91,11 +92,17 @@ function onRecipe(ctx: SkillContext, task: RecipeTask): Choice | null {
   }
   if (task.ask === 'oven') return ovenTemperature(ctx);
   if (task.ask === 'which') {
+    // Token recall, first option in the task's order: "lime" passes for a recipe's "lime juice"
+    // until a note (or a rejected answer) makes the teacher compare whole ingredient names.
     const have = ingredientNames(obs);
-    const hit = task.options.find((o) => have.some((h) => normalizeText(h) === normalizeText(o)));
-    const loose = task.options.find((o) => have.some((h) => ` ${normalizeText(h)} `.includes(` ${normalizeText(o)} `)));
-    if (hit ?? loose) return finish((hit ?? loose)!, 'Answer with the ingredient the recipe lists');
-    return null;
+    const exact = exactMode(ctx.rules);
+    const rejected = (o: string) => ctx.rules.avoid.some((r) => r.kind === 'done' && normalizeText(r.value ?? '') === normalizeText(o));
+    const hit = task.options.find(
+      (o) =>
+        !rejected(o) &&
+        have.some((h) => (exact ? normalizeText(h) === normalizeText(o) : phraseMatch(o, h).recall >= 0.99)),
+    );
+    return hit ? finish(hit, 'Answer with the ingredient the recipe lists') : null;
   }
   if (task.servings !== null) {
     const scale = scaleTo(ctx, task.servings);

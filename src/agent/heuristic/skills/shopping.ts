@@ -65,7 +65,12 @@ function decideShopping(ctx: SkillContext): Choice | null {
 }
 
 function isProductPage(obs: Observation): boolean {
-  return obs.elements.some((e) => /^(add to cart|out of stock)$|wish ?list/i.test(`${labelOf(e)}`.trim()));
+  // The buy box: its own "Add to cart" (or "Out of stock") and a save-for-later button.
+  return obs.elements.some(
+    (e) =>
+      /^(add to cart|out of stock)$/i.test(labelOf(e).trim()) ||
+      /(add to|remove from) wish ?list/i.test(e.attributes['aria-label'] ?? ''),
+  );
 }
 
 /** Opens the named product: a listed link with its name, else the search box. */

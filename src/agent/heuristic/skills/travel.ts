@@ -8,6 +8,7 @@ import {
   buttonMatching,
   type ControlWant,
   click,
+  exactMode,
   finish,
   formDirty,
   labeledValue,
@@ -76,16 +77,21 @@ function flightSearch(ctx: SkillContext, task: TravelTask): Choice | null {
     [/^from\b/i, task.from],
     [/^to\b/i, task.to],
   ];
+  // A person types the city and takes the first suggestion; only once a note asks for exact
+  // names does the teacher type the airport code and check it in the suggestion it picks.
+  const careful = exactMode(ctx.rules);
   for (const [re, p] of legs) {
     const f = fieldLabelled(usable, re);
     if (!f || !p) continue;
-    const q = p.code ?? p.city;
+    const code = careful ? p.code : null;
+    const q = code ?? p.city;
+    const city = normalizeText(p.city);
     const step = placeStep(
       ctx,
       f,
       [q],
-      (v) => (p.code ? v.includes(`(${p.code})`) : normalizeText(v).startsWith(normalizeText(p.city))) && v.length > q.length,
-      (l) => (p.code ? l.includes(`(${p.code})`) : normalizeText(l).startsWith(normalizeText(p.city))),
+      (v) => (code ? v.includes(`(${code})`) : normalizeText(v).startsWith(city)) && v.length > q.length,
+      (l) => (code ? l.includes(`(${code})`) : normalizeText(l).startsWith(city)),
     );
     if (step) return step;
   }

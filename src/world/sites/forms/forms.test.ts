@@ -4,19 +4,20 @@ import type { Task } from '../../../core/task.ts';
 import { WorldServer } from '../../server.ts';
 import { generateWorldTasks } from '../../tasks.ts';
 import { HttpSession } from '../../testing/http-session.ts';
-import { WorldHarness, describeRun, sampleByTemplate } from '../../testing/solve-harness.ts';
+import { describeRun, sampleByTemplate, WorldHarness } from '../../testing/solve-harness.ts';
 import { World } from '../../world.ts';
 import { stateName } from '../people.ts';
 import { type FormsData, personaFacts } from './data.ts';
+import { SERVICES } from './services.ts';
 import type { FormsState } from './state.ts';
 import { normalizeDate, validateField } from './validate.ts';
-import { SERVICES } from './services.ts';
 
 const world = new World(1);
 const forms = world.sites.get('forms')!;
 const data = forms.data as FormsData;
 const tasks = generateWorldTasks({ world, site: 'forms' });
-const taskOf = (template: string): Task => tasks.find((t) => t.verifier.kind === 'world' && t.verifier.template === template && t.split === 'train')!;
+const taskOf = (template: string): Task =>
+  tasks.find((t) => t.verifier.kind === 'world' && t.verifier.template === template && t.split === 'train')!;
 const paramsOf = (t: Task) => (t.verifier as { params: any }).params;
 
 describe('forms site over HTTP', () => {
@@ -29,7 +30,8 @@ describe('forms site over HTTP', () => {
   });
 
   it('validates formats: dates against the calendar, ZIP, phone, IDs', () => {
-    const f = (name: string) => SERVICES.flatMap((s) => s.steps.flatMap((st) => st.fields)).find((x) => x.name === name)!;
+    const f = (name: string) =>
+      SERVICES.flatMap((s) => s.steps.flatMap((st) => st.fields)).find((x) => x.name === name)!;
     expect(normalizeDate('2/30/2020')).toBeNull();
     expect(normalizeDate('4/2/1985')).toBe('04/02/1985');
     expect(validateField(f('dob'), '13/01/1990')).toEqual({ error: 'Enter a real date as MM/DD/YYYY.' });
@@ -45,16 +47,37 @@ describe('forms site over HTTP', () => {
     const home = await s.get('/forms/');
     expect(home.text).toContain('class="cookie-banner"');
     await s.post('/forms/apply/passport-renewal/start', {});
-    const bad = await s.post('/forms/apply/passport-renewal/step/1', { first_name: 'Ana', last_name: '', dob: '02/30/1990', passport_number: '123', name_changed: 'No', action: 'continue' });
+    const bad = await s.post('/forms/apply/passport-renewal/step/1', {
+      first_name: 'Ana',
+      last_name: '',
+      dob: '02/30/1990',
+      passport_number: '123',
+      name_changed: 'No',
+      action: 'continue',
+    });
     expect(bad.status).toBe(422);
     expect(bad.text).toContain('There is a problem');
     expect(bad.text).toContain('Enter a real date as MM/DD/YYYY.');
     expect(bad.text).toContain('Passport numbers have exactly 9 digits.');
     expect(bad.text).toContain('value="Ana"');
-    const needPrev = await s.post('/forms/apply/passport-renewal/step/1', { first_name: 'Ana', last_name: 'Lee', dob: '02/03/1990', passport_number: '512345678', name_changed: 'Yes', action: 'continue' });
+    const needPrev = await s.post('/forms/apply/passport-renewal/step/1', {
+      first_name: 'Ana',
+      last_name: 'Lee',
+      dob: '02/03/1990',
+      passport_number: '512345678',
+      name_changed: 'Yes',
+      action: 'continue',
+    });
     expect(needPrev.status).toBe(422);
     expect(needPrev.text).toContain('f-previous_last_name-error');
-    const ok = await s.post('/forms/apply/passport-renewal/step/1', { first_name: 'Ana', last_name: 'Lee', dob: '02/03/1990', passport_number: '512345678', name_changed: 'No', action: 'continue' });
+    const ok = await s.post('/forms/apply/passport-renewal/step/1', {
+      first_name: 'Ana',
+      last_name: 'Lee',
+      dob: '02/03/1990',
+      passport_number: '512345678',
+      name_changed: 'No',
+      action: 'continue',
+    });
     expect(ok.url).toContain('/step/2');
     const skip = await s.get('/forms/apply/passport-renewal/review');
     expect(skip.url).toContain('/step/2');
@@ -66,8 +89,19 @@ describe('forms site over HTTP', () => {
     const who = data.personas.find((x) => x.id === p.personaId)!;
     const s = new HttpSession(server.url);
     await s.post('/forms/apply/library-card/start', {});
-    await s.post('/forms/apply/library-card/step/1', { first_name: who.first, last_name: who.last, dob: who.dob, email: who.email, action: 'continue' });
-    const review = await s.post('/forms/apply/library-card/step/2', { street: who.street, zip: who.zip, branch: p.branch, action: 'continue' });
+    await s.post('/forms/apply/library-card/step/1', {
+      first_name: who.first,
+      last_name: who.last,
+      dob: who.dob,
+      email: who.email,
+      action: 'continue',
+    });
+    const review = await s.post('/forms/apply/library-card/step/2', {
+      street: who.street,
+      zip: who.zip,
+      branch: p.branch,
+      action: 'continue',
+    });
     expect(review.text).toContain('data-enables="submit-btn"');
     expect(review.text).toMatch(/id="submit-btn" type="submit" disabled/);
     const refused = await s.post('/forms/apply/library-card/submit', {});
@@ -93,9 +127,27 @@ describe('forms site over HTTP', () => {
     const s = new HttpSession(server.url);
     await s.post('/forms/apply/parking-permit/start', {});
     const wrongZone = p.zone === 'Zone A' ? 'Zone B' : 'Zone A';
-    await s.post('/forms/apply/parking-permit/step/1', { zone: wrongZone, duration: p.duration, action: 'continue' });
-    await s.post('/forms/apply/parking-permit/step/2', { plate: f.plate, plate_state: stateName(who.state), make: v.make, model: v.model, year: String(v.year), action: 'continue' });
-    await s.post('/forms/apply/parking-permit/step/3', { first_name: who.first, last_name: who.last, street: who.street, zip: who.zip, phone: who.phone, action: 'continue' });
+    await s.post('/forms/apply/parking-permit/step/1', {
+      zone: wrongZone,
+      duration: p.duration,
+      action: 'continue',
+    });
+    await s.post('/forms/apply/parking-permit/step/2', {
+      plate: f.plate,
+      plate_state: stateName(who.state),
+      make: v.make,
+      model: v.model,
+      year: String(v.year),
+      action: 'continue',
+    });
+    await s.post('/forms/apply/parking-permit/step/3', {
+      first_name: who.first,
+      last_name: who.last,
+      street: who.street,
+      zip: who.zip,
+      phone: who.phone,
+      action: 'continue',
+    });
     const done = await s.post('/forms/apply/parking-permit/submit', { declare: 'yes' });
     const conf = /RPP-2027-\d{6}/.exec(done.text)![0];
     const verdict = world.verify(task, s.id, conf);
@@ -111,7 +163,10 @@ describe('forms site over HTTP', () => {
     const rec = data.statuses[3];
     const wrongName = await s.post('/forms/status', { confirmation: rec.confirmation, last_name: 'Nobody' });
     expect(wrongName.text).toContain('We could not find an application');
-    const ok = await s.post('/forms/status', { confirmation: rec.confirmation.toLowerCase(), last_name: rec.lastName.toUpperCase() });
+    const ok = await s.post('/forms/status', {
+      confirmation: rec.confirmation.toLowerCase(),
+      last_name: rec.lastName.toUpperCase(),
+    });
     expect(ok.text).toContain(`<strong>Status:</strong> ${rec.status}`);
   });
 
@@ -131,11 +186,23 @@ describe('forms site over HTTP', () => {
     expect(templates.size).toBe(forms.templates.length);
     expect(forms.templates.length).toBeGreaterThanOrEqual(8);
     expect(tasks.every((t) => (t.referenceLength ?? 0) >= 2 && (t.referenceLength ?? 0) <= 20)).toBe(true);
-    const train = new Set(tasks.filter((t) => t.split === 'train').map((t) => `${(t.verifier as { template: string }).template}|${t.meta?.splitKey}`));
-    expect(tasks.filter((t) => t.split === 'test').some((t) => train.has(`${(t.verifier as { template: string }).template}|${t.meta?.splitKey}`))).toBe(false);
+    const train = new Set(
+      tasks
+        .filter((t) => t.split === 'train')
+        .map((t) => `${(t.verifier as { template: string }).template}|${t.meta?.splitKey}`),
+    );
+    expect(
+      tasks
+        .filter((t) => t.split === 'test')
+        .some((t) => train.has(`${(t.verifier as { template: string }).template}|${t.meta?.splitKey}`)),
+    ).toBe(false);
     const qs = forms.rawQueries(new Rng(2));
     expect(qs.length).toBeGreaterThanOrEqual(200);
-    expect(qs.every((q) => forms.templates.find((x) => x.id === q.grounding.template)?.draftFor?.(q.grounding.params, data))).toBe(true);
+    expect(
+      qs.every((q) =>
+        forms.templates.find((x) => x.id === q.grounding.template)?.draftFor?.(q.grounding.params, data),
+      ),
+    ).toBe(true);
   });
 });
 

@@ -1,6 +1,6 @@
 import type { Rng } from '../../../core/rng.ts';
 import type { RawQuery, Site, SiteFactory } from '../../site.ts';
-import { type FormsData, buildFormsData } from './data.ts';
+import { buildFormsData, type FormsData } from './data.ts';
 import { formsRawQueries } from './queries.ts';
 import { handleForms } from './routes.ts';
 import { type FormsState, initialFormsState } from './state.ts';

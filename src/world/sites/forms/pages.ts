@@ -1,6 +1,6 @@
 import { esc, money, page } from '../../ui/html.ts';
 import type { FormsData, StatusRecord } from './data.ts';
-import { type FieldDef, SERVICES, type ServiceDef, fieldApplies } from './services.ts';
+import { type FieldDef, fieldApplies, SERVICES, type ServiceDef } from './services.ts';
 import type { FormsState } from './state.ts';
 import { isoToLong } from './validate.ts';
 
@@ -38,7 +38,8 @@ export function layout(base: string, title: string, body: string, consent: boole
 
 export function homePage(base: string): string {
   const cards = SERVICES.map(
-    (s) => `<div class="card"><span class="badge">${esc(s.category)}</span><h3><a href="${base}/services/${s.id}">${esc(s.name)}</a></h3><p class="muted">${esc(s.summary)}</p></div>`,
+    (s) =>
+      `<div class="card"><span class="badge">${esc(s.category)}</span><h3><a href="${base}/services/${s.id}">${esc(s.name)}</a></h3><p class="muted">${esc(s.summary)}</p></div>`,
   ).join('');
   return `<h1>Online services</h1><p>Apply for permits, licenses and benefits online. Most applications take 10 minutes.</p><div class="svc-grid">${cards}</div>
 <h2>Other tools</h2><ul><li><a href="${base}/fees">Fee schedule</a></li><li><a href="${base}/status">Check the status of an application</a></li><li><a href="${base}/applications">My applications</a></li></ul>`;
@@ -51,7 +52,12 @@ export function servicePage(base: string, s: ServiceDef, hasDraft: boolean): str
 <form method="post" action="${base}/apply/${s.id}/start" class="actions"><button class="btn" type="submit">Start application</button>${hasDraft ? `<a class="btn btn-secondary" href="${base}/apply/${s.id}/resume">Continue saved application</a>` : ''}</form></div>`;
 }
 
-function fieldHtml(f: FieldDef, value: string, error: string | undefined, answers: Record<string, string>): string {
+function fieldHtml(
+  f: FieldDef,
+  value: string,
+  error: string | undefined,
+  answers: Record<string, string>,
+): string {
   const id = `f-${f.name}`;
   const err = error ? `<div class="error" id="${id}-error">${esc(error)}</div>` : '';
   const hint = f.hint ? `<p class="hint" id="${id}-hint">${esc(f.hint)}</p>` : '';
@@ -82,11 +88,22 @@ function fieldHtml(f: FieldDef, value: string, error: string | undefined, answer
   return `<div class="field${error ? ' invalid' : ''}${hidden}"${show}>${control}${err}</div>`;
 }
 
-export function stepPage(base: string, s: ServiceDef, n: number, values: Record<string, string>, errors: Record<string, string>): string {
+export function stepPage(
+  base: string,
+  s: ServiceDef,
+  n: number,
+  values: Record<string, string>,
+  errors: Record<string, string>,
+): string {
   const step = s.steps[n - 1];
   const labels = [...s.steps.map((x) => x.title), 'Review'];
   const summary = Object.keys(errors).length
-    ? `<div class="error-summary" role="alert"><h2>There is a problem</h2><ul>${Object.entries(errors).map(([k, e]) => `<li><a href="#f-${k}">${esc(step.fields.find((f) => f.name === k)?.label ?? k)}: ${esc(e)}</a></li>`).join('')}</ul></div>`
+    ? `<div class="error-summary" role="alert"><h2>There is a problem</h2><ul>${Object.entries(errors)
+        .map(
+          ([k, e]) =>
+            `<li><a href="#f-${k}">${esc(step.fields.find((f) => f.name === k)?.label ?? k)}: ${esc(e)}</a></li>`,
+        )
+        .join('')}</ul></div>`
     : '';
   return `<h1>${esc(s.name)}</h1><div class="steps">${labels.map((l, i) => `<span class="${i === n - 1 ? 'active' : ''}">${i + 1}. ${esc(l)}</span>`).join('')}</div>
 <h2>Step ${n} of ${s.steps.length + 1}: ${esc(step.title)}</h2>${summary}
@@ -102,12 +119,19 @@ export function displayValue(f: FieldDef, v: string): string {
   return v;
 }
 
-export function reviewPage(base: string, s: ServiceDef, answers: Record<string, string>, error: string): string {
+export function reviewPage(
+  base: string,
+  s: ServiceDef,
+  answers: Record<string, string>,
+  error: string,
+): string {
   const sections = s.steps
     .map((step, i) => {
       const rows = step.fields
         .filter((f) => fieldApplies(f, answers))
-        .map((f) => `<tr><th>${esc(f.label)}</th><td>${esc(displayValue(f, answers[f.name] ?? ''))}</td></tr>`)
+        .map(
+          (f) => `<tr><th>${esc(f.label)}</th><td>${esc(displayValue(f, answers[f.name] ?? ''))}</td></tr>`,
+        )
         .join('');
       return `<h3>${esc(step.title)} <a href="${base}/apply/${s.id}/step/${i + 1}" aria-label="Edit ${esc(step.title)}">Edit</a></h3><table class="review">${rows}</table>`;
     })
@@ -139,14 +163,31 @@ export function applicationsPage(base: string, state: FormsState, notice: string
 export function feesPage(base: string, data: FormsData, tab: string): string {
   const cats = [...new Set(data.fees.map((f) => f.category))];
   const active = cats.includes(tab) ? tab : cats[0];
-  const tabs = cats.map((c, i) => `<button type="button" role="tab" id="tab-${i}" aria-controls="panel-${i}" aria-selected="${c === active}">${esc(c)}</button>`).join('');
+  const tabs = cats
+    .map(
+      (c, i) =>
+        `<button type="button" role="tab" id="tab-${i}" aria-controls="panel-${i}" aria-selected="${c === active}">${esc(c)}</button>`,
+    )
+    .join('');
   const panels = cats
-    .map((c, i) => `<div id="panel-${i}" role="tabpanel" aria-labelledby="tab-${i}" class="${c === active ? '' : 'hidden'}"><table><tr><th>Item</th><th>Fee</th></tr>${data.fees.filter((f) => f.category === c).map((f) => `<tr><td>${esc(f.item)}</td><td>${money(f.amount)}</td></tr>`).join('')}</table></div>`)
+    .map(
+      (c, i) =>
+        `<div id="panel-${i}" role="tabpanel" aria-labelledby="tab-${i}" class="${c === active ? '' : 'hidden'}"><table><tr><th>Item</th><th>Fee</th></tr>${data.fees
+          .filter((f) => f.category === c)
+          .map((f) => `<tr><td>${esc(f.item)}</td><td>${money(f.amount)}</td></tr>`)
+          .join('')}</table></div>`,
+    )
     .join('');
   return `<h1>Fee schedule</h1><p>Fees effective January 1, 2027. Choose a category.</p><div class="tabs" role="tablist">${tabs}</div>${panels}<p class="muted"><a href="${base}/">Back to services</a></p>`;
 }
 
-export function statusPage(base: string, values: { confirmation: string; last_name: string }, errors: Record<string, string>, result: StatusRecord | null, notFound: boolean): string {
+export function statusPage(
+  base: string,
+  values: { confirmation: string; last_name: string },
+  errors: Record<string, string>,
+  result: StatusRecord | null,
+  notFound: boolean,
+): string {
   const err = (k: string) => (errors[k] ? `<div class="error">${esc(errors[k])}</div>` : '');
   const res = result
     ? `<div class="card" role="status"><h2>${esc(result.service)} - ${esc(result.confirmation)}</h2><p><strong>Status:</strong> ${esc(result.status)}</p><p><strong>Last updated:</strong> ${esc(result.updated)}</p><p>${esc(result.note)}</p></div>`

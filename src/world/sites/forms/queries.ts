@@ -14,7 +14,11 @@ const who = (data: FormsData, id: string) => {
 const PHRASERS: Record<string, Phraser<any, FormsData>> = {
   'forms.fee-lookup': (p, data, rng) => {
     const q = feeQuestion(data.fees.find((f) => f.id === p.feeId)!).replace(/^an? /, '');
-    return rng.pick([{ text: `how much is ${q}` }, { text: `fee for ${q}?` }, { text: `whats the cost of ${q} from the city` }]);
+    return rng.pick([
+      { text: `how much is ${q}` },
+      { text: `fee for ${q}?` },
+      { text: `whats the cost of ${q} from the city` },
+    ]);
   },
   'forms.status-lookup': (p, data, rng) => {
     const s = data.statuses.find((x) => x.confirmation === p.confirmation)!;
@@ -33,22 +37,36 @@ const PHRASERS: Record<string, Phraser<any, FormsData>> = {
     const where = p.location === 'home' ? 'home based' : 'commercial space';
     const emp = p.employees ? `${p.employees} employees` : 'no employees';
     return rng.pick([
-      { text: `business license for ${p.businessName}, ${p.structure}, starting ${p.startDate}, ${where}, ${emp}, owner ${who(data, p.personaId)}`, keep: [p.businessName, p.startDate] },
-      { text: `register my ${p.structure} "${p.businessName}" opening ${p.startDate} - ${where} w/ ${emp} (${who(data, p.personaId)})`, keep: [p.businessName, p.startDate] },
+      {
+        text: `business license for ${p.businessName}, ${p.structure}, starting ${p.startDate}, ${where}, ${emp}, owner ${who(data, p.personaId)}`,
+        keep: [p.businessName, p.startDate],
+      },
+      {
+        text: `register my ${p.structure} "${p.businessName}" opening ${p.startDate} - ${where} w/ ${emp} (${who(data, p.personaId)})`,
+        keep: [p.businessName, p.startDate],
+      },
     ]);
   },
   'forms.building-permit': (p, data, rng) => {
     const c = data.contractors.find((x) => x.id === p.contractorId);
     const by = c ? `contractor ${c.company}` : 'doing it myself';
     return rng.pick([
-      { text: `building permit for ${p.projectType} at ${who(data, p.personaId)}'s place, cost ${p.cost}, ${by}` },
-      { text: `need a permit for a ${p.projectType} ~$${p.cost.toLocaleString('en-US')} for ${who(data, p.personaId)}, ${by}` },
+      {
+        text: `building permit for ${p.projectType} at ${who(data, p.personaId)}'s place, cost ${p.cost}, ${by}`,
+      },
+      {
+        text: `need a permit for a ${p.projectType} ~$${p.cost.toLocaleString('en-US')} for ${who(data, p.personaId)}, ${by}`,
+      },
     ]);
   },
   'forms.food-assistance': (p, data, rng) =>
     rng.pick([
-      { text: `apply for snap for ${who(data, p.personaId)} household of ${p.householdSize} income ${p.income}/mo contact by ${p.contact}` },
-      { text: `food stamps application ${who(data, p.personaId)}, ${p.householdSize} people, $${p.income} a month, prefer ${p.contact}` },
+      {
+        text: `apply for snap for ${who(data, p.personaId)} household of ${p.householdSize} income ${p.income}/mo contact by ${p.contact}`,
+      },
+      {
+        text: `food stamps application ${who(data, p.personaId)}, ${p.householdSize} people, $${p.income} a month, prefer ${p.contact}`,
+      },
     ]),
   'forms.passport-renewal': (p, data, rng) => {
     const card = p.card === 'book and card' ? 'book and card' : 'book only';
@@ -64,15 +82,23 @@ const PHRASERS: Record<string, Phraser<any, FormsData>> = {
     const when = `${m}/${d}/${y}`;
     const kind = p.moveType === 'Family' ? 'family' : 'individual';
     return rng.pick([
-      { text: `change of address ${who(data, p.personaId)} moving to ${a.street} ${a.city} on ${when}, ${kind} move`, keep: [a.street, when] },
-      { text: `${kind} move for ${who(data, p.personaId)} -> ${a.street}, ${a.city} ${a.zip} effective ${when}`, keep: [a.street, when] },
+      {
+        text: `change of address ${who(data, p.personaId)} moving to ${a.street} ${a.city} on ${when}, ${kind} move`,
+        keep: [a.street, when],
+      },
+      {
+        text: `${kind} move for ${who(data, p.personaId)} -> ${a.street}, ${a.city} ${a.zip} effective ${when}`,
+        keep: [a.street, when],
+      },
     ]);
   },
   'forms.parking-permit': (p, data, rng) => {
     const v = data.vehicles.find((x) => x.id === p.vehicleId)!;
     return rng.pick([
       { text: `parking permit ${p.zone} ${p.duration} for ${who(data, p.personaId)}'s ${v.make} ${v.model}` },
-      { text: `need a ${p.duration} residential parking permit in ${p.zone}, ${who(data, p.personaId)}, car ${v.year} ${v.make} ${v.model}` },
+      {
+        text: `need a ${p.duration} residential parking permit in ${p.zone}, ${who(data, p.personaId)}, car ${v.year} ${v.make} ${v.model}`,
+      },
     ]);
   },
 };

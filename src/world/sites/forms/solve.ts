@@ -27,7 +27,10 @@ const field = (name: string, value?: string) => (e: Element) =>
 async function runOp(d: SolverDriver, op: FillOp): Promise<void> {
   switch (op.kind) {
     case 'input':
-      await d.input((e) => (e.tag === 'input' || e.tag === 'textarea') && e.name.trim() === op.label, op.value);
+      await d.input(
+        (e) => (e.tag === 'input' || e.tag === 'textarea') && e.name.trim() === op.label,
+        op.value,
+      );
       return;
     case 'select':
       await d.select({ name: op.label, tag: 'select' }, op.option);

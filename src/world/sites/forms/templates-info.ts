@@ -16,7 +16,9 @@ export function feeQuestion(f: Fee): string {
   const parking = /^Residential parking permit, (Zone [A-H]), (\d+) months$/.exec(f.item);
   if (parking) return `a ${parking[2]}-month residential parking permit in ${parking[1]}`;
   const [head, ...rest] = f.item.split(', ');
-  return rest.length ? `a ${head.toLowerCase()} (${rest.join(', ').toLowerCase()})` : `a ${f.item.toLowerCase()}`;
+  return rest.length
+    ? `a ${head.toLowerCase()} (${rest.join(', ').toLowerCase()})`
+    : `a ${f.item.toLowerCase()}`;
 }
 
 /** Information: one fee from the fee schedule, which sits behind category tabs. */
@@ -30,7 +32,11 @@ export const feeLookup: TaskTemplate<{ feeId: string }, FormsState, FormsData> =
     const q = feeQuestion(f);
     const firstTab = data.fees[0].category;
     return {
-      objective: variant(p, [`How much does the city charge for ${q}?`, `What is the fee for ${q}? Check the city's fee schedule.`, `Look up the cost of ${q} on the fee schedule.`]),
+      objective: variant(p, [
+        `How much does the city charge for ${q}?`,
+        `What is the fee for ${q}? Check the city's fee schedule.`,
+        `Look up the cost of ${q} on the fee schedule.`,
+      ]),
       startPath: '/',
       referenceLength: 2 + (f.category === firstTab ? 0 : 1) + 1,
     };
@@ -68,7 +74,10 @@ export const statusLookup: TaskTemplate<{ confirmation: string }, FormsState, Fo
   },
   verify: (p, _state, answer, data) => {
     const s = data.statuses.find((x) => x.confirmation === p.confirmation)!;
-    return [answered(answer), cond('answer.status', containsText(answer, s.status), `expected "${s.status}"`)];
+    return [
+      answered(answer),
+      cond('answer.status', containsText(answer, s.status), `expected "${s.status}"`),
+    ];
   },
   solve: async (p, d, data) => {
     const s = data.statuses.find((x) => x.confirmation === p.confirmation)!;

@@ -5,7 +5,20 @@ export { normalizePhone };
 
 /** Field validation of the application wizards, with the messages a government site shows. */
 
-const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+const MONTHS = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
 
 /** "4/2/1985" or "04/02/1985" -> "04/02/1985"; null when not a real calendar date. */
 export function normalizeDate(v: string): string | null {
@@ -37,7 +50,10 @@ export function normalizeMoney(v: string): string | null {
 export function validateField(f: FieldDef, raw: string): { value: string } | { error: string } {
   const v = raw.trim();
   if (f.kind === 'checkbox') return { value: v ? 'Yes' : 'No' };
-  if (!v) return f.required ? { error: f.kind === 'radio' || f.kind === 'select' ? 'Choose an option.' : 'This field is required.' } : { value: '' };
+  if (!v)
+    return f.required
+      ? { error: f.kind === 'radio' || f.kind === 'select' ? 'Choose an option.' : 'This field is required.' }
+      : { value: '' };
   switch (f.kind) {
     case 'date': {
       const d = normalizeDate(v);
@@ -54,11 +70,14 @@ export function validateField(f: FieldDef, raw: string): { value: string } | { e
       return p ? { value: p } : { error: 'Enter a 10-digit phone number.' };
     }
     case 'email':
-      return /^[^\s@]+@[^\s@]+\.[a-z]{2,}$/i.test(v) ? { value: v.toLowerCase() } : { error: 'Enter an email address like name@example.com.' };
+      return /^[^\s@]+@[^\s@]+\.[a-z]{2,}$/i.test(v)
+        ? { value: v.toLowerCase() }
+        : { error: 'Enter an email address like name@example.com.' };
     case 'int': {
       if (!/^\d+$/.test(v)) return { error: 'Enter a whole number.' };
       const n = Number(v);
-      if ((f.min !== undefined && n < f.min) || (f.max !== undefined && n > f.max)) return { error: `Enter a number from ${f.min} to ${f.max}.` };
+      if ((f.min !== undefined && n < f.min) || (f.max !== undefined && n > f.max))
+        return { error: `Enter a number from ${f.min} to ${f.max}.` };
       return { value: String(n) };
     }
     case 'money': {
@@ -66,7 +85,9 @@ export function validateField(f: FieldDef, raw: string): { value: string } | { e
       return m ? { value: m } : { error: 'Enter an amount in dollars, like 1,850.' };
     }
     case 'pattern':
-      return f.pattern?.test(v) ? { value: v.toUpperCase() } : { error: f.patternError ?? 'Check the format.' };
+      return f.pattern?.test(v)
+        ? { value: v.toUpperCase() }
+        : { error: f.patternError ?? 'Check the format.' };
     case 'select':
     case 'radio':
       return f.options?.includes(v) ? { value: v } : { error: 'Choose an option.' };
@@ -76,7 +97,11 @@ export function validateField(f: FieldDef, raw: string): { value: string } | { e
 }
 
 /** Validates the applicable fields of a step; returns normalized values and errors by field. */
-export function validateStep(fields: FieldDef[], input: Record<string, string>, answersSoFar: Record<string, string>): { values: Record<string, string>; errors: Record<string, string> } {
+export function validateStep(
+  fields: FieldDef[],
+  input: Record<string, string>,
+  answersSoFar: Record<string, string>,
+): { values: Record<string, string>; errors: Record<string, string> } {
   const values: Record<string, string> = {};
   const errors: Record<string, string> = {};
   const merged = { ...answersSoFar, ...input };

@@ -1,12 +1,31 @@
 import { Rng } from '../../../core/rng.ts';
-import { FIRST_NAMES, LAST_NAMES, type Persona, STREET_NAMES, STREET_SUFFIXES, makePersonas } from '../people.ts';
+import {
+  FIRST_NAMES,
+  LAST_NAMES,
+  makePersonas,
+  type Persona,
+  STREET_NAMES,
+  STREET_SUFFIXES,
+} from '../people.ts';
 
 export const HOME_TYPES = ['House', 'Condo', 'Townhouse', 'Multi-family'] as const;
 export type HomeType = (typeof HOME_TYPES)[number];
 
 export const FEATURES = [
-  'Garage', 'Pool', 'Fireplace', 'Central air', 'Hardwood floors', 'Fenced yard', 'Updated kitchen',
-  'EV charger', 'Basement', 'Solar panels', 'Balcony', 'In-unit laundry', 'Home office', 'Walk-in closet',
+  'Garage',
+  'Pool',
+  'Fireplace',
+  'Central air',
+  'Hardwood floors',
+  'Fenced yard',
+  'Updated kitchen',
+  'EV charger',
+  'Basement',
+  'Solar panels',
+  'Balcony',
+  'In-unit laundry',
+  'Home office',
+  'Walk-in closet',
 ];
 
 export interface City {
@@ -19,14 +38,69 @@ export interface City {
 }
 
 export const CITIES: City[] = [
-  { name: 'Austin', state: 'TX', zip3: '787', ppsf: 310, neighborhoods: ['Hyde Park', 'Mueller', 'Zilker', 'East Cesar Chavez', 'Crestview', 'Travis Heights'] },
-  { name: 'Denver', state: 'CO', zip3: '802', ppsf: 330, neighborhoods: ['Highlands', 'Capitol Hill', 'Washington Park', 'Baker', 'Park Hill', 'Sloan Lake'] },
-  { name: 'Portland', state: 'OR', zip3: '972', ppsf: 300, neighborhoods: ['Pearl District', 'Alberta Arts', 'Sellwood', 'Hawthorne', 'St. Johns', 'Laurelhurst'] },
-  { name: 'Raleigh', state: 'NC', zip3: '276', ppsf: 230, neighborhoods: ['Oakwood', 'Five Points', 'North Hills', 'Boylan Heights', 'Cameron Village', 'Mordecai'] },
-  { name: 'Columbus', state: 'OH', zip3: '432', ppsf: 190, neighborhoods: ['German Village', 'Short North', 'Clintonville', 'Victorian Village', 'Olde Towne East', 'Bexley'] },
-  { name: 'Phoenix', state: 'AZ', zip3: '850', ppsf: 260, neighborhoods: ['Arcadia', 'Roosevelt Row', 'Encanto', 'Ahwatukee', 'Desert Ridge', 'Coronado'] },
-  { name: 'Nashville', state: 'TN', zip3: '372', ppsf: 290, neighborhoods: ['East Nashville', 'The Gulch', 'Sylvan Park', '12 South', 'Germantown', 'Inglewood'] },
-  { name: 'Minneapolis', state: 'MN', zip3: '554', ppsf: 220, neighborhoods: ['Linden Hills', 'Northeast', 'Uptown', 'Longfellow', 'Kingfield', 'North Loop'] },
+  {
+    name: 'Austin',
+    state: 'TX',
+    zip3: '787',
+    ppsf: 310,
+    neighborhoods: ['Hyde Park', 'Mueller', 'Zilker', 'East Cesar Chavez', 'Crestview', 'Travis Heights'],
+  },
+  {
+    name: 'Denver',
+    state: 'CO',
+    zip3: '802',
+    ppsf: 330,
+    neighborhoods: ['Highlands', 'Capitol Hill', 'Washington Park', 'Baker', 'Park Hill', 'Sloan Lake'],
+  },
+  {
+    name: 'Portland',
+    state: 'OR',
+    zip3: '972',
+    ppsf: 300,
+    neighborhoods: ['Pearl District', 'Alberta Arts', 'Sellwood', 'Hawthorne', 'St. Johns', 'Laurelhurst'],
+  },
+  {
+    name: 'Raleigh',
+    state: 'NC',
+    zip3: '276',
+    ppsf: 230,
+    neighborhoods: ['Oakwood', 'Five Points', 'North Hills', 'Boylan Heights', 'Cameron Village', 'Mordecai'],
+  },
+  {
+    name: 'Columbus',
+    state: 'OH',
+    zip3: '432',
+    ppsf: 190,
+    neighborhoods: [
+      'German Village',
+      'Short North',
+      'Clintonville',
+      'Victorian Village',
+      'Olde Towne East',
+      'Bexley',
+    ],
+  },
+  {
+    name: 'Phoenix',
+    state: 'AZ',
+    zip3: '850',
+    ppsf: 260,
+    neighborhoods: ['Arcadia', 'Roosevelt Row', 'Encanto', 'Ahwatukee', 'Desert Ridge', 'Coronado'],
+  },
+  {
+    name: 'Nashville',
+    state: 'TN',
+    zip3: '372',
+    ppsf: 290,
+    neighborhoods: ['East Nashville', 'The Gulch', 'Sylvan Park', '12 South', 'Germantown', 'Inglewood'],
+  },
+  {
+    name: 'Minneapolis',
+    state: 'MN',
+    zip3: '554',
+    ppsf: 220,
+    neighborhoods: ['Linden Hills', 'Northeast', 'Uptown', 'Longfellow', 'Kingfield', 'North Loop'],
+  },
 ];
 
 export interface PriceEvent {
@@ -84,7 +158,15 @@ export function fullAddress(l: Listing): string {
   return `${addressLine(l)}, ${l.city}, ${l.state} ${l.zip}`;
 }
 
-const BROKERAGES = ['Keller Williams', 'Compass', 'Coldwell Banker', 'RE/MAX', 'Redfin', 'Sotheby\'s International Realty', 'eXp Realty'];
+const BROKERAGES = [
+  'Keller Williams',
+  'Compass',
+  'Coldwell Banker',
+  'RE/MAX',
+  'Redfin',
+  "Sotheby's International Realty",
+  'eXp Realty',
+];
 const TODAY = '2027-02-01';
 
 function dayBefore(days: number): string {
@@ -92,15 +174,26 @@ function dayBefore(days: number): string {
 }
 
 function describe(l: Omit<Listing, 'description' | 'agent' | 'history' | 'sibling'>): string {
-  const feats = l.features.slice(0, 3).map((f) => f.toLowerCase()).join(', ');
+  const feats = l.features
+    .slice(0, 3)
+    .map((f) => f.toLowerCase())
+    .join(', ');
   const kind = l.type === 'Multi-family' ? 'multi-family property' : l.type.toLowerCase();
   return `${l.beds === 0 ? 'Studio' : `${l.beds}-bedroom`} ${kind} in ${l.neighborhood}, built in ${l.yearBuilt}. ${feats ? `Highlights include ${feats}.` : ''} Close to parks, shops and transit.`;
 }
 
 function rooms(rng: Rng, type: HomeType): { beds: number; baths: number; sqft: number } {
-  const beds = type === 'Condo' ? rng.int(0, 3) : type === 'Townhouse' ? rng.int(2, 4) : type === 'House' ? rng.int(2, 5) : rng.int(3, 5);
+  const beds =
+    type === 'Condo'
+      ? rng.int(0, 3)
+      : type === 'Townhouse'
+        ? rng.int(2, 4)
+        : type === 'House'
+          ? rng.int(2, 5)
+          : rng.int(3, 5);
   const baths = Math.max(1, Math.min(4, beds - 1 + rng.pick([0, 0.5, 1, 1.5])));
-  const sqft = Math.round((420 + beds * rng.int(330, 520) + (type === 'House' ? rng.int(0, 700) : 0)) / 10) * 10;
+  const sqft =
+    Math.round((420 + beds * rng.int(330, 520) + (type === 'House' ? rng.int(0, 700) : 0)) / 10) * 10;
   return { beds, baths, sqft };
 }
 
@@ -112,32 +205,89 @@ export function buildHomesData(seed: number): HomesData {
   const agents: Agent[] = Array.from({ length: 40 }, () => {
     const first = rng.pick(FIRST_NAMES);
     const last = rng.pick(LAST_NAMES);
-    return { name: `${first} ${last}`, phone: `(${rng.int(201, 989)}) 555-${String(rng.int(1000, 9999))}`, email: `${first}.${last}@${rng.pick(['kw.com', 'compass.com', 'cbrealty.com', 'remax.net'])}`.toLowerCase(), brokerage: rng.pick(BROKERAGES) };
+    return {
+      name: `${first} ${last}`,
+      phone: `(${rng.int(201, 989)}) 555-${String(rng.int(1000, 9999))}`,
+      email:
+        `${first}.${last}@${rng.pick(['kw.com', 'compass.com', 'cbrealty.com', 'remax.net'])}`.toLowerCase(),
+      brokerage: rng.pick(BROKERAGES),
+    };
   });
-  const make = (city: City, type: HomeType, street: string, unit: string | null, hood: string, zip: string): Listing => {
+  const make = (
+    city: City,
+    type: HomeType,
+    street: string,
+    unit: string | null,
+    hood: string,
+    zip: string,
+  ): Listing => {
     const { beds, baths, sqft } = rooms(rng, type);
     const factor = type === 'Condo' ? 0.95 : type === 'Townhouse' ? 0.9 : type === 'Multi-family' ? 0.8 : 1;
-    const price = Math.round((sqft * city.ppsf * factor * rng.int(82, 125)) / 100 / 1000) * 1000 - (rng.bool(0.4) ? 100 : 0);
-    const feats = rng.shuffle(FEATURES.filter((f) => type === 'House' || !['Fenced yard', 'Basement', 'Pool'].includes(f) || rng.bool(0.15))).slice(0, rng.int(2, 6));
+    const price =
+      Math.round((sqft * city.ppsf * factor * rng.int(82, 125)) / 100 / 1000) * 1000 -
+      (rng.bool(0.4) ? 100 : 0);
+    const feats = rng
+      .shuffle(
+        FEATURES.filter(
+          (f) => type === 'House' || !['Fenced yard', 'Basement', 'Pool'].includes(f) || rng.bool(0.15),
+        ),
+      )
+      .slice(0, rng.int(2, 6));
     const listedAgo = rng.int(0, 140);
     const base = {
-      id: `h${1001 + listings.length}`, street, unit, city: city.name, state: city.state, zip, neighborhood: hood, type, price, beds, baths, sqft,
-      yearBuilt: rng.int(1905, 2025), hoa: type === 'Condo' || type === 'Townhouse' ? rng.int(9, 60) * 10 : null, features: feats, listed: dayBefore(listedAgo),
+      id: `h${1001 + listings.length}`,
+      street,
+      unit,
+      city: city.name,
+      state: city.state,
+      zip,
+      neighborhood: hood,
+      type,
+      price,
+      beds,
+      baths,
+      sqft,
+      yearBuilt: rng.int(1905, 2025),
+      hoa: type === 'Condo' || type === 'Townhouse' ? rng.int(9, 60) * 10 : null,
+      features: feats,
+      listed: dayBefore(listedAgo),
     };
     const history: PriceEvent[] = [];
     if (rng.bool(0.75)) {
       const yearsAgo = rng.int(2, 18);
-      history.push({ date: dayBefore(listedAgo + yearsAgo * 365 + rng.int(0, 300)), event: 'Sold', price: Math.round((price * (1 - yearsAgo * rng.int(2, 5) / 100)) / 1000) * 1000 });
+      history.push({
+        date: dayBefore(listedAgo + yearsAgo * 365 + rng.int(0, 300)),
+        event: 'Sold',
+        price: Math.round((price * (1 - (yearsAgo * rng.int(2, 5)) / 100)) / 1000) * 1000,
+      });
     }
-    history.push({ date: base.listed, event: 'Listed for sale', price: price + (rng.bool(0.25) ? rng.int(1, 4) * 5000 : 0) });
-    if (history[history.length - 1].price !== price) history.push({ date: dayBefore(Math.max(0, listedAgo - rng.int(1, 20))), event: 'Price change', price });
+    history.push({
+      date: base.listed,
+      event: 'Listed for sale',
+      price: price + (rng.bool(0.25) ? rng.int(1, 4) * 5000 : 0),
+    });
+    if (history[history.length - 1].price !== price)
+      history.push({
+        date: dayBefore(Math.max(0, listedAgo - rng.int(1, 20))),
+        event: 'Price change',
+        price,
+      });
     return { ...base, description: describe(base), agent: rng.pick(agents), history, sibling: null };
   };
   for (const city of CITIES) {
     for (let i = 0; i < 72; i++) {
       const hood = rng.pick(city.neighborhoods);
       const zip = `${city.zip3}${String(10 + city.neighborhoods.indexOf(hood) * 7 + rng.int(0, 3)).padStart(2, '0')}`;
-      const type = rng.pick<HomeType>(['House', 'House', 'House', 'Condo', 'Condo', 'Townhouse', 'Townhouse', 'Multi-family']);
+      const type = rng.pick<HomeType>([
+        'House',
+        'House',
+        'House',
+        'Condo',
+        'Condo',
+        'Townhouse',
+        'Townhouse',
+        'Multi-family',
+      ]);
       let street = '';
       do street = `${rng.int(10, 9890)} ${rng.pick(STREET_NAMES)} ${rng.pick(STREET_SUFFIXES)}`;
       while (usedStreets.has(`${city.name}|${street}`));
@@ -156,5 +306,10 @@ export function buildHomesData(seed: number): HomesData {
       }
     }
   }
-  return { listings, byId: new Map(listings.map((l) => [l.id, l])), personas: makePersonas(rng.fork('personas'), 120), today: TODAY };
+  return {
+    listings,
+    byId: new Map(listings.map((l) => [l.id, l])),
+    personas: makePersonas(rng.fork('personas'), 120),
+    today: TODAY,
+  };
 }

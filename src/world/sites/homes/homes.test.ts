@@ -4,9 +4,9 @@ import type { Task } from '../../../core/task.ts';
 import { WorldServer } from '../../server.ts';
 import { generateWorldTasks } from '../../tasks.ts';
 import { HttpSession } from '../../testing/http-session.ts';
-import { WorldHarness, describeRun, sampleByTemplate } from '../../testing/solve-harness.ts';
+import { describeRun, sampleByTemplate, WorldHarness } from '../../testing/solve-harness.ts';
 import { World } from '../../world.ts';
-import { type HomesData, addressLine } from './data.ts';
+import { addressLine, type HomesData } from './data.ts';
 import { monthlyPayment } from './search.ts';
 import type { HomesState } from './state.ts';
 import { matching } from './templates-info.ts';
@@ -15,7 +15,8 @@ const world = new World(1);
 const homes = world.sites.get('homes')!;
 const data = homes.data as HomesData;
 const tasks = generateWorldTasks({ world, site: 'homes' });
-const taskOf = (template: string): Task => tasks.find((t) => t.verifier.kind === 'world' && t.verifier.template === template && t.split === 'train')!;
+const taskOf = (template: string): Task =>
+  tasks.find((t) => t.verifier.kind === 'world' && t.verifier.template === template && t.split === 'train')!;
 const paramsOf = (t: Task) => (t.verifier as { params: any }).params;
 const cardCount = (html: string) => html.match(/class="card-link"/g)?.length ?? 0;
 
@@ -49,7 +50,9 @@ describe('homes site over HTTP', () => {
     expect(atLeast.text).toContain('rel="next"');
     expect(atLeast.text).toContain('class="cookie-banner"');
     const sorted = await s.get('/homes/search?city=Austin&sort=price-asc');
-    const prices = [...sorted.text.matchAll(/<div class="price">\$([\d,]+)<\/div>/g)].map((m) => Number(m[1].replace(/,/g, '')));
+    const prices = [...sorted.text.matchAll(/<div class="price">\$([\d,]+)<\/div>/g)].map((m) =>
+      Number(m[1].replace(/,/g, '')),
+    );
     expect(prices).toEqual([...prices].sort((a, b) => a - b));
   });
 
@@ -75,7 +78,10 @@ describe('homes site over HTTP', () => {
     const twin = data.listings.find((x) => x.sibling)!;
     const wrong = new HttpSession(server.url);
     await wrong.post(`/homes/home/${twin.sibling}/save`, {});
-    const tt: Task = { ...task, verifier: { kind: 'world', template: 'homes.save-address', params: { listingId: twin.id } } };
+    const tt: Task = {
+      ...task,
+      verifier: { kind: 'world', template: 'homes.save-address', params: { listingId: twin.id } },
+    };
     const v = world.verify(tt, wrong.id, null);
     expect(v.failedConditions).toEqual(['saved.target', 'saved.notLookalike']);
   });
@@ -85,11 +91,31 @@ describe('homes site over HTTP', () => {
     const p = paramsOf(task);
     const who = data.personas.find((x) => x.id === p.personaId)!;
     const s = new HttpSession(server.url);
-    const bad = await s.post(`/homes/home/${p.listingId}/tour`, { tourType: p.tourType, date: '', time: '', name: who.first, email: 'nope', phone: '12' });
+    const bad = await s.post(`/homes/home/${p.listingId}/tour`, {
+      tourType: p.tourType,
+      date: '',
+      time: '',
+      name: who.first,
+      email: 'nope',
+      phone: '12',
+    });
     expect(bad.status).toBe(422);
-    for (const msg of ['Choose a tour date.', 'Choose a time.', 'Enter a valid email address.', 'Enter a 10-digit phone number.']) expect(bad.text).toContain(msg);
+    for (const msg of [
+      'Choose a tour date.',
+      'Choose a time.',
+      'Enter a valid email address.',
+      'Enter a 10-digit phone number.',
+    ])
+      expect(bad.text).toContain(msg);
     expect(bad.text).toContain(`value="${who.first}"`);
-    await s.post(`/homes/home/${p.listingId}/tour`, { tourType: p.tourType, date: p.date, time: p.time, name: `${who.first} ${who.last}`, email: who.email, phone: who.phone });
+    await s.post(`/homes/home/${p.listingId}/tour`, {
+      tourType: p.tourType,
+      date: p.date,
+      time: p.time,
+      name: `${who.first} ${who.last}`,
+      email: who.email,
+      phone: who.phone,
+    });
     expect(world.verify(task, s.id, null).success).toBe(true);
     const tours = await s.get('/homes/tours');
     expect(tours.text).toContain(addressLine(data.byId.get(p.listingId)!));
@@ -120,21 +146,40 @@ describe('homes site over HTTP', () => {
     expect(world.verify(t, 'x', `$${wrong.price.toLocaleString('en-US')}`).success).toBe(false);
     const c = taskOf('homes.cheapest-min');
     const cp = paramsOf(c);
-    const cheap = matching(data, { city: cp.city, type: cp.type, beds: `${cp.minBeds}+`, sort: 'price-asc' })[0];
+    const cheap = matching(data, {
+      city: cp.city,
+      type: cp.type,
+      beds: `${cp.minBeds}+`,
+      sort: 'price-asc',
+    })[0];
     const half = world.verify(c, 'x', `${addressLine(cheap)}`);
     expect(half.failedConditions).toEqual(['answer.price']);
     expect(half.score).toBeCloseTo(2 / 3);
   });
 
   it('generates every template with disjoint splits, 2-20 steps, and 200+ grounded raw queries', () => {
-    expect(new Set(tasks.map((t) => (t.verifier as { template: string }).template)).size).toBe(homes.templates.length);
+    expect(new Set(tasks.map((t) => (t.verifier as { template: string }).template)).size).toBe(
+      homes.templates.length,
+    );
     expect(homes.templates.length).toBeGreaterThanOrEqual(8);
     expect(tasks.every((t) => (t.referenceLength ?? 0) >= 2 && (t.referenceLength ?? 0) <= 20)).toBe(true);
-    const train = new Set(tasks.filter((t) => t.split === 'train').map((t) => `${(t.verifier as { template: string }).template}|${t.meta?.splitKey}`));
-    expect(tasks.filter((t) => t.split === 'test').some((t) => train.has(`${(t.verifier as { template: string }).template}|${t.meta?.splitKey}`))).toBe(false);
+    const train = new Set(
+      tasks
+        .filter((t) => t.split === 'train')
+        .map((t) => `${(t.verifier as { template: string }).template}|${t.meta?.splitKey}`),
+    );
+    expect(
+      tasks
+        .filter((t) => t.split === 'test')
+        .some((t) => train.has(`${(t.verifier as { template: string }).template}|${t.meta?.splitKey}`)),
+    ).toBe(false);
     const qs = homes.rawQueries(new Rng(3));
     expect(qs.length).toBeGreaterThanOrEqual(200);
-    expect(qs.every((q) => homes.templates.find((x) => x.id === q.grounding.template)?.draftFor?.(q.grounding.params, data))).toBe(true);
+    expect(
+      qs.every((q) =>
+        homes.templates.find((x) => x.id === q.grounding.template)?.draftFor?.(q.grounding.params, data),
+      ),
+    ).toBe(true);
   });
 });
 

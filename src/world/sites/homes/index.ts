@@ -1,6 +1,6 @@
 import type { Rng } from '../../../core/rng.ts';
 import type { RawQuery, Site, SiteFactory } from '../../site.ts';
-import { type HomesData, buildHomesData } from './data.ts';
+import { buildHomesData, type HomesData } from './data.ts';
 import { homesRawQueries } from './queries.ts';
 import { handleHomes } from './routes.ts';
 import { type HomesState, initialHomesState } from './state.ts';

@@ -1,10 +1,29 @@
 import { esc, money } from '../../ui/html.ts';
-import { type HomesData, type Listing, addressLine, fullAddress } from './data.ts';
+import { addressLine, fullAddress, type HomesData, type Listing } from './data.ts';
 import { listingCard, shortDay } from './pages-search.ts';
 import { monthlyPayment } from './search.ts';
 import type { HomesState } from './state.ts';
 
-export const TOUR_TIMES = ['9:00 AM', '9:30 AM', '10:00 AM', '10:30 AM', '11:00 AM', '11:30 AM', '12:00 PM', '12:30 PM', '1:00 PM', '1:30 PM', '2:00 PM', '2:30 PM', '3:00 PM', '3:30 PM', '4:00 PM', '4:30 PM', '5:00 PM', '5:30 PM'];
+export const TOUR_TIMES = [
+  '9:00 AM',
+  '9:30 AM',
+  '10:00 AM',
+  '10:30 AM',
+  '11:00 AM',
+  '11:30 AM',
+  '12:00 PM',
+  '12:30 PM',
+  '1:00 PM',
+  '1:30 PM',
+  '2:00 PM',
+  '2:30 PM',
+  '3:00 PM',
+  '3:30 PM',
+  '4:00 PM',
+  '4:30 PM',
+  '5:00 PM',
+  '5:30 PM',
+];
 export const LOAN_TERMS = ['30', '20', '15'];
 export const TABS = [
   ['overview', 'Overview'],
@@ -22,7 +41,14 @@ export interface ListingView {
   mortgage: { down: string; rate: string; term: string } | null;
 }
 
-function field(id: string, name: string, label: string, values: Record<string, string>, errors: Record<string, string>, type = 'text'): string {
+function field(
+  id: string,
+  name: string,
+  label: string,
+  values: Record<string, string>,
+  errors: Record<string, string>,
+  type = 'text',
+): string {
   return `<div class="field${errors[name] ? ' invalid' : ''}"><label for="${id}">${label}</label><input id="${id}" name="${name}" type="${type}" value="${esc(values[name] ?? '')}">${errors[name] ? `<div class="error">${esc(errors[name])}</div>` : ''}</div>`;
 }
 
@@ -34,9 +60,10 @@ function mortgagePanel(base: string, l: Listing, m: ListingView['mortgage']): st
   if (m) {
     const d = Number(down);
     const r = Number(rate);
-    result = Number.isFinite(d) && d >= 0 && d < 100 && Number.isFinite(r) && r >= 0 && r < 25
-      ? `<div class="notice" role="status"><p>Loan amount: ${money(Math.round(l.price * (1 - d / 100)))}</p><p><strong>Estimated monthly payment (principal and interest): ${money(monthlyPayment(l.price, d, r, Number(term))).replace('.00', '')}</strong></p><p class="muted">Property tax, insurance${l.hoa ? ` and the $${l.hoa}/month HOA fee` : ''} are not included.</p></div>`
-      : '<div class="alert" role="alert">Enter a down payment from 0 to 99% and an interest rate from 0 to 25%.</div>';
+    result =
+      Number.isFinite(d) && d >= 0 && d < 100 && Number.isFinite(r) && r >= 0 && r < 25
+        ? `<div class="notice" role="status"><p>Loan amount: ${money(Math.round(l.price * (1 - d / 100)))}</p><p><strong>Estimated monthly payment (principal and interest): ${money(monthlyPayment(l.price, d, r, Number(term))).replace('.00', '')}</strong></p><p class="muted">Property tax, insurance${l.hoa ? ` and the $${l.hoa}/month HOA fee` : ''} are not included.</p></div>`
+        : '<div class="alert" role="alert">Enter a down payment from 0 to 99% and an interest rate from 0 to 25%.</div>';
   }
   return `<form method="get" action="${base}/home/${l.id}" class="card"><input type="hidden" name="tab" value="mortgage">
 <p>Home price: <strong>${money(l.price).replace('.00', '')}</strong></p>
@@ -68,13 +95,30 @@ ${field('c-name', 'name', 'Your name', v.values, e)}${field('c-email', 'email', 
 
 /** The price history panel (served separately and loaded after a delay, like slow listing APIs). */
 export function historyTable(l: Listing): string {
-  return `<table><tr><th>Date</th><th>Event</th><th>Price</th></tr>${[...l.history].reverse().map((h) => `<tr><td>${esc(shortDay(h.date))}</td><td>${esc(h.event)}</td><td>${money(h.price).replace('.00', '')}</td></tr>`).join('')}</table>`;
+  return `<table><tr><th>Date</th><th>Event</th><th>Price</th></tr>${[...l.history]
+    .reverse()
+    .map(
+      (h) =>
+        `<tr><td>${esc(shortDay(h.date))}</td><td>${esc(h.event)}</td><td>${money(h.price).replace('.00', '')}</td></tr>`,
+    )
+    .join('')}</table>`;
 }
 
-export function listingPage(base: string, data: HomesData, state: HomesState, l: Listing, v: ListingView): string {
+export function listingPage(
+  base: string,
+  data: HomesData,
+  state: HomesState,
+  l: Listing,
+  v: ListingView,
+): string {
   const saved = state.saved.includes(l.id);
   const tab = TABS.some(([id]) => id === v.tab) ? v.tab : 'overview';
-  const similar = [l.sibling ? data.byId.get(l.sibling) : undefined, ...data.listings.filter((x) => x.city === l.city && x.id !== l.id && x.type === l.type && x.id !== l.sibling).slice(0, 3)]
+  const similar = [
+    l.sibling ? data.byId.get(l.sibling) : undefined,
+    ...data.listings
+      .filter((x) => x.city === l.city && x.id !== l.id && x.type === l.type && x.id !== l.sibling)
+      .slice(0, 3),
+  ]
     .filter((x): x is Listing => !!x)
     .slice(0, 3);
   const panels: Record<string, string> = {

@@ -1,6 +1,6 @@
 import { esc, money, page, pagination } from '../../ui/html.ts';
-import { CITIES, FEATURES, HOME_TYPES, type HomesData, type Listing, addressLine } from './data.ts';
-import { BATH_OPTIONS, BED_OPTIONS, PRICE_STEPS, SORTS, type SearchParams, searchQuery } from './search.ts';
+import { addressLine, CITIES, FEATURES, HOME_TYPES, type HomesData, type Listing } from './data.ts';
+import { BATH_OPTIONS, BED_OPTIONS, PRICE_STEPS, type SearchParams, SORTS, searchQuery } from './search.ts';
 import type { HomesState } from './state.ts';
 
 export const BRAND = 'Nestfind';
@@ -44,7 +44,12 @@ export function listingCard(base: string, l: Listing, saved: boolean, returnTo: 
 }
 
 export function shortDay(iso: string): string {
-  return new Date(`${iso}T00:00:00Z`).toLocaleDateString('en-US', { month: 'short', day: 'numeric', year: 'numeric', timeZone: 'UTC' });
+  return new Date(`${iso}T00:00:00Z`).toLocaleDateString('en-US', {
+    month: 'short',
+    day: 'numeric',
+    year: 'numeric',
+    timeZone: 'UTC',
+  });
 }
 
 export function homePage(base: string, data: HomesData, state: HomesState): string {
@@ -57,7 +62,12 @@ export function homePage(base: string, data: HomesData, state: HomesState): stri
 }
 
 function options(values: Array<{ value: string; label: string }>, selected: string): string {
-  return values.map((o) => `<option value="${esc(o.value)}"${o.value === selected ? ' selected' : ''}>${esc(o.label)}</option>`).join('');
+  return values
+    .map(
+      (o) =>
+        `<option value="${esc(o.value)}"${o.value === selected ? ' selected' : ''}>${esc(o.label)}</option>`,
+    )
+    .join('');
 }
 
 /** "$400k", "$1.5M": how price caps read in the filter selects. */
@@ -65,9 +75,21 @@ export const priceLabel = (n: number) => (n >= 1_000_000 ? `$${n / 1_000_000}M` 
 
 export function filtersForm(base: string, p: SearchParams): string {
   const city = CITIES.find((c) => c.name === p.city);
-  const hoods = city ? [{ value: '', label: 'Any neighborhood' }, ...city.neighborhoods.map((h) => ({ value: h, label: h }))] : [{ value: '', label: 'Choose a location first' }];
-  const prices = (any: string) => [{ value: '', label: any }, ...PRICE_STEPS.map((n) => ({ value: String(n), label: priceLabel(n) }))];
-  const sel = (id: string, name: string, label: string, opts: Array<{ value: string; label: string }>, v: string, extra = '') =>
+  const hoods = city
+    ? [{ value: '', label: 'Any neighborhood' }, ...city.neighborhoods.map((h) => ({ value: h, label: h }))]
+    : [{ value: '', label: 'Choose a location first' }];
+  const prices = (any: string) => [
+    { value: '', label: any },
+    ...PRICE_STEPS.map((n) => ({ value: String(n), label: priceLabel(n) })),
+  ];
+  const sel = (
+    id: string,
+    name: string,
+    label: string,
+    opts: Array<{ value: string; label: string }>,
+    v: string,
+    extra = '',
+  ) =>
     `<div><label for="${id}">${label}</label><select id="${id}" name="${name}"${extra}>${options(opts, v)}</select></div>`;
   return `<form method="get" action="${base}/search" class="toolbar filters">
 <div><label for="f-q">Address, street or ZIP</label><input id="f-q" name="q" value="${esc(p.q)}" placeholder="e.g. 410 Elm St"></div>
@@ -76,14 +98,27 @@ ${sel('f-hood', 'hood', 'Neighborhood', hoods, p.hood, city ? '' : ' disabled')}
 ${sel('f-min', 'min', 'Min price', prices('No min'), p.minPrice ? String(p.minPrice) : '')}
 ${sel('f-max', 'max', 'Max price', prices('No max'), p.maxPrice ? String(p.maxPrice) : '')}
 ${sel('f-beds', 'beds', 'Bedrooms', BED_OPTIONS, p.beds)}
-${sel('f-baths', 'baths', 'Bathrooms', BATH_OPTIONS.map((b) => ({ value: b, label: b || 'Any' })), p.baths)}
+${sel(
+  'f-baths',
+  'baths',
+  'Bathrooms',
+  BATH_OPTIONS.map((b) => ({ value: b, label: b || 'Any' })),
+  p.baths,
+)}
 ${sel('f-type', 'type', 'Home type', [{ value: '', label: 'Any type' }, ...HOME_TYPES.map((t) => ({ value: t, label: t }))], p.type)}
 ${sel('f-feature', 'feature', 'Must have', [{ value: '', label: 'Anything' }, ...FEATURES.map((f) => ({ value: f, label: f }))], p.feature)}
 ${sel('f-sort', 'sort', 'Sort by', SORTS, p.sort)}
 <button class="btn" type="submit">Apply filters</button></form>`;
 }
 
-export function searchPage(base: string, p: SearchParams, results: Listing[], pageNo: number, state: HomesState, notice: string): string {
+export function searchPage(
+  base: string,
+  p: SearchParams,
+  results: Listing[],
+  pageNo: number,
+  state: HomesState,
+  notice: string,
+): string {
   const total = Math.max(1, Math.ceil(results.length / RESULTS_PER_PAGE));
   const cur = Math.min(pageNo, total);
   const slice = results.slice((cur - 1) * RESULTS_PER_PAGE, cur * RESULTS_PER_PAGE);

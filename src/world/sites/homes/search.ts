@@ -1,14 +1,25 @@
-import { HOME_TYPES, type HomesData, type Listing, addressLine } from './data.ts';
+import { addressLine, HOME_TYPES, type HomesData, type Listing } from './data.ts';
 
 /** The listing search: filters with exact ("2") and minimum ("2+") bedroom counts, and sorts. */
 
 export const BED_OPTIONS = [
-  { value: '', label: 'Any' }, { value: '0', label: 'Studio' }, { value: '1', label: '1' }, { value: '1+', label: '1+' },
-  { value: '2', label: '2' }, { value: '2+', label: '2+' }, { value: '3', label: '3' }, { value: '3+', label: '3+' },
-  { value: '4', label: '4' }, { value: '4+', label: '4+' }, { value: '5+', label: '5+' },
+  { value: '', label: 'Any' },
+  { value: '0', label: 'Studio' },
+  { value: '1', label: '1' },
+  { value: '1+', label: '1+' },
+  { value: '2', label: '2' },
+  { value: '2+', label: '2+' },
+  { value: '3', label: '3' },
+  { value: '3+', label: '3+' },
+  { value: '4', label: '4' },
+  { value: '4+', label: '4+' },
+  { value: '5+', label: '5+' },
 ];
 export const BATH_OPTIONS = ['', '1+', '1.5+', '2+', '3+'];
-export const PRICE_STEPS = [100_000, 150_000, 200_000, 250_000, 300_000, 350_000, 400_000, 450_000, 500_000, 600_000, 700_000, 800_000, 1_000_000, 1_500_000, 2_000_000];
+export const PRICE_STEPS = [
+  100_000, 150_000, 200_000, 250_000, 300_000, 350_000, 400_000, 450_000, 500_000, 600_000, 700_000, 800_000,
+  1_000_000, 1_500_000, 2_000_000,
+];
 export const SORTS = [
   { value: 'newest', label: 'Newest' },
   { value: 'price-asc', label: 'Price (low to high)' },

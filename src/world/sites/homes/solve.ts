@@ -1,8 +1,8 @@
 import type { SolverDriver } from '../../site.ts';
 import { dismissOverlays } from '../../solver-steps.ts';
 import { CITIES, type Listing } from './data.ts';
-import { SORTS } from './search.ts';
 import { priceLabel } from './pages-search.ts';
+import { SORTS } from './search.ts';
 
 /** Reference-solver steps shared by the listings templates. */
 
@@ -19,7 +19,11 @@ export interface FilterChoice {
 
 /** Actions `applyFilters` takes for a choice (one per select, plus Apply). */
 export function filterCost(f: FilterChoice): number {
-  return [f.city, f.max, f.beds, f.type, f.feature, f.sort && f.sort !== 'newest' ? f.sort : undefined].filter(Boolean).length + 1;
+  return (
+    [f.city, f.max, f.beds, f.type, f.feature, f.sort && f.sort !== 'newest' ? f.sort : undefined].filter(
+      Boolean,
+    ).length + 1
+  );
 }
 
 /** Sets the search filters on /search and applies them. */
@@ -32,7 +36,8 @@ export async function applyFilters(d: SolverDriver, f: FilterChoice): Promise<vo
   if (f.beds) await d.select({ name: 'Bedrooms', tag: 'select' }, f.beds);
   if (f.type) await d.select({ name: 'Home type', tag: 'select' }, f.type);
   if (f.feature) await d.select({ name: 'Must have', tag: 'select' }, f.feature);
-  if (f.sort && f.sort !== 'newest') await d.select({ name: 'Sort by', tag: 'select' }, SORTS.find((s) => s.value === f.sort)!.label);
+  if (f.sort && f.sort !== 'newest')
+    await d.select({ name: 'Sort by', tag: 'select' }, SORTS.find((s) => s.value === f.sort)!.label);
   await d.click({ name: 'Apply filters', tag: 'button' });
 }
 
@@ -41,7 +46,8 @@ export async function acceptCookies(d: SolverDriver): Promise<void> {
   await dismissOverlays(d);
 }
 
-const listingLink = (id: string) => (e: { tag: string; attributes: Record<string, string> }) => e.tag === 'a' && (e.attributes.href ?? '').split('?')[0].endsWith(`/home/${id}`);
+const listingLink = (id: string) => (e: { tag: string; attributes: Record<string, string> }) =>
+  e.tag === 'a' && (e.attributes.href ?? '').split('?')[0].endsWith(`/home/${id}`);
 
 /** Finds a listing by its street with the keyword box and opens it (three actions). */
 export async function openListing(d: SolverDriver, l: Listing): Promise<void> {

@@ -4,7 +4,7 @@ import { answered, cond, containsText, normalizeText } from '../../match.ts';
 import type { TaskTemplate } from '../../site.ts';
 import { pickDate } from '../../solver-steps.ts';
 import { poolTemplate, variant } from '../../template-kit.ts';
-import { CITIES, FEATURES, type HomesData, type Listing, addressLine } from './data.ts';
+import { addressLine, CITIES, FEATURES, type HomesData, type Listing } from './data.ts';
 import { TOUR_TIMES } from './pages-listing.ts';
 import { monthlyPayment } from './search.ts';
 import { acceptCookies, applyFilters, filterCost, openListing, openResult } from './solve.ts';
@@ -22,12 +22,16 @@ const where = (l: Listing) => `${addressLine(l)}, ${l.city}`;
 export const saveAddress: TaskTemplate<{ listingId: string }, HomesState, HomesData> = poolTemplate({
   id: 'homes.save-address',
   description: 'Save a home by its address (same-street lookalike units exist)',
-  pool: (data) => data.listings.filter((l) => l.sibling || hashString(l.id) % 4 === 0).map((l) => ({ listingId: l.id })),
+  pool: (data) =>
+    data.listings.filter((l) => l.sibling || hashString(l.id) % 4 === 0).map((l) => ({ listingId: l.id })),
   splitKey: (p) => p.listingId,
   word: (p, data) => {
     const l = listing(data, p.listingId);
     return {
-      objective: variant(p, [`Save the home at ${where(l)} to my saved homes.`, `Add ${where(l)} (the ${l.type.toLowerCase()} listing) to my saved homes.`]),
+      objective: variant(p, [
+        `Save the home at ${where(l)} to my saved homes.`,
+        `Add ${where(l)} (the ${l.type.toLowerCase()} listing) to my saved homes.`,
+      ]),
       startPath: '/search',
       referenceLength: 6,
     };
@@ -36,7 +40,11 @@ export const saveAddress: TaskTemplate<{ listingId: string }, HomesState, HomesD
     const l = listing(data, p.listingId);
     return [
       cond('saved.target', state.saved.includes(l.id), `${addressLine(l)} is not saved`),
-      cond('saved.notLookalike', !l.sibling || !state.saved.includes(l.sibling), 'the other unit at the same street was saved'),
+      cond(
+        'saved.notLookalike',
+        !l.sibling || !state.saved.includes(l.sibling),
+        'the other unit at the same street was saved',
+      ),
     ];
   },
   solve: async (p, d, data) => {
@@ -65,7 +73,8 @@ export const saveCheapestFeature: TaskTemplate<FeatureParams, HomesState, HomesD
         for (const feature of FEATURES)
           for (const minBeds of [2, 3]) {
             const r = matching(data, { city: c.name, type, feature, beds: `${minBeds}+`, sort: 'price-asc' });
-            if (r.length >= 2 && r[0].price !== r[1].price) out.push({ city: c.name, type, minBeds, feature });
+            if (r.length >= 2 && r[0].price !== r[1].price)
+              out.push({ city: c.name, type, minBeds, feature });
           }
     return out;
   },
@@ -76,12 +85,22 @@ export const saveCheapestFeature: TaskTemplate<FeatureParams, HomesState, HomesD
       `I want a ${p.type.toLowerCase()} in ${p.city} with ${p.minBeds}+ bedrooms and ${p.feature.toLowerCase()}. Save the least expensive one to my saved homes.`,
     ]),
     startPath: '/search',
-    referenceLength: 1 + filterCost({ city: p.city, beds: '1', type: p.type, feature: p.feature, sort: 'price-asc' }) + 3,
+    referenceLength:
+      1 + filterCost({ city: p.city, beds: '1', type: p.type, feature: p.feature, sort: 'price-asc' }) + 3,
   }),
   verify: (p, state, _a, data) => {
-    const top = matching(data, { city: p.city, type: p.type, feature: p.feature, beds: `${p.minBeds}+`, sort: 'price-asc' })[0];
+    const top = matching(data, {
+      city: p.city,
+      type: p.type,
+      feature: p.feature,
+      beds: `${p.minBeds}+`,
+      sort: 'price-asc',
+    })[0];
     const others = state.saved.filter((id) => id !== top.id);
-    return [cond('saved.target', state.saved.includes(top.id), `${addressLine(top)} is not saved`), cond('saved.only', others.length === 0, `also saved ${others.join(', ')}`)];
+    return [
+      cond('saved.target', state.saved.includes(top.id), `${addressLine(top)} is not saved`),
+      cond('saved.only', others.length === 0, `also saved ${others.join(', ')}`),
+    ];
   },
   solve: async (p, d, data) => {
     const f = { city: p.city, type: p.type, feature: p.feature, beds: `${p.minBeds}+`, sort: 'price-asc' };
@@ -101,8 +120,22 @@ interface TourParams {
   tourType: string;
 }
 
-const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
-const longDay = (iso: string) => `${MONTHS[Number(iso.slice(5, 7)) - 1]} ${Number(iso.slice(8, 10))}, ${iso.slice(0, 4)}`;
+const MONTHS = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
+const longDay = (iso: string) =>
+  `${MONTHS[Number(iso.slice(5, 7)) - 1]} ${Number(iso.slice(8, 10))}, ${iso.slice(0, 4)}`;
 
 /** Transactional (hard): schedule a tour with a date picker, a time select and contact fields. */
 export const scheduleTour: TaskTemplate<TourParams, HomesState, HomesData> = poolTemplate({
@@ -113,7 +146,13 @@ export const scheduleTour: TaskTemplate<TourParams, HomesState, HomesData> = poo
       [0, 1].map((k) => {
         const h = hashString(`${l.id}:tour:${k}`);
         const date = new Date(Date.UTC(2027, 1, 3) + (h % 85) * 86_400_000).toISOString().slice(0, 10);
-        return { listingId: l.id, personaId: data.personas[h % data.personas.length].id, date, time: TOUR_TIMES[(h >>> 8) % TOUR_TIMES.length], tourType: (h >>> 4) % 3 === 0 ? 'Video chat' : 'In person' };
+        return {
+          listingId: l.id,
+          personaId: data.personas[h % data.personas.length].id,
+          date,
+          time: TOUR_TIMES[(h >>> 8) % TOUR_TIMES.length],
+          tourType: (h >>> 4) % 3 === 0 ? 'Video chat' : 'In person',
+        };
       }),
     ),
   splitKey: (p) => p.listingId,
@@ -134,11 +173,22 @@ export const scheduleTour: TaskTemplate<TourParams, HomesState, HomesData> = poo
     const t = mine[mine.length - 1];
     return [
       cond('tour.requested', !!t, 'no tour requested for this home'),
-      cond('tour.rightHome', state.tours.every((x) => x.listingId === p.listingId), 'a tour was requested for another home'),
+      cond(
+        'tour.rightHome',
+        state.tours.every((x) => x.listingId === p.listingId),
+        'a tour was requested for another home',
+      ),
       cond('tour.date', t?.date === p.date, `date ${t?.date ?? 'none'}`),
       cond('tour.time', t?.time === p.time, `time ${t?.time ?? 'none'}`),
       cond('tour.type', t?.tourType === p.tourType, `type ${t?.tourType ?? 'none'}`),
-      cond('tour.contact', !!t && normalizeText(t.name) === normalizeText(`${who.first} ${who.last}`) && t.email === who.email && t.phone === who.phone, 'contact details differ'),
+      cond(
+        'tour.contact',
+        !!t &&
+          normalizeText(t.name) === normalizeText(`${who.first} ${who.last}`) &&
+          t.email === who.email &&
+          t.phone === who.phone,
+        'contact details differ',
+      ),
     ];
   },
   solve: async (p, d, data) => {
@@ -147,7 +197,10 @@ export const scheduleTour: TaskTemplate<TourParams, HomesState, HomesData> = poo
     await acceptCookies(d);
     await openListing(d, l);
     await d.click({ name: 'Schedule a tour', role: 'tab' });
-    if (p.tourType === 'Video chat') await d.click((e) => e.tag === 'input' && e.attributes.name === 'tourType' && e.attributes.value === 'Video chat');
+    if (p.tourType === 'Video chat')
+      await d.click(
+        (e) => e.tag === 'input' && e.attributes.name === 'tourType' && e.attributes.value === 'Video chat',
+      );
     await pickDate(d, { name: 'Tour date', tag: 'input' }, p.date);
     await d.select({ name: 'Time', tag: 'select' }, p.time);
     await d.input({ name: 'Full name', tag: 'input' }, `${who.first} ${who.last}`);
@@ -175,7 +228,12 @@ export const mortgage: TaskTemplate<MortgageParams, HomesState, HomesData> = poo
     data.listings.flatMap((l) =>
       [0, 1].map((k) => {
         const h = hashString(`${l.id}:mortgage:${k}`);
-        return { listingId: l.id, down: [5, 10, 15, 20, 25][h % 5], rate: RATES[(h >>> 3) % RATES.length], term: [15, 20, 30][(h >>> 7) % 3] };
+        return {
+          listingId: l.id,
+          down: [5, 10, 15, 20, 25][h % 5],
+          rate: RATES[(h >>> 3) % RATES.length],
+          term: [15, 20, 30][(h >>> 7) % 3],
+        };
       }),
     ),
   splitKey: (p) => p.listingId,
@@ -208,8 +266,14 @@ export const mortgage: TaskTemplate<MortgageParams, HomesState, HomesData> = poo
 });
 
 export const AGENT_QUESTIONS = [
-  'Is the seller open to offers below asking?', 'Are pets allowed?', 'When is the next open house?', 'How old is the roof?',
-  'Is the HOA fee expected to go up?', 'Are there any pending offers?', 'Is the basement finished?', 'What are the annual property taxes?',
+  'Is the seller open to offers below asking?',
+  'Are pets allowed?',
+  'When is the next open house?',
+  'How old is the roof?',
+  'Is the HOA fee expected to go up?',
+  'Are there any pending offers?',
+  'Is the basement finished?',
+  'What are the annual property taxes?',
 ];
 
 interface ContactParams {
@@ -225,7 +289,11 @@ export const contactAgent: TaskTemplate<ContactParams, HomesState, HomesData> = 
   pool: (data) =>
     data.listings.map((l) => {
       const h = hashString(`${l.id}:contact`);
-      return { listingId: l.id, personaId: data.personas[h % data.personas.length].id, question: AGENT_QUESTIONS[(h >>> 5) % AGENT_QUESTIONS.length] };
+      return {
+        listingId: l.id,
+        personaId: data.personas[h % data.personas.length].id,
+        question: AGENT_QUESTIONS[(h >>> 5) % AGENT_QUESTIONS.length],
+      };
     }),
   splitKey: (p) => p.listingId,
   word: (p, data) => {
@@ -242,8 +310,21 @@ export const contactAgent: TaskTemplate<ContactParams, HomesState, HomesData> = 
     const mine = state.messages.filter((m) => m.listingId === p.listingId);
     return [
       cond('message.sent', mine.length > 0, 'no message to this listing agent'),
-      cond('message.contact', mine.some((m) => normalizeText(m.name) === normalizeText(`${who.first} ${who.last}`) && m.email === who.email && m.phone === who.phone), 'contact details differ'),
-      cond('message.question', mine.some((m) => containsText(m.message, p.question)), 'the question is missing'),
+      cond(
+        'message.contact',
+        mine.some(
+          (m) =>
+            normalizeText(m.name) === normalizeText(`${who.first} ${who.last}`) &&
+            m.email === who.email &&
+            m.phone === who.phone,
+        ),
+        'contact details differ',
+      ),
+      cond(
+        'message.question',
+        mine.some((m) => containsText(m.message, p.question)),
+        'the question is missing',
+      ),
     ];
   },
   solve: async (p, d, data) => {

@@ -2,9 +2,9 @@ import { numberCondition } from '../../answer.ts';
 import { answered, cond, containsText } from '../../match.ts';
 import type { Condition, TaskTemplate } from '../../site.ts';
 import { poolTemplate, variant } from '../../template-kit.ts';
-import { CITIES, HOME_TYPES, type HomesData, type Listing, addressLine } from './data.ts';
+import { addressLine, CITIES, HOME_TYPES, type HomesData, type Listing } from './data.ts';
 import { PRICE_STEPS, parseSearch, runSearch } from './search.ts';
-import { type FilterChoice, acceptCookies, applyFilters, filterCost, openListing } from './solve.ts';
+import { acceptCookies, applyFilters, type FilterChoice, filterCost, openListing } from './solve.ts';
 import type { HomesState } from './state.ts';
 
 /** Listings matching a filter choice (the site's own search, so tasks and pages agree). */
@@ -23,7 +23,8 @@ export function matching(data: HomesData, f: FilterChoice): Listing[] {
 /** Condition: the answer names the listing's street address (and its unit, when it has one). */
 export function addressCondition(answer: string | null, l: Listing): Condition {
   const unit = l.unit ? l.unit.replace(/^Unit /, '') : '';
-  const ok = containsText(answer, l.street.split(' ').slice(0, 2).join(' ')) && (!unit || containsText(answer, unit));
+  const ok =
+    containsText(answer, l.street.split(' ').slice(0, 2).join(' ')) && (!unit || containsText(answer, unit));
   return cond('answer.address', ok, `expected ${addressLine(l)}`);
 }
 
@@ -68,7 +69,10 @@ export const priciestExact: TaskTemplate<ExactParams, HomesState, HomesData> = p
     referenceLength: 1 + filterCost({ city: p.city, beds: '1', type: p.type, sort: 'price-desc' }) + 1,
   }),
   verify: (p, _s, answer, data) => {
-    const top = maxBy(matching(data, { city: p.city, type: p.type, beds: String(p.beds) }), (l) => l.price)[0];
+    const top = maxBy(
+      matching(data, { city: p.city, type: p.type, beds: String(p.beds) }),
+      (l) => l.price,
+    )[0];
     return [answered(answer), numberCondition('answer.price', answer, top.price, 1)];
   },
   solve: async (p, d, data) => {
@@ -93,7 +97,14 @@ export const countExact: TaskTemplate<ExactParams, HomesState, HomesData> = pool
     startPath: '/search',
     referenceLength: 1 + filterCost({ city: p.city, beds: '1', type: p.type }) + 1,
   }),
-  verify: (p, _s, answer, data) => [answered(answer), numberCondition('answer.count', answer, matching(data, { city: p.city, type: p.type, beds: String(p.beds) }).length)],
+  verify: (p, _s, answer, data) => [
+    answered(answer),
+    numberCondition(
+      'answer.count',
+      answer,
+      matching(data, { city: p.city, type: p.type, beds: String(p.beds) }).length,
+    ),
+  ],
   solve: async (p, d, data) => {
     const f = { city: p.city, beds: String(p.beds), type: p.type };
     await acceptCookies(d);
@@ -145,7 +156,11 @@ export const cheapestMin: TaskTemplate<MinBedsParams, HomesState, HomesData> = p
   }),
   verify: (p, _s, answer, data) => {
     const top = cheapest(matching(data, { city: p.city, type: p.type, beds: `${p.minBeds}+` }))[0];
-    return [answered(answer), addressCondition(answer, top), numberCondition('answer.price', answer, top.price, 1)];
+    return [
+      answered(answer),
+      addressCondition(answer, top),
+      numberCondition('answer.price', answer, top.price, 1),
+    ];
   },
   solve: async (p, d, data) => {
     const f = { city: p.city, beds: `${p.minBeds}+`, type: p.type, sort: 'price-asc' };
@@ -162,7 +177,8 @@ interface UnderParams {
   maxPrice: number;
 }
 
-const priceText = (n: number) => (n >= 1_000_000 ? `$${n / 1_000_000} million` : `$${(n / 1000).toFixed(0)},000`);
+const priceText = (n: number) =>
+  n >= 1_000_000 ? `$${n / 1_000_000} million` : `$${(n / 1000).toFixed(0)},000`;
 
 /** Information: the largest home (square feet) under a price cap: its address. */
 export const largestHome: TaskTemplate<UnderParams, HomesState, HomesData> = poolTemplate({
@@ -188,7 +204,10 @@ export const largestHome: TaskTemplate<UnderParams, HomesState, HomesData> = poo
     startPath: '/search',
     referenceLength: 1 + filterCost({ city: p.city, max: p.maxPrice, type: p.type, sort: 'sqft' }) + 1,
   }),
-  verify: (p, _s, answer, data) => [answered(answer), addressCondition(answer, largest(matching(data, { city: p.city, type: p.type, max: p.maxPrice }))[0])],
+  verify: (p, _s, answer, data) => [
+    answered(answer),
+    addressCondition(answer, largest(matching(data, { city: p.city, type: p.type, max: p.maxPrice }))[0]),
+  ],
   solve: async (p, d, data) => {
     const f = { city: p.city, max: p.maxPrice, type: p.type, sort: 'sqft' };
     await acceptCookies(d);
@@ -213,7 +232,10 @@ export const newestInHood: TaskTemplate<HoodParams, HomesState, HomesData> = poo
     }),
   splitKey: (p) => `${p.city}|${p.hood}`,
   word: (p) => ({
-    objective: variant(p, [`What is the address of the newest listing in the ${p.hood} neighborhood of ${p.city}?`, `Which home in ${p.hood} (${p.city}) was listed most recently? Give me the address.`]),
+    objective: variant(p, [
+      `What is the address of the newest listing in the ${p.hood} neighborhood of ${p.city}?`,
+      `Which home in ${p.hood} (${p.city}) was listed most recently? Give me the address.`,
+    ]),
     startPath: '/search',
     referenceLength: 6,
   }),
@@ -231,12 +253,16 @@ export const newestInHood: TaskTemplate<HoodParams, HomesState, HomesData> = poo
 export const lastSold: TaskTemplate<{ listingId: string }, HomesState, HomesData> = poolTemplate({
   id: 'homes.last-sold',
   description: 'Last sale price of a listing from its (delayed) price history',
-  pool: (data) => data.listings.filter((l) => l.history.some((h) => h.event === 'Sold')).map((l) => ({ listingId: l.id })),
+  pool: (data) =>
+    data.listings.filter((l) => l.history.some((h) => h.event === 'Sold')).map((l) => ({ listingId: l.id })),
   splitKey: (p) => p.listingId,
   word: (p, data) => {
     const l = data.byId.get(p.listingId)!;
     return {
-      objective: variant(p, [`According to its price history, what did ${addressLine(l)} in ${l.city} last sell for?`, `Look up the price history of ${addressLine(l)}, ${l.city}. How much did it sell for last time?`]),
+      objective: variant(p, [
+        `According to its price history, what did ${addressLine(l)} in ${l.city} last sell for?`,
+        `Look up the price history of ${addressLine(l)}, ${l.city}. How much did it sell for last time?`,
+      ]),
       startPath: '/search',
       // Opening the listing, the tab, and a few waits while the history loads.
       referenceLength: 9,

@@ -1,16 +1,42 @@
 import { Rng } from '../../../core/rng.ts';
 import { FIRST_NAMES, LAST_NAMES } from '../people.ts';
 import {
-  AIRLINES, APPOINTMENTS, CITIES, COLLEAGUE_DOMAIN, FINANCE, HOTELS, LOOKALIKE_CONTACTS, ME, MISFILED,
-  NEWSLETTERS, PERSONAL_TOPICS, PRODUCTS, SPAM, STORES, VENDORS, WORK_TOPICS,
+  AIRLINES,
+  APPOINTMENTS,
+  CITIES,
+  COLLEAGUE_DOMAIN,
+  FINANCE,
+  HOTELS,
+  LOOKALIKE_CONTACTS,
+  ME,
+  MISFILED,
+  NEWSLETTERS,
+  PERSONAL_TOPICS,
+  PRODUCTS,
+  SPAM,
+  STORES,
+  VENDORS,
+  WORK_TOPICS,
 } from './content.ts';
 
 export type Folder = 'inbox' | 'sent' | 'drafts' | 'archive' | 'spam' | 'trash';
 export const FOLDERS: Folder[] = ['inbox', 'sent', 'drafts', 'archive', 'spam', 'trash'];
 
 export type MessageKind =
-  | 'flight' | 'checkin' | 'hotel' | 'order' | 'invoice' | 'work' | 'personal' | 'newsletter'
-  | 'finance' | 'appointment' | 'spam' | 'misfiled' | 'sent' | 'draft';
+  | 'flight'
+  | 'checkin'
+  | 'hotel'
+  | 'order'
+  | 'invoice'
+  | 'work'
+  | 'personal'
+  | 'newsletter'
+  | 'finance'
+  | 'appointment'
+  | 'spam'
+  | 'misfiled'
+  | 'sent'
+  | 'draft';
 
 export interface Person {
   id: string;
@@ -65,7 +91,10 @@ function code(rng: Rng, n: number, chars = CODE_CHARS): string {
 }
 
 function slug(s: string): string {
-  return s.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+  return s
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '');
 }
 
 function company(name: string, email: string, short = name): Person {
@@ -83,7 +112,13 @@ function dateIn(rng: Rng, fromDay = 0, toDay = 183): string {
   return d.toISOString();
 }
 
-const LONG_DATE = new Intl.DateTimeFormat('en-US', { weekday: 'short', month: 'short', day: 'numeric', year: 'numeric', timeZone: 'UTC' });
+const LONG_DATE = new Intl.DateTimeFormat('en-US', {
+  weekday: 'short',
+  month: 'short',
+  day: 'numeric',
+  year: 'numeric',
+  timeZone: 'UTC',
+});
 
 function futureDay(rng: Rng): string {
   return LONG_DATE.format(new Date(Date.UTC(2027, 1, 3) + rng.int(0, 80) * 86_400_000));
@@ -135,22 +170,45 @@ export function buildMailData(seed: number): MailData {
     const from = company(air.name, air.email, air.short);
     const facts = { code: c, city, flight, day, time, sender: air.short };
     add({
-      folder: 'inbox', kind: 'flight', from, to: [me], attachments: [],
-      subject: rng.pick([`Your trip confirmation: Chicago to ${city}`, `Flight confirmation - Chicago (ORD) to ${city} (${iata})`, `Your ${air.short} booking to ${city} is confirmed`]),
+      folder: 'inbox',
+      kind: 'flight',
+      from,
+      to: [me],
+      attachments: [],
+      subject: rng.pick([
+        `Your trip confirmation: Chicago to ${city}`,
+        `Flight confirmation - Chicago (ORD) to ${city} (${iata})`,
+        `Your ${air.short} booking to ${city} is confirmed`,
+      ]),
       body: [
-        'Hi Alex,', `Thanks for booking with ${air.name}. Your trip to ${city} is confirmed.`,
-        `Confirmation code: ${c}`, `Flight ${flight} · Chicago (ORD) → ${city} (${iata})`,
+        'Hi Alex,',
+        `Thanks for booking with ${air.name}. Your trip to ${city} is confirmed.`,
+        `Confirmation code: ${c}`,
+        `Flight ${flight} · Chicago (ORD) → ${city} (${iata})`,
         `Departs ${day} at ${time}. Seat ${rng.int(4, 38)}${rng.pick(['A', 'B', 'C', 'D', 'E', 'F'])}.`,
         'You can check in online 24 hours before departure.',
       ],
-      date: dateIn(rng, 0, 170), about: `your flight to ${city}`, facts,
+      date: dateIn(rng, 0, 170),
+      about: `your flight to ${city}`,
+      facts,
     });
     if (rng.bool(0.25)) {
       add({
-        folder: 'inbox', kind: 'checkin', from, to: [me], attachments: [],
+        folder: 'inbox',
+        kind: 'checkin',
+        from,
+        to: [me],
+        attachments: [],
         subject: `Check in now for your flight to ${city}`,
-        body: ['Hi Alex,', `It's time to check in for flight ${flight} to ${city}.`, `Confirmation code: ${c}`, 'Check in on our app or website to get your boarding pass.'],
-        date: dateIn(rng, 175, 183), about: `checking in for your flight to ${city}`, facts,
+        body: [
+          'Hi Alex,',
+          `It's time to check in for flight ${flight} to ${city}.`,
+          `Confirmation code: ${c}`,
+          'Check in on our app or website to get your boarding pass.',
+        ],
+        date: dateIn(rng, 175, 183),
+        about: `checking in for your flight to ${city}`,
+        facts,
       });
     }
   }
@@ -161,22 +219,59 @@ export function buildMailData(seed: number): MailData {
     const nights = rng.int(1, 6);
     const day = futureDay(rng);
     add({
-      folder: 'inbox', kind: 'hotel', from: company(h.name, h.email, h.short), to: [me], attachments: [],
-      subject: h.short === 'Airbnb' ? `Reservation confirmed - ${city}` : `Your reservation in ${city} is confirmed`,
-      body: ['Hello Alex,', `Your ${h.kind} in ${city} is booked for ${nights} night${nights > 1 ? 's' : ''}.`, `Confirmation number: ${c}`, `Check-in: ${day}, after 3:00 PM.`, 'Free cancellation until 48 hours before arrival.'],
-      date: dateIn(rng, 0, 175), about: `your ${h.kind} in ${city}`, facts: { code: c, city, day, nights: String(nights), sender: h.short },
+      folder: 'inbox',
+      kind: 'hotel',
+      from: company(h.name, h.email, h.short),
+      to: [me],
+      attachments: [],
+      subject:
+        h.short === 'Airbnb' ? `Reservation confirmed - ${city}` : `Your reservation in ${city} is confirmed`,
+      body: [
+        'Hello Alex,',
+        `Your ${h.kind} in ${city} is booked for ${nights} night${nights > 1 ? 's' : ''}.`,
+        `Confirmation number: ${c}`,
+        `Check-in: ${day}, after 3:00 PM.`,
+        'Free cancellation until 48 hours before arrival.',
+      ],
+      date: dateIn(rng, 0, 175),
+      about: `your ${h.kind} in ${city}`,
+      facts: { code: c, city, day, nights: String(nights), sender: h.short },
     });
   }
 
   for (const product of PRODUCTS) {
     const store = rng.pick(STORES);
-    const order = store.short === 'Amazon' ? `112-${rng.int(1_000_000, 9_999_999)}-${rng.int(1_000_000, 9_999_999)}` : `${rng.int(10_000_000, 99_999_999)}`;
-    const tracking = store.carrier === 'UPS' ? `1Z${code(rng, 6, 'ABCDEFGHJKLMNPRSTUVWXY0123456789')}${code(rng, 10, '0123456789')}` : store.carrier === 'USPS' ? code(rng, 22, '0123456789') : code(rng, 12, '0123456789');
+    const order =
+      store.short === 'Amazon'
+        ? `112-${rng.int(1_000_000, 9_999_999)}-${rng.int(1_000_000, 9_999_999)}`
+        : `${rng.int(10_000_000, 99_999_999)}`;
+    const tracking =
+      store.carrier === 'UPS'
+        ? `1Z${code(rng, 6, 'ABCDEFGHJKLMNPRSTUVWXY0123456789')}${code(rng, 10, '0123456789')}`
+        : store.carrier === 'USPS'
+          ? code(rng, 22, '0123456789')
+          : code(rng, 12, '0123456789');
     add({
-      folder: 'inbox', kind: 'order', from: company(store.name, store.email, store.short), to: [me], attachments: [],
-      subject: store.short === 'Amazon' ? `Your Amazon.com order of "${product}" has shipped!` : `Your ${store.short} order has shipped: ${product}`,
-      body: ['Hi Alex,', `Good news: your order #${order} is on its way.`, `Item: ${product}`, `Carrier: ${store.carrier}`, `Tracking number: ${tracking}`, `Estimated delivery: ${futureDay(rng)}.`],
-      date: dateIn(rng, 0, 183), about: `your ${product} order`, facts: { order, tracking, carrier: store.carrier, product, sender: store.short },
+      folder: 'inbox',
+      kind: 'order',
+      from: company(store.name, store.email, store.short),
+      to: [me],
+      attachments: [],
+      subject:
+        store.short === 'Amazon'
+          ? `Your Amazon.com order of "${product}" has shipped!`
+          : `Your ${store.short} order has shipped: ${product}`,
+      body: [
+        'Hi Alex,',
+        `Good news: your order #${order} is on its way.`,
+        `Item: ${product}`,
+        `Carrier: ${store.carrier}`,
+        `Tracking number: ${tracking}`,
+        `Estimated delivery: ${futureDay(rng)}.`,
+      ],
+      date: dateIn(rng, 0, 183),
+      about: `your ${product} order`,
+      facts: { order, tracking, carrier: store.carrier, product, sender: store.short },
     });
   }
 
@@ -191,46 +286,135 @@ export function buildMailData(seed: number): MailData {
       const tax = Math.round(subtotal * 0.0625 * 100) / 100;
       const total = (subtotal + tax).toFixed(2);
       const due = futureDay(rng);
-      const fmt = (n: number | string) => `$${Number(n).toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+      const fmt = (n: number | string) =>
+        `$${Number(n).toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
       add({
-        folder: 'inbox', kind: 'invoice', from: company(v.name, v.email), to: [me],
-        subject: rng.pick([`Invoice ${inv} from ${v.name}`, `${v.name}: invoice ${inv}`, `Your invoice ${inv} is ready`]),
-        body: ['Hi Alex,', `Please find attached invoice ${inv} for ${v.service.toLowerCase()}.`, 'Payment is due within 30 days. Let us know if you have any questions.', `Thanks,`, v.name],
-        attachments: [{
-          name: `Invoice-${inv}.pdf`, size: `${rng.int(60, 240)} KB`,
-          preview: [v.name, `Invoice ${inv}`, `Bill to: Alex Morgan, Northwind Labs`, `${v.service}: ${hours} hours × ${fmt(rate)} = ${fmt(subtotal)}`, `Subtotal: ${fmt(subtotal)}`, `Sales tax (6.25%): ${fmt(tax)}`, `Total due: ${fmt(total)}`, `Due date: ${due}`],
-        }],
-        date: dateIn(rng, 0, 183), about: `invoice ${inv}`, facts: { invoice: inv, total, due, sender: v.name },
+        folder: 'inbox',
+        kind: 'invoice',
+        from: company(v.name, v.email),
+        to: [me],
+        subject: rng.pick([
+          `Invoice ${inv} from ${v.name}`,
+          `${v.name}: invoice ${inv}`,
+          `Your invoice ${inv} is ready`,
+        ]),
+        body: [
+          'Hi Alex,',
+          `Please find attached invoice ${inv} for ${v.service.toLowerCase()}.`,
+          'Payment is due within 30 days. Let us know if you have any questions.',
+          `Thanks,`,
+          v.name,
+        ],
+        attachments: [
+          {
+            name: `Invoice-${inv}.pdf`,
+            size: `${rng.int(60, 240)} KB`,
+            preview: [
+              v.name,
+              `Invoice ${inv}`,
+              `Bill to: Alex Morgan, Northwind Labs`,
+              `${v.service}: ${hours} hours × ${fmt(rate)} = ${fmt(subtotal)}`,
+              `Subtotal: ${fmt(subtotal)}`,
+              `Sales tax (6.25%): ${fmt(tax)}`,
+              `Total due: ${fmt(total)}`,
+              `Due date: ${due}`,
+            ],
+          },
+        ],
+        date: dateIn(rng, 0, 183),
+        about: `invoice ${inv}`,
+        facts: { invoice: inv, total, due, sender: v.name },
       });
     }
   }
 
-  const workPairs = rng.shuffle(colleagues.flatMap((c) => WORK_TOPICS.map((t) => [c, t] as const))).slice(0, 120);
+  const workPairs = rng
+    .shuffle(colleagues.flatMap((c) => WORK_TOPICS.map((t) => [c, t] as const)))
+    .slice(0, 120);
   for (const [c, topic] of workPairs) {
     const attach = rng.bool(0.2);
     add({
-      folder: 'inbox', kind: 'work', from: c, to: [me], subject: capitalize(topic),
-      body: [`Hi Alex,`, rng.pick([`Following up on the ${topic}.`, `Quick note about the ${topic}.`, `Wanted to get your input on the ${topic}.`]), rng.pick(['Can you take a look when you get a chance?', 'Let me know what you think.', 'Could you reply by Wednesday?', 'Happy to talk it through on a call.']), `Thanks,`, c.name.split(' ')[0]],
-      attachments: attach ? [{ name: `${slug(topic)}.docx`, size: `${rng.int(20, 900)} KB`, preview: [capitalize(topic), 'Draft for review', `Owner: ${c.name}`] }] : [],
-      date: dateIn(rng, 0, 183), about: `the ${topic}`, facts: { topic, sender: c.name },
+      folder: 'inbox',
+      kind: 'work',
+      from: c,
+      to: [me],
+      subject: capitalize(topic),
+      body: [
+        `Hi Alex,`,
+        rng.pick([
+          `Following up on the ${topic}.`,
+          `Quick note about the ${topic}.`,
+          `Wanted to get your input on the ${topic}.`,
+        ]),
+        rng.pick([
+          'Can you take a look when you get a chance?',
+          'Let me know what you think.',
+          'Could you reply by Wednesday?',
+          'Happy to talk it through on a call.',
+        ]),
+        `Thanks,`,
+        c.name.split(' ')[0],
+      ],
+      attachments: attach
+        ? [
+            {
+              name: `${slug(topic)}.docx`,
+              size: `${rng.int(20, 900)} KB`,
+              preview: [capitalize(topic), 'Draft for review', `Owner: ${c.name}`],
+            },
+          ]
+        : [],
+      date: dateIn(rng, 0, 183),
+      about: `the ${topic}`,
+      facts: { topic, sender: c.name },
     });
   }
 
-  const personalPairs = rng.shuffle(friends.flatMap((f) => PERSONAL_TOPICS.map((t) => [f, t] as const))).slice(0, 48);
+  const personalPairs = rng
+    .shuffle(friends.flatMap((f) => PERSONAL_TOPICS.map((t) => [f, t] as const)))
+    .slice(0, 48);
   for (const [f, topic] of personalPairs) {
     add({
-      folder: 'inbox', kind: 'personal', from: f, to: [me], subject: rng.pick([capitalize(topic), `About ${topic}`, `Re: ${topic}`]),
-      body: ['Hey Alex!', rng.pick([`What do you think about ${topic}?`, `Just checking in about ${topic}.`, `Let me know about ${topic} when you can.`]), rng.pick(['Talk soon!', 'Cheers,', 'Hugs,']), f.name.split(' ')[0]],
-      attachments: [], date: dateIn(rng, 0, 183), about: topic, facts: { topic, sender: f.name },
+      folder: 'inbox',
+      kind: 'personal',
+      from: f,
+      to: [me],
+      subject: rng.pick([capitalize(topic), `About ${topic}`, `Re: ${topic}`]),
+      body: [
+        'Hey Alex!',
+        rng.pick([
+          `What do you think about ${topic}?`,
+          `Just checking in about ${topic}.`,
+          `Let me know about ${topic} when you can.`,
+        ]),
+        rng.pick(['Talk soon!', 'Cheers,', 'Hugs,']),
+        f.name.split(' ')[0],
+      ],
+      attachments: [],
+      date: dateIn(rng, 0, 183),
+      about: topic,
+      facts: { topic, sender: f.name },
     });
   }
 
   for (const n of NEWSLETTERS) {
     for (let k = 0; k < 7; k++) {
       add({
-        folder: 'inbox', kind: 'newsletter', from: company(n.name, n.email), to: [me], subject: rng.pick(n.subjects),
-        body: [`${n.name}`, 'Here is what you need to know today.', 'Read more on our website.', 'Unsubscribe | Manage preferences'],
-        attachments: [], date: dateIn(rng, 0, 183), about: `the ${n.name} newsletter`, facts: { sender: n.name },
+        folder: 'inbox',
+        kind: 'newsletter',
+        from: company(n.name, n.email),
+        to: [me],
+        subject: rng.pick(n.subjects),
+        body: [
+          `${n.name}`,
+          'Here is what you need to know today.',
+          'Read more on our website.',
+          'Unsubscribe | Manage preferences',
+        ],
+        attachments: [],
+        date: dateIn(rng, 0, 183),
+        about: `the ${n.name} newsletter`,
+        facts: { sender: n.name },
         read: !rng.bool(0.7),
       });
     }
@@ -240,11 +424,23 @@ export function buildMailData(seed: number): MailData {
     const f = rng.pick(FINANCE);
     const amount = `${rng.int(8, 480)}.${String(rng.int(0, 99)).padStart(2, '0')}`;
     const who = rng.pick(friends).name;
-    const subject = f.name === 'Venmo' ? `You paid ${who} $${amount}` : f.name === 'PayPal' ? `Receipt for your payment of $${amount}` : rng.pick(['Your statement is ready', 'Your payment was received', 'Large purchase alert']);
+    const subject =
+      f.name === 'Venmo'
+        ? `You paid ${who} $${amount}`
+        : f.name === 'PayPal'
+          ? `Receipt for your payment of $${amount}`
+          : rng.pick(['Your statement is ready', 'Your payment was received', 'Large purchase alert']);
     add({
-      folder: 'inbox', kind: 'finance', from: company(f.name, f.email), to: [me], subject,
-      body: ['Hi Alex,', `${subject}.`, `Amount: $${amount}`, 'Thanks for being a customer.'], attachments: [],
-      date: dateIn(rng, 0, 183), about: subject, facts: { amount, sender: f.name },
+      folder: 'inbox',
+      kind: 'finance',
+      from: company(f.name, f.email),
+      to: [me],
+      subject,
+      body: ['Hi Alex,', `${subject}.`, `Amount: $${amount}`, 'Thanks for being a customer.'],
+      attachments: [],
+      date: dateIn(rng, 0, 183),
+      about: subject,
+      facts: { amount, sender: f.name },
     });
   }
 
@@ -253,9 +449,20 @@ export function buildMailData(seed: number): MailData {
     const day = futureDay(rng);
     const time = `${rng.int(8, 11)}:${rng.pick(['00', '15', '30', '45'])} ${rng.pick(['AM', 'PM'])}`;
     add({
-      folder: 'inbox', kind: 'appointment', from: company(a.name, a.email), to: [me], subject: `Appointment reminder: ${day}`,
-      body: ['Hello Alex,', `This is a reminder of your ${a.what} with ${a.with} on ${day} at ${time}.`, 'Reply C to confirm or call us to reschedule.'],
-      attachments: [], date: dateIn(rng, 120, 183), about: `your ${a.what}`, facts: { day, time, sender: a.name },
+      folder: 'inbox',
+      kind: 'appointment',
+      from: company(a.name, a.email),
+      to: [me],
+      subject: `Appointment reminder: ${day}`,
+      body: [
+        'Hello Alex,',
+        `This is a reminder of your ${a.what} with ${a.with} on ${day} at ${time}.`,
+        'Reply C to confirm or call us to reschedule.',
+      ],
+      attachments: [],
+      date: dateIn(rng, 120, 183),
+      about: `your ${a.what}`,
+      facts: { day, time, sender: a.name },
     });
   }
 
@@ -263,14 +470,33 @@ export function buildMailData(seed: number): MailData {
     const [subject, text] = rng.pick(SPAM);
     const dom = `${code(rng, 7, 'abcdefghijklmnopqrstuvwxyz')}.${rng.pick(['biz', 'top', 'info', 'xyz'])}`;
     add({
-      folder: 'spam', kind: 'spam', from: company(rng.pick(['Rewards Center', 'Account Security', 'Prize Dept', 'Delivery Notice', 'Health Tips']), `no-reply@${dom}`),
-      to: [me], subject, body: [text], attachments: [], date: dateIn(rng, 150, 183), about: subject, facts: {},
+      folder: 'spam',
+      kind: 'spam',
+      from: company(
+        rng.pick(['Rewards Center', 'Account Security', 'Prize Dept', 'Delivery Notice', 'Health Tips']),
+        `no-reply@${dom}`,
+      ),
+      to: [me],
+      subject,
+      body: [text],
+      attachments: [],
+      date: dateIn(rng, 150, 183),
+      about: subject,
+      facts: {},
     });
   }
   for (const m of MISFILED) {
     add({
-      folder: 'spam', kind: 'misfiled', from: company(m.name, m.email), to: [me], subject: m.subject, body: ['Hi Alex,', m.body, `- ${m.name}`],
-      attachments: [], date: dateIn(rng, 140, 183), about: `the "${m.subject}" email from ${m.name}`, facts: { sender: m.name },
+      folder: 'spam',
+      kind: 'misfiled',
+      from: company(m.name, m.email),
+      to: [me],
+      subject: m.subject,
+      body: ['Hi Alex,', m.body, `- ${m.name}`],
+      attachments: [],
+      date: dateIn(rng, 140, 183),
+      about: `the "${m.subject}" email from ${m.name}`,
+      facts: { sender: m.name },
     });
   }
 
@@ -278,13 +504,41 @@ export function buildMailData(seed: number): MailData {
   const repliedTo = drafts.filter((m) => m.kind === 'work' || m.kind === 'personal').slice(0, 40);
   for (const m of repliedTo) {
     add({
-      folder: 'sent', kind: 'sent', from: me, to: [m.from], subject: m.subject.startsWith('Re:') ? m.subject : `Re: ${m.subject}`,
-      body: [rng.pick(['Thanks, will do.', 'Sounds good!', 'Got it, talk soon.', 'Sure, let me check.']), 'Alex'], attachments: [],
-      date: new Date(Date.parse(m.date) + rng.int(1, 20) * 3_600_000).toISOString(), about: m.subject, facts: {}, read: true,
+      folder: 'sent',
+      kind: 'sent',
+      from: me,
+      to: [m.from],
+      subject: m.subject.startsWith('Re:') ? m.subject : `Re: ${m.subject}`,
+      body: [
+        rng.pick(['Thanks, will do.', 'Sounds good!', 'Got it, talk soon.', 'Sure, let me check.']),
+        'Alex',
+      ],
+      attachments: [],
+      date: new Date(Date.parse(m.date) + rng.int(1, 20) * 3_600_000).toISOString(),
+      about: m.subject,
+      facts: {},
+      read: true,
     });
   }
-  for (const t of ['Notes for the offsite', 'Vacation ideas', 'Draft: feedback for Jordan', 'Questions for the landlord']) {
-    add({ folder: 'drafts', kind: 'draft', from: me, to: [], subject: t, body: ['(draft)'], attachments: [], date: dateIn(rng, 170, 183), about: t, facts: {}, read: true });
+  for (const t of [
+    'Notes for the offsite',
+    'Vacation ideas',
+    'Draft: feedback for Jordan',
+    'Questions for the landlord',
+  ]) {
+    add({
+      folder: 'drafts',
+      kind: 'draft',
+      from: me,
+      to: [],
+      subject: t,
+      body: ['(draft)'],
+      attachments: [],
+      date: dateIn(rng, 170, 183),
+      about: t,
+      facts: {},
+      read: true,
+    });
   }
 
   // Older mail is often archived; recent mail is often unread.
@@ -292,7 +546,8 @@ export function buildMailData(seed: number): MailData {
     .sort((a, b) => (a.date < b.date ? 1 : a.date > b.date ? -1 : 0))
     .map((m, i) => {
       const recent = m.date >= '2027-01-12';
-      const archivable = ['work', 'personal', 'order', 'finance', 'newsletter'].includes(m.kind) && m.date < '2026-11-15';
+      const archivable =
+        ['work', 'personal', 'order', 'finance', 'newsletter'].includes(m.kind) && m.date < '2026-11-15';
       const labels: string[] = [];
       if ((m.kind === 'flight' || m.kind === 'hotel') && rng.bool(0.5)) labels.push('Travel');
       if (m.kind === 'order' && rng.bool(0.4)) labels.push('Receipts');
@@ -302,10 +557,22 @@ export function buildMailData(seed: number): MailData {
         ...m,
         id: `m${1001 + i}`,
         folder: m.folder === 'inbox' && archivable && rng.bool(0.35) ? 'archive' : m.folder,
-        read: m.read ?? (m.kind === 'spam' || m.kind === 'misfiled' ? rng.bool(0.2) : recent ? !rng.bool(0.6) : !rng.bool(0.06)),
+        read:
+          m.read ??
+          (m.kind === 'spam' || m.kind === 'misfiled'
+            ? rng.bool(0.2)
+            : recent
+              ? !rng.bool(0.6)
+              : !rng.bool(0.06)),
         starred: m.kind !== 'spam' && rng.bool(0.05),
         labels,
       } as Message;
     });
-  return { me, contacts: [...colleagues, ...friends], messages, byId: new Map(messages.map((m) => [m.id, m])), today: '2027-02-01' };
+  return {
+    me,
+    contacts: [...colleagues, ...friends],
+    messages,
+    byId: new Map(messages.map((m) => [m.id, m])),
+    today: '2027-02-01',
+  };
 }

@@ -1,9 +1,9 @@
 import type { Rng } from '../../../core/rng.ts';
 import type { RawQuery, Site, SiteFactory } from '../../site.ts';
-import { type MailData, buildMailData } from './data.ts';
+import { buildMailData, type MailData } from './data.ts';
 import { mailRawQueries } from './queries.ts';
 import { handleMail } from './routes.ts';
-import { type MailState, initialMailState } from './state.ts';
+import { initialMailState, type MailState } from './state.ts';
 import { MAIL_TEMPLATES } from './templates.ts';
 
 /** Postbox, the webmail site: a seeded mailbox of several hundred messages. */

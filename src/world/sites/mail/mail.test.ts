@@ -4,7 +4,7 @@ import type { Task } from '../../../core/task.ts';
 import { WorldServer } from '../../server.ts';
 import { generateWorldTasks } from '../../tasks.ts';
 import { HttpSession } from '../../testing/http-session.ts';
-import { WorldHarness, describeRun, sampleByTemplate } from '../../testing/solve-harness.ts';
+import { describeRun, sampleByTemplate, WorldHarness } from '../../testing/solve-harness.ts';
 import { World } from '../../world.ts';
 import type { MailData } from './data.ts';
 import type { MailState } from './state.ts';
@@ -30,7 +30,8 @@ describe('mail site over HTTP', () => {
   it('seeds hundreds of messages across folders, with lookalike contacts', () => {
     expect(data.messages.length).toBeGreaterThan(500);
     const folders = new Set(data.messages.map((m) => m.folder));
-    for (const f of ['inbox', 'archive', 'spam', 'sent', 'drafts']) expect(folders.has(f as never)).toBe(true);
+    for (const f of ['inbox', 'archive', 'spam', 'sent', 'drafts'])
+      expect(folders.has(f as never)).toBe(true);
     const names = data.contacts.map((c) => c.name);
     expect(names).toContain('Chris Park');
     expect(names).toContain('Chris Parker');
@@ -52,7 +53,9 @@ describe('mail site over HTTP', () => {
 
   it('searches, opens a message (marking it read) and serves its attachment', async () => {
     const s = new HttpSession(server.url);
-    const inv = data.messages.find((m) => m.kind === 'invoice' && !m.read) ?? data.messages.find((m) => m.kind === 'invoice')!;
+    const inv =
+      data.messages.find((m) => m.kind === 'invoice' && !m.read) ??
+      data.messages.find((m) => m.kind === 'invoice')!;
     const res = await s.get(`/mail/search?q=${encodeURIComponent(inv.facts.invoice)}`);
     expect(res.text).toContain(`/mail/message/${inv.id}`);
     const view = await s.get(`/mail/message/${inv.id}`);
@@ -60,12 +63,20 @@ describe('mail site over HTTP', () => {
     const st = await s.state<MailState>('mail');
     expect(st.patches[inv.id]?.read ?? inv.read).toBe(true);
     const doc = await s.get(`/mail/attachment/${inv.id}/0`);
-    expect(doc.text).toContain(`Total due: $${Number(inv.facts.total).toLocaleString('en-US', { minimumFractionDigits: 2 })}`);
+    expect(doc.text).toContain(
+      `Total due: $${Number(inv.facts.total).toLocaleString('en-US', { minimumFractionDigits: 2 })}`,
+    );
   });
 
   it('rejects a recipient typed but not chosen, keeping the values; sends once a contact is chosen', async () => {
     const s = new HttpSession(server.url);
-    const bad = await s.post('/mail/send', { to_text: 'Chris Par', to: '', subject: 'Lunch', body: 'Noon?', action: 'send' });
+    const bad = await s.post('/mail/send', {
+      to_text: 'Chris Par',
+      to: '',
+      subject: 'Lunch',
+      body: 'Noon?',
+      action: 'send',
+    });
     expect(bad.status).toBe(422);
     expect(bad.text).toContain('is not a contact');
     expect(bad.text).toContain('value="Lunch"');
@@ -74,7 +85,13 @@ describe('mail site over HTTP', () => {
     expect(labels.some((l) => l.startsWith('Chris Park <'))).toBe(true);
     expect(labels.some((l) => l.startsWith('Chris Parker <'))).toBe(true);
     const parker = data.contacts.find((c) => c.name === 'Chris Parker')!;
-    const ok = await s.post('/mail/send', { to_text: `Chris Parker <${parker.email}>`, to: parker.email, subject: 'Lunch', body: 'Noon?', action: 'send' });
+    const ok = await s.post('/mail/send', {
+      to_text: `Chris Parker <${parker.email}>`,
+      to: parker.email,
+      subject: 'Lunch',
+      body: 'Noon?',
+      action: 'send',
+    });
     expect(ok.text).toContain('Your message has been sent.');
     const st = await s.state<MailState>('mail');
     expect(st.sent.map((m) => m.to[0].email)).toEqual([parker.email]);
@@ -84,7 +101,11 @@ describe('mail site over HTTP', () => {
     const task = taskOf('mail.mark-read');
     const targets = unreadFrom(data, paramsOf(task).sender);
     const good = new HttpSession(server.url);
-    await good.post('/mail/bulk', { action: 'read', ids: targets.map((m) => m.id), return: '/mail/folder/inbox' });
+    await good.post('/mail/bulk', {
+      action: 'read',
+      ids: targets.map((m) => m.id),
+      return: '/mail/folder/inbox',
+    });
     expect(world.verify(task, good.id, null).success).toBe(true);
     const lazy = new HttpSession(server.url);
     await lazy.post('/mail/bulk', { action: 'allread', scope: 'inbox', return: '/mail/folder/inbox' });
@@ -100,7 +121,14 @@ describe('mail site over HTTP', () => {
     const s = new HttpSession(server.url);
     const form = await s.get(`/mail/compose?reply=${m.id}`);
     expect(form.text).toContain(`value="${m.from.email}"`);
-    await s.post('/mail/send', { to_text: m.from.name, to: m.from.email, subject: `Re: ${m.subject}`, body: 'ok', inReplyTo: m.id, action: 'send' });
+    await s.post('/mail/send', {
+      to_text: m.from.name,
+      to: m.from.email,
+      subject: `Re: ${m.subject}`,
+      body: 'ok',
+      inReplyTo: m.id,
+      action: 'send',
+    });
     const v = world.verify(task, s.id, null);
     expect(v.failedConditions).toEqual(['reply.body']);
     expect(v.score).toBeCloseTo(3 / 4);
@@ -110,11 +138,21 @@ describe('mail site over HTTP', () => {
     const task = taskOf('mail.vacation');
     const p = paramsOf(task);
     const s = new HttpSession(server.url);
-    const bad = await s.post('/mail/settings/vacation', { enabled: 'on', start: p.end, end: p.start, message: '' });
+    const bad = await s.post('/mail/settings/vacation', {
+      enabled: 'on',
+      start: p.end,
+      end: p.start,
+      message: '',
+    });
     expect(bad.status).toBe(422);
     expect(bad.text).toContain('The last day must be on or after the first day.');
     expect(bad.text).toContain('Write the message people will receive.');
-    await s.post('/mail/settings/vacation', { enabled: 'on', start: p.start, end: p.end, message: p.message });
+    await s.post('/mail/settings/vacation', {
+      enabled: 'on',
+      start: p.start,
+      end: p.end,
+      message: p.message,
+    });
     expect(world.verify(task, s.id, null).success).toBe(true);
   });
 
@@ -125,19 +163,31 @@ describe('mail site over HTTP', () => {
     expect(world.verify(code, 'nobody', 'ABC123').failedConditions).toEqual(['answer.code']);
     const total = taskOf('mail.attachment-total');
     const inv = data.byId.get(paramsOf(total).messageId)!;
-    expect(world.verify(total, 'nobody', `Total: $${Number(inv.facts.total).toLocaleString('en-US', { minimumFractionDigits: 2 })}`).success).toBe(true);
+    expect(
+      world.verify(
+        total,
+        'nobody',
+        `Total: $${Number(inv.facts.total).toLocaleString('en-US', { minimumFractionDigits: 2 })}`,
+      ).success,
+    ).toBe(true);
   });
 
   it('generates tasks of every template with disjoint splits and 2-20 reference steps', () => {
     const byTemplate = new Map<string, Task[]>();
-    for (const t of tasks) byTemplate.set((t.verifier as { template: string }).template, [...(byTemplate.get((t.verifier as { template: string }).template) ?? []), t]);
+    for (const t of tasks)
+      byTemplate.set((t.verifier as { template: string }).template, [
+        ...(byTemplate.get((t.verifier as { template: string }).template) ?? []),
+        t,
+      ]);
     expect(byTemplate.size).toBe(mail.templates.length);
     expect(mail.templates.length).toBeGreaterThanOrEqual(8);
     for (const [, ts] of byTemplate) {
       expect(ts.filter((t) => t.split === 'train').length).toBeGreaterThanOrEqual(25);
       expect(ts.some((t) => t.split === 'test')).toBe(true);
       const trainKeys = new Set(ts.filter((t) => t.split === 'train').map((t) => String(t.meta?.splitKey)));
-      expect(ts.filter((t) => t.split === 'test').some((t) => trainKeys.has(String(t.meta?.splitKey)))).toBe(false);
+      expect(ts.filter((t) => t.split === 'test').some((t) => trainKeys.has(String(t.meta?.splitKey)))).toBe(
+        false,
+      );
     }
     expect(tasks.every((t) => (t.referenceLength ?? 0) >= 2 && (t.referenceLength ?? 0) <= 20)).toBe(true);
     expect(new Set(tasks.map((t) => t.level))).toEqual(new Set(['easy', 'medium', 'hard']));

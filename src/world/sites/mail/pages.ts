@@ -6,7 +6,12 @@ import { type MailState, type OutgoingMessage, unreadCount } from './state.ts';
 export const PAGE_SIZE = 20;
 
 const FOLDER_TITLES: Record<Folder, string> = {
-  inbox: 'Inbox', sent: 'Sent', drafts: 'Drafts', archive: 'Archive', spam: 'Spam', trash: 'Trash',
+  inbox: 'Inbox',
+  sent: 'Sent',
+  drafts: 'Drafts',
+  archive: 'Archive',
+  spam: 'Spam',
+  trash: 'Trash',
 };
 
 const MAIL_CSS = `<style>
@@ -28,7 +33,13 @@ export function shortDate(iso: string): string {
 
 export function longDate(iso: string): string {
   return new Date(iso).toLocaleString('en-US', {
-    weekday: 'short', month: 'short', day: 'numeric', year: 'numeric', hour: 'numeric', minute: '2-digit', timeZone: 'UTC',
+    weekday: 'short',
+    month: 'short',
+    day: 'numeric',
+    year: 'numeric',
+    hour: 'numeric',
+    minute: '2-digit',
+    timeZone: 'UTC',
   });
 }
 
@@ -65,7 +76,12 @@ ${(['inbox', 'sent', 'drafts', 'archive', 'spam', 'trash'] as Folder[]).map(fold
     headerExtra: search,
     head: MAIL_CSS,
     body: `<div class="mail">${aside}<section>${o.body}</section></div>`,
-    promo: o.promo ? { title: 'Try Postbox Premium', text: 'Get 50 GB of storage, custom domains and an ad-free inbox. First month free.' } : null,
+    promo: o.promo
+      ? {
+          title: 'Try Postbox Premium',
+          text: 'Get 50 GB of storage, custom domains and an ad-free inbox. First month free.',
+        }
+      : null,
     scripts: o.scripts,
   });
 }
@@ -88,7 +104,10 @@ export function messageList(o: {
   const first = (p - 1) * PAGE_SIZE + 1;
   const rows = slice
     .map((m) => {
-      const who = m.folder === 'sent' || m.folder === 'drafts' ? `To: ${m.to.map((t) => t.name).join(', ') || '(no recipient)'}` : m.from.name;
+      const who =
+        m.folder === 'sent' || m.folder === 'drafts'
+          ? `To: ${m.to.map((t) => t.name).join(', ') || '(no recipient)'}`
+          : m.from.name;
       const snip = m.body.find((l) => l.length > 12 && !/^(hi|hey|hello)\b/i.test(l)) ?? '';
       return `<tr class="${m.read ? '' : 'unread'}">
 <td><input type="checkbox" name="ids" value="${m.id}" aria-label="Select: ${esc(who)} - ${esc(m.subject)}"></td>
@@ -106,18 +125,27 @@ ${slice.length ? `<table class="msgs">${rows}</table>` : `<p class="muted">${esc
 </form>${pagination(p, total, o.href)}`;
 }
 
-function labelControls(base: string, m: Message): string {
+function labelControls(_base: string, m: Message): string {
   const have = m.labels
-    .map((l) => `<span class="badge">${esc(l)} <button type="submit" class="link-btn" form="act" name="unlabel" value="${esc(l)}" aria-label="Remove label ${esc(l)}">&times;</button></span>`)
+    .map(
+      (l) =>
+        `<span class="badge">${esc(l)} <button type="submit" class="link-btn" form="act" name="unlabel" value="${esc(l)}" aria-label="Remove label ${esc(l)}">&times;</button></span>`,
+    )
     .join(' ');
-  const options = LABELS.filter((l) => !m.labels.includes(l)).map((l) => `<option>${esc(l)}</option>`).join('');
+  const options = LABELS.filter((l) => !m.labels.includes(l))
+    .map((l) => `<option>${esc(l)}</option>`)
+    .join('');
   return `<div class="row">${have}<label for="label-pick" style="margin:0">Label as</label><select id="label-pick" name="label" form="act"><option value="">Choose label</option>${options}</select><button class="btn btn-secondary" type="submit" form="act" name="action" value="label">Apply label</button></div>`;
 }
 
 /** One message with its actions, attachments (opening in a new tab) and labels. */
 export function messageView(base: string, m: Message): string {
-  const actions: string[] = [`<a class="btn" href="${base}/compose?reply=${m.id}">Reply</a>`, `<a class="btn btn-secondary" href="${base}/compose?forward=${m.id}">Forward</a>`];
-  const act = (value: string, label: string) => `<button class="btn btn-secondary" type="submit" form="act" name="action" value="${value}">${label}</button>`;
+  const actions: string[] = [
+    `<a class="btn" href="${base}/compose?reply=${m.id}">Reply</a>`,
+    `<a class="btn btn-secondary" href="${base}/compose?forward=${m.id}">Forward</a>`,
+  ];
+  const act = (value: string, label: string) =>
+    `<button class="btn btn-secondary" type="submit" form="act" name="action" value="${value}">${label}</button>`;
   if (m.folder === 'spam') actions.push(act('notspam', 'Not spam'));
   else if (m.folder === 'archive' || m.folder === 'trash') actions.push(act('inbox', 'Move to Inbox'));
   else if (m.folder === 'inbox') actions.push(act('archive', 'Archive'));
@@ -147,7 +175,12 @@ export interface ComposeValues {
 }
 
 /** The compose form; the To field needs a contact picked from the autocomplete (or a full address). */
-export function composeForm(base: string, v: ComposeValues, errors: Record<string, string>, attachments: OutgoingMessage['attachments']): string {
+export function composeForm(
+  base: string,
+  v: ComposeValues,
+  errors: Record<string, string>,
+  attachments: OutgoingMessage['attachments'],
+): string {
   const err = (k: string) => (errors[k] ? `<div class="error" id="${k}-error">${esc(errors[k])}</div>` : '');
   const cls = (k: string) => `field${errors[k] ? ' invalid' : ''}`;
   return `<h1>${v.inReplyTo ? 'Reply' : v.forwardOf ? 'Forward' : 'New message'}</h1>
@@ -164,7 +197,14 @@ ${attachments.length ? `<p class="muted">Attached: ${attachments.map((a) => esc(
 }
 
 /** Settings with two tabs: signature and the vacation responder (date pickers). */
-export function settingsPage(base: string, state: MailState, tab: string, errors: Record<string, string>, notice: string, values?: Record<string, string>): string {
+export function settingsPage(
+  base: string,
+  state: MailState,
+  tab: string,
+  errors: Record<string, string>,
+  notice: string,
+  values?: Record<string, string>,
+): string {
   const v = state.settings.vacation;
   const val = (k: string, d: string) => esc(values?.[k] ?? d);
   const err = (k: string) => (errors[k] ? `<div class="error">${esc(errors[k])}</div>` : '');

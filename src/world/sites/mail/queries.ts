@@ -10,7 +10,8 @@ type Phraser = KitPhraser<any, MailData>;
 
 const msgOf = (data: MailData, id: string): Message => data.byId.get(id)!;
 const contactName = (data: MailData, id: string) => data.contacts.find((c) => c.id === id)!.name;
-const senderName = (data: MailData, email: string) => data.messages.find((m) => m.from.email === email)!.from.name;
+const senderName = (data: MailData, email: string) =>
+  data.messages.find((m) => m.from.email === email)!.from.name;
 /** "my flight to Denver" -> "flight to denver" as people shorten it. */
 const short = (about: string) => about.replace(/^(your|the) /, '');
 
@@ -21,7 +22,9 @@ const PHRASERS: Record<string, Phraser> = {
     return rng.pick([
       { text: `whats the confirmation code from ${m.from.short} for my ${short(m.about)}` },
       { text: `${m.from.short} conf code ${short(m.about)}?` },
-      { text: `need my confirmation number for the ${short(m.about)} - its in an email from ${m.from.short}` },
+      {
+        text: `need my confirmation number for the ${short(m.about)} - its in an email from ${m.from.short}`,
+      },
     ]);
   },
   'mail.attachment-total': (p, data, rng) => {
@@ -62,7 +65,10 @@ const PHRASERS: Record<string, Phraser> = {
     const m = msgOf(data, p.messageId);
     const c = contactName(data, p.contactId);
     return rng.pick([
-      { text: `forward the ${m.from.short} email about my ${short(m.about)} to ${c} w/ note ${p.note}`, keep: [p.note] },
+      {
+        text: `forward the ${m.from.short} email about my ${short(m.about)} to ${c} w/ note ${p.note}`,
+        keep: [p.note],
+      },
       { text: `fwd ${m.from.short} ${short(m.about)} mail to ${c}, add "${p.note}"`, keep: [p.note] },
     ]);
   },
@@ -94,7 +100,10 @@ const PHRASERS: Record<string, Phraser> = {
     const m = msgOf(data, p.messageId);
     const tail = p.label ? ` and label it ${p.label}` : '';
     return rng.pick([
-      { text: `${m.from.name} email "${m.subject}" went to spam, move it back to inbox${tail}`, keep: [m.subject] },
+      {
+        text: `${m.from.name} email "${m.subject}" went to spam, move it back to inbox${tail}`,
+        keep: [m.subject],
+      },
       { text: `get ${m.subject} from ${m.from.name} out of spam${tail}`, keep: [m.subject] },
     ]);
   },

@@ -2,14 +2,22 @@ import type { SiteRequest, SiteResponse } from '../../site.ts';
 import { esc, page } from '../../ui/html.ts';
 import { LABELS } from './content.ts';
 import { FOLDERS, type Folder, type MailData, type Message } from './data.ts';
-import { type ComposeValues, attachmentPage, composeForm, messageList, messageView, settingsPage, shell } from './pages.ts';
-import { type MailState, allMessages, findMessage, inFolder, patch, searchMessages } from './state.ts';
+import {
+  attachmentPage,
+  type ComposeValues,
+  composeForm,
+  messageList,
+  messageView,
+  settingsPage,
+  shell,
+} from './pages.ts';
+import { allMessages, findMessage, inFolder, type MailState, patch, searchMessages } from './state.ts';
 
 const EMAIL_RE = /^[^\s@<>]+@[^\s@<>]+\.[a-z]{2,}$/i;
 const ISO_DAY = /^\d{4}-\d{2}-\d{2}$/;
 
 function one(v: string | string[] | undefined): string {
-  return (Array.isArray(v) ? v[0] : v ?? '').toString();
+  return (Array.isArray(v) ? v[0] : (v ?? '')).toString();
 }
 
 function many(v: string | string[] | undefined): string[] {
@@ -33,7 +41,12 @@ function withSignature(state: MailState, body: string): string {
 export function handleMail(data: MailData, req: SiteRequest, state: MailState): SiteResponse {
   const { base, path, query } = req;
   const promo = !req.ui.promoSeen && !state.promoSubscribed;
-  const shellFor = (title: string, active: string, body: string, extra: { q?: string; promo?: boolean } = {}) => ({
+  const shellFor = (
+    title: string,
+    active: string,
+    body: string,
+    extra: { q?: string; promo?: boolean } = {},
+  ) => ({
     html: shell({ base, title, active, body, state, data, ...extra }),
   });
   const pageNo = Math.max(1, Number.parseInt(query.get('page') ?? '1', 10) || 1);
@@ -47,8 +60,15 @@ export function handleMail(data: MailData, req: SiteRequest, state: MailState): 
     if (!FOLDERS.includes(f)) return { status: 404, ...shellFor('Not found', '', '<h1>No such folder</h1>') };
     const title = f.charAt(0).toUpperCase() + f.slice(1);
     const body = messageList({
-      base, heading: title, messages: inFolder(data, state, f), page: pageNo, href: (p) => `${base}/folder/${f}?page=${p}`,
-      returnTo: `${base}/folder/${f}?page=${pageNo}`, allFolder: f, notice: noticeText(notice), empty: `No messages in ${title}.`,
+      base,
+      heading: title,
+      messages: inFolder(data, state, f),
+      page: pageNo,
+      href: (p) => `${base}/folder/${f}?page=${p}`,
+      returnTo: `${base}/folder/${f}?page=${pageNo}`,
+      allFolder: f,
+      notice: noticeText(notice),
+      empty: `No messages in ${title}.`,
     });
     return shellFor(title, f, body, { promo });
   }
@@ -56,10 +76,24 @@ export function handleMail(data: MailData, req: SiteRequest, state: MailState): 
   if ((parts[0] === 'label' && parts.length === 2) || parts[0] === 'starred') {
     const label = parts[1];
     const starred = parts[0] === 'starred';
-    if (!starred && !LABELS.includes(label)) return { status: 404, ...shellFor('Not found', '', '<h1>No such label</h1>') };
-    const msgs = allMessages(data, state).filter((m) => m.folder !== 'trash' && m.folder !== 'spam' && (starred ? m.starred : m.labels.includes(label)));
-    const href = (p: number) => (starred ? `${base}/starred?page=${p}` : `${base}/label/${encodeURIComponent(label)}?page=${p}`);
-    const body = messageList({ base, heading: starred ? 'Starred' : label, messages: msgs, page: pageNo, href, returnTo: href(pageNo), allFolder: 'inbox', notice: noticeText(notice), empty: 'Nothing here yet.' });
+    if (!starred && !LABELS.includes(label))
+      return { status: 404, ...shellFor('Not found', '', '<h1>No such label</h1>') };
+    const msgs = allMessages(data, state).filter(
+      (m) => m.folder !== 'trash' && m.folder !== 'spam' && (starred ? m.starred : m.labels.includes(label)),
+    );
+    const href = (p: number) =>
+      starred ? `${base}/starred?page=${p}` : `${base}/label/${encodeURIComponent(label)}?page=${p}`;
+    const body = messageList({
+      base,
+      heading: starred ? 'Starred' : label,
+      messages: msgs,
+      page: pageNo,
+      href,
+      returnTo: href(pageNo),
+      allFolder: 'inbox',
+      notice: noticeText(notice),
+      empty: 'Nothing here yet.',
+    });
     return shellFor(starred ? 'Starred' : label, starred ? 'starred' : `label:${label}`, body);
   }
 
@@ -68,8 +102,15 @@ export function handleMail(data: MailData, req: SiteRequest, state: MailState): 
     const msgs = searchMessages(data, state, q);
     const href = (p: number) => `${base}/search?q=${encodeURIComponent(q)}&page=${p}`;
     const body = messageList({
-      base, heading: q ? `Search results for "${q}"` : 'Search', messages: msgs, page: pageNo, href, returnTo: href(pageNo), allFolder: 'inbox',
-      notice: noticeText(notice), empty: q ? `No messages matched "${q}".` : 'Type something to search your mail.',
+      base,
+      heading: q ? `Search results for "${q}"` : 'Search',
+      messages: msgs,
+      page: pageNo,
+      href,
+      returnTo: href(pageNo),
+      allFolder: 'inbox',
+      notice: noticeText(notice),
+      empty: q ? `No messages matched "${q}".` : 'Type something to search your mail.',
     });
     return shellFor(`Search: ${q}`, '', body, { q, promo });
   }
@@ -92,16 +133,37 @@ export function handleMail(data: MailData, req: SiteRequest, state: MailState): 
   }
 
   if (parts[0] === 'compose' && req.method === 'GET') {
-    const v: ComposeValues = { toText: '', to: '', cc: '', subject: '', body: withSignature(state, ''), inReplyTo: '', forwardOf: '' };
+    const v: ComposeValues = {
+      toText: '',
+      to: '',
+      cc: '',
+      subject: '',
+      body: withSignature(state, ''),
+      inReplyTo: '',
+      forwardOf: '',
+    };
     let attachments: Message['attachments'] = [];
     const reply = query.get('reply');
     const fwd = query.get('forward');
     const src = reply ? findMessage(data, state, reply) : fwd ? findMessage(data, state, fwd) : undefined;
     if (src && reply) {
       const who = src.folder === 'sent' ? src.to[0] : src.from;
-      Object.assign(v, { toText: who ? `${who.name} <${who.email}>` : '', to: who?.email ?? '', subject: src.subject.startsWith('Re:') ? src.subject : `Re: ${src.subject}`, body: withSignature(state, quote(src)), inReplyTo: src.id });
+      Object.assign(v, {
+        toText: who ? `${who.name} <${who.email}>` : '',
+        to: who?.email ?? '',
+        subject: src.subject.startsWith('Re:') ? src.subject : `Re: ${src.subject}`,
+        body: withSignature(state, quote(src)),
+        inReplyTo: src.id,
+      });
     } else if (src && fwd) {
-      Object.assign(v, { subject: src.subject.startsWith('Fwd:') ? src.subject : `Fwd: ${src.subject}`, body: withSignature(state, `\n\n---------- Forwarded message ----------\nFrom: ${src.from.name} <${src.from.email}>\nSubject: ${src.subject}\n\n${src.body.join('\n')}`), forwardOf: src.id });
+      Object.assign(v, {
+        subject: src.subject.startsWith('Fwd:') ? src.subject : `Fwd: ${src.subject}`,
+        body: withSignature(
+          state,
+          `\n\n---------- Forwarded message ----------\nFrom: ${src.from.name} <${src.from.email}>\nSubject: ${src.subject}\n\n${src.body.join('\n')}`,
+        ),
+        forwardOf: src.id,
+      });
       attachments = src.attachments;
     }
     return shellFor('Compose', '', composeForm(base, v, {}, attachments));
@@ -111,7 +173,18 @@ export function handleMail(data: MailData, req: SiteRequest, state: MailState): 
 
   if (parts[0] === 'api' && parts[1] === 'contacts') {
     const q = (query.get('q') ?? '').toLowerCase().trim();
-    const hits = q.length < 1 ? [] : data.contacts.filter((c) => c.name.toLowerCase().split(' ').some((w) => w.startsWith(q)) || c.name.toLowerCase().startsWith(q) || c.email.startsWith(q));
+    const hits =
+      q.length < 1
+        ? []
+        : data.contacts.filter(
+            (c) =>
+              c.name
+                .toLowerCase()
+                .split(' ')
+                .some((w) => w.startsWith(q)) ||
+              c.name.toLowerCase().startsWith(q) ||
+              c.email.startsWith(q),
+          );
     return { json: hits.slice(0, 8).map((c) => ({ label: `${c.name} <${c.email}>`, value: c.email })) };
   }
 
@@ -121,7 +194,13 @@ export function handleMail(data: MailData, req: SiteRequest, state: MailState): 
       return { redirect: `${base}/settings?tab=general&notice=saved` };
     }
     if (req.method === 'POST' && parts[1] === 'vacation') return saveVacation(base, data, state, req.form);
-    const body = settingsPage(base, state, query.get('tab') ?? 'general', {}, notice === 'saved' ? 'Your settings have been saved.' : '');
+    const body = settingsPage(
+      base,
+      state,
+      query.get('tab') ?? 'general',
+      {},
+      notice === 'saved' ? 'Your settings have been saved.' : '',
+    );
     return shellFor('Settings', 'settings', body);
   }
 
@@ -131,22 +210,52 @@ export function handleMail(data: MailData, req: SiteRequest, state: MailState): 
   }
 
   if (parts[0] === 'help' || parts[0] === 'privacy') {
-    const text = parts[0] === 'help' ? 'Use the search bar to find mail by sender, subject or words in the message. Select messages with the checkboxes to archive, delete or mark them as read.' : 'Postbox does not read your mail to show ads.';
-    return shellFor(parts[0] === 'help' ? 'Help' : 'Privacy', '', `<h1>${parts[0] === 'help' ? 'Help' : 'Privacy'}</h1><p>${esc(text)}</p>`);
+    const text =
+      parts[0] === 'help'
+        ? 'Use the search bar to find mail by sender, subject or words in the message. Select messages with the checkboxes to archive, delete or mark them as read.'
+        : 'Postbox does not read your mail to show ads.';
+    return shellFor(
+      parts[0] === 'help' ? 'Help' : 'Privacy',
+      '',
+      `<h1>${parts[0] === 'help' ? 'Help' : 'Privacy'}</h1><p>${esc(text)}</p>`,
+    );
   }
-  return { status: 404, html: page({ title: 'Not found', base, brand: 'Postbox', accent: '#c5221f', body: '<h1>Page not found</h1>' }) };
+  return {
+    status: 404,
+    html: page({
+      title: 'Not found',
+      base,
+      brand: 'Postbox',
+      accent: '#c5221f',
+      body: '<h1>Page not found</h1>',
+    }),
+  };
 }
 
 function noticeText(code: string): string {
   const map: Record<string, string> = {
-    sent: 'Your message has been sent.', draft: 'Draft saved.', archived: 'Conversation archived.', deleted: 'Moved to Trash.',
-    read: 'Marked as read.', unread: 'Marked as unread.', allread: 'All messages marked as read.', notspam: 'Message moved to Inbox.',
-    subscribed: 'Thanks for subscribing!', none: 'Select at least one message first.', inbox: 'Moved to Inbox.',
+    sent: 'Your message has been sent.',
+    draft: 'Draft saved.',
+    archived: 'Conversation archived.',
+    deleted: 'Moved to Trash.',
+    read: 'Marked as read.',
+    unread: 'Marked as unread.',
+    allread: 'All messages marked as read.',
+    notspam: 'Message moved to Inbox.',
+    subscribed: 'Thanks for subscribing!',
+    none: 'Select at least one message first.',
+    inbox: 'Moved to Inbox.',
   };
   return map[code] ?? '';
 }
 
-function messageAction(base: string, data: MailData, state: MailState, m: Message, form: SiteRequest['form']): SiteResponse {
+function messageAction(
+  base: string,
+  data: MailData,
+  state: MailState,
+  m: Message,
+  form: SiteRequest['form'],
+): SiteResponse {
   const action = one(form.action);
   const ret = form.return ? safeReturn(base, one(form.return)) : null;
   if (!data.byId.has(m.id)) return { redirect: ret ?? `${base}/message/${m.id}` };
@@ -175,7 +284,8 @@ function messageAction(base: string, data: MailData, state: MailState, m: Messag
       return { redirect: ret ?? `${base}/message/${m.id}` };
     case 'label': {
       const label = one(form.label);
-      if (LABELS.includes(label) && !m.labels.includes(label)) patch(state, m.id, { labels: [...m.labels, label] });
+      if (LABELS.includes(label) && !m.labels.includes(label))
+        patch(state, m.id, { labels: [...m.labels, label] });
       return { redirect: `${base}/message/${m.id}` };
     }
     default:
@@ -190,62 +300,123 @@ function bulk(base: string, data: MailData, state: MailState, form: SiteRequest[
   if (action === 'allread') {
     const scope = one(form.scope) as Folder;
     const folder = FOLDERS.includes(scope) ? scope : 'inbox';
-    for (const m of inFolder(data, state, folder)) if (!m.read && data.byId.has(m.id)) patch(state, m.id, { read: true });
+    for (const m of inFolder(data, state, folder))
+      if (!m.read && data.byId.has(m.id)) patch(state, m.id, { read: true });
     state.events.push(`allread:${folder}`);
     return { redirect: join(ret, 'allread') };
   }
   const ids = many(form.ids).filter((id) => data.byId.has(id));
   if (!ids.length) return { redirect: join(ret, 'none') };
-  const change = { archive: { folder: 'archive' }, delete: { folder: 'trash' }, read: { read: true }, unread: { read: false } }[action];
+  const change = {
+    archive: { folder: 'archive' },
+    delete: { folder: 'trash' },
+    read: { read: true },
+    unread: { read: false },
+  }[action];
   if (!change) return { redirect: ret };
   for (const id of ids) patch(state, id, change as Partial<Message>);
   state.events.push(`${action}:${ids.length}`);
-  return { redirect: join(ret, action === 'archive' ? 'archived' : action === 'delete' ? 'deleted' : action) };
+  return {
+    redirect: join(ret, action === 'archive' ? 'archived' : action === 'delete' ? 'deleted' : action),
+  };
 }
 
 function send(base: string, data: MailData, state: MailState, form: SiteRequest['form']): SiteResponse {
   const v: ComposeValues = {
-    toText: one(form.to_text).trim(), to: one(form.to).trim(), cc: one(form.cc).trim(), subject: one(form.subject).trim(),
-    body: one(form.body), inReplyTo: one(form.inReplyTo), forwardOf: one(form.forwardOf),
+    toText: one(form.to_text).trim(),
+    to: one(form.to).trim(),
+    cc: one(form.cc).trim(),
+    subject: one(form.subject).trim(),
+    body: one(form.body),
+    inReplyTo: one(form.inReplyTo),
+    forwardOf: one(form.forwardOf),
   };
   const src = v.forwardOf ? findMessage(data, state, v.forwardOf) : undefined;
   const attachments = src?.attachments ?? [];
   let recipient: { name: string; email: string } | null = null;
   const contact = data.contacts.find((c) => c.email === v.to);
   if (v.to && contact) recipient = { name: contact.name, email: contact.email };
-  else if (v.to && EMAIL_RE.test(v.to)) recipient = { name: v.toText.replace(/\s*<.*$/, '') || v.to, email: v.to };
+  else if (v.to && EMAIL_RE.test(v.to))
+    recipient = { name: v.toText.replace(/\s*<.*$/, '') || v.to, email: v.to };
   else if (EMAIL_RE.test(v.toText)) recipient = { name: v.toText, email: v.toText.toLowerCase() };
   const draft = one(form.action) === 'draft';
   const errors: Record<string, string> = {};
   if (!draft) {
-    if (!recipient) errors.to = v.toText ? `"${v.toText}" is not a contact. Choose a recipient from the suggestions or type a full email address.` : 'Add at least one recipient.';
+    if (!recipient)
+      errors.to = v.toText
+        ? `"${v.toText}" is not a contact. Choose a recipient from the suggestions or type a full email address.`
+        : 'Add at least one recipient.';
     if (!v.subject) errors.subject = 'Add a subject.';
     if (!v.body.trim()) errors.body = 'Your message is empty.';
   }
   if (Object.keys(errors).length) {
-    return { status: 422, html: shell({ base, title: 'Compose', active: '', body: composeForm(base, v, errors, attachments), state, data }) };
+    return {
+      status: 422,
+      html: shell({
+        base,
+        title: 'Compose',
+        active: '',
+        body: composeForm(base, v, errors, attachments),
+        state,
+        data,
+      }),
+    };
   }
   const out = {
     id: `${draft ? 'd' : 's'}${state.sent.length + state.drafts.length + 1}`,
-    to: recipient ? [recipient] : [], cc: v.cc, subject: v.subject, body: v.body,
-    inReplyTo: v.inReplyTo || null, forwardOf: v.forwardOf || null, attachments, date: `${data.today}T09:${String(10 + state.sent.length).slice(-2)}:00.000Z`,
+    to: recipient ? [recipient] : [],
+    cc: v.cc,
+    subject: v.subject,
+    body: v.body,
+    inReplyTo: v.inReplyTo || null,
+    forwardOf: v.forwardOf || null,
+    attachments,
+    date: `${data.today}T09:${String(10 + state.sent.length).slice(-2)}:00.000Z`,
   };
   (draft ? state.drafts : state.sent).push(out);
   return { redirect: `${base}/folder/${draft ? 'drafts' : 'sent'}?notice=${draft ? 'draft' : 'sent'}` };
 }
 
-function saveVacation(base: string, data: MailData, state: MailState, form: SiteRequest['form']): SiteResponse {
-  const values = { enabled: one(form.enabled) === 'on' ? 'on' : 'off', start: one(form.start).trim(), end: one(form.end).trim(), subject: one(form.subject).trim(), message: one(form.message).trim() };
+function saveVacation(
+  base: string,
+  data: MailData,
+  state: MailState,
+  form: SiteRequest['form'],
+): SiteResponse {
+  const values = {
+    enabled: one(form.enabled) === 'on' ? 'on' : 'off',
+    start: one(form.start).trim(),
+    end: one(form.end).trim(),
+    subject: one(form.subject).trim(),
+    message: one(form.message).trim(),
+  };
   const errors: Record<string, string> = {};
   if (values.enabled === 'on') {
     if (!ISO_DAY.test(values.start)) errors.start = 'Choose the first day.';
     if (values.end && !ISO_DAY.test(values.end)) errors.end = 'Choose a valid last day.';
-    if (values.end && values.start && values.end < values.start) errors.end = 'The last day must be on or after the first day.';
+    if (values.end && values.start && values.end < values.start)
+      errors.end = 'The last day must be on or after the first day.';
     if (!values.message) errors.message = 'Write the message people will receive.';
   }
   if (Object.keys(errors).length) {
-    return { status: 422, html: shell({ base, title: 'Settings', active: 'settings', body: settingsPage(base, state, 'vacation', errors, '', values), state, data }) };
+    return {
+      status: 422,
+      html: shell({
+        base,
+        title: 'Settings',
+        active: 'settings',
+        body: settingsPage(base, state, 'vacation', errors, '', values),
+        state,
+        data,
+      }),
+    };
   }
-  state.settings.vacation = { enabled: values.enabled === 'on', start: values.start, end: values.end, subject: values.subject, message: values.message };
+  state.settings.vacation = {
+    enabled: values.enabled === 'on',
+    start: values.start,
+    end: values.end,
+    subject: values.subject,
+    message: values.message,
+  };
   return { redirect: `${base}/settings?tab=vacation&notice=saved` };
 }

@@ -4,9 +4,11 @@ import type { Person } from './data.ts';
 
 /** Reference-solver steps shared by the mail templates. */
 
-export const hrefEnds = (suffix: string) => (e: Element) => (e.attributes.href ?? '').split('?')[0].endsWith(suffix);
+export const hrefEnds = (suffix: string) => (e: Element) =>
+  (e.attributes.href ?? '').split('?')[0].endsWith(suffix);
 
-const visible = (d: SolverDriver, name: string) => d.obs.elements.some((e) => e.name.trim() === name || e.text.trim() === name);
+const visible = (d: SolverDriver, name: string) =>
+  d.obs.elements.some((e) => e.name.trim() === name || e.text.trim() === name);
 
 /** Closes the promo modal when it is showing (costs one action). */
 export async function dismissPromo(d: SolverDriver): Promise<void> {
@@ -41,7 +43,8 @@ export async function pickContact(d: SolverDriver, c: Person): Promise<void> {
   const [first, ...rest] = c.name.split(' ');
   await d.input({ name: 'To', tag: 'input' }, `${first} ${rest.join(' ').slice(0, 3)}`);
   const label = `${c.name} <${c.email}>`;
-  const isOption = (e: Element) => e.role === 'option' && (e.text.trim() === label || e.name.trim() === label);
+  const isOption = (e: Element) =>
+    e.role === 'option' && (e.text.trim() === label || e.name.trim() === label);
   await d.waitFor((o) => o.elements.some(isOption), `suggestion ${label}`);
   await d.click(isOption);
 }

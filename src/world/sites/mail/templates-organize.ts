@@ -4,8 +4,8 @@ import { poolTemplate, variant } from '../../template-kit.ts';
 import { LABELS } from './content.ts';
 import type { MailData, Message } from './data.ts';
 import { PAGE_SIZE } from './pages.ts';
-import { STEPS, dismissPromo, hrefEnds, openFromList, search, tick } from './solve.ts';
-import { type MailState, effective } from './state.ts';
+import { dismissPromo, hrefEnds, openFromList, STEPS, search, tick } from './solve.ts';
+import { effective, type MailState } from './state.ts';
 import { mine, searchWords } from './templates-read.ts';
 
 function msg(data: MailData, id: string): Message {
@@ -26,7 +26,9 @@ export const applyLabel: TaskTemplate<LabelParams, MailState, MailData> = poolTe
   pool: (data) =>
     data.messages
       .filter((m) => ['flight', 'hotel', 'order', 'invoice', 'work'].includes(m.kind))
-      .flatMap((m) => LABELS.filter((l) => !m.labels.includes(l)).map((label) => ({ messageId: m.id, label }))),
+      .flatMap((m) =>
+        LABELS.filter((l) => !m.labels.includes(l)).map((label) => ({ messageId: m.id, label })),
+      ),
   splitKey: (p) => p.messageId,
   word: (p, data) => {
     const m = msg(data, p.messageId);
@@ -34,11 +36,17 @@ export const applyLabel: TaskTemplate<LabelParams, MailState, MailData> = poolTe
       `Add the label "${p.label}" to the email from ${m.from.short} about ${mine(m.about)}.`,
       `Label ${m.from.short}'s email about ${mine(m.about)} as ${p.label}.`,
     ]);
-    return { objective, startPath: '/folder/inbox', referenceLength: STEPS.promo + STEPS.search + STEPS.open + 3 };
+    return {
+      objective,
+      startPath: '/folder/inbox',
+      referenceLength: STEPS.promo + STEPS.search + STEPS.open + 3,
+    };
   },
   verify: (p, state, _answer, data) => {
     const m = effective(msg(data, p.messageId), state);
-    const others = data.messages.filter((x) => x.id !== m.id && !x.labels.includes(p.label) && effective(x, state).labels.includes(p.label));
+    const others = data.messages.filter(
+      (x) => x.id !== m.id && !x.labels.includes(p.label) && effective(x, state).labels.includes(p.label),
+    );
     return [
       cond('label.applied', m.labels.includes(p.label), `"${p.label}" not on the message`),
       cond('label.onlyTarget', others.length === 0, `also labelled ${others.map((x) => x.id).join(', ')}`),
@@ -64,7 +72,8 @@ function senderName(data: MailData, email: string): string {
   return data.messages.find((m) => m.from.email === email)?.from.name ?? email;
 }
 
-const notJunk = (m: Message) => m.folder !== 'spam' && m.folder !== 'trash' && m.kind !== 'sent' && m.kind !== 'draft';
+const notJunk = (m: Message) =>
+  m.folder !== 'spam' && m.folder !== 'trash' && m.kind !== 'sent' && m.kind !== 'draft';
 
 /** Messages from a sender that start unread (spam and trash aside). */
 export function unreadFrom(data: MailData, email: string): Message[] {
@@ -77,11 +86,13 @@ export const markRead: TaskTemplate<SenderParams, MailState, MailData> = poolTem
   description: "Mark one sender's unread emails as read, leaving all other unread mail alone",
   pool: (data) => {
     const senders = [...new Set(data.messages.filter(notJunk).map((m) => m.from.email))];
-    return senders.filter((s) => {
-      const n = unreadFrom(data, s).length;
-      const all = data.messages.filter((m) => m.from.email === s && notJunk(m)).length;
-      return n >= 1 && n <= 4 && all <= 12;
-    }).map((sender) => ({ sender }));
+    return senders
+      .filter((s) => {
+        const n = unreadFrom(data, s).length;
+        const all = data.messages.filter((m) => m.from.email === s && notJunk(m)).length;
+        return n >= 1 && n <= 4 && all <= 12;
+      })
+      .map((sender) => ({ sender }));
   },
   splitKey: (p) => p.sender,
   word: (p, data) => {
@@ -90,15 +101,29 @@ export const markRead: TaskTemplate<SenderParams, MailState, MailData> = poolTem
       `Mark every unread email from ${name} as read, without touching my other unread mail.`,
       `I've already seen everything from ${name}. Mark those emails as read but keep the rest of my unread messages unread.`,
     ]);
-    return { objective, startPath: '/folder/inbox', referenceLength: STEPS.promo + STEPS.search + unreadFrom(data, p.sender).length + 2 };
+    return {
+      objective,
+      startPath: '/folder/inbox',
+      referenceLength: STEPS.promo + STEPS.search + unreadFrom(data, p.sender).length + 2,
+    };
   },
   verify: (p, state, _answer, data) => {
     const targets = unreadFrom(data, p.sender);
     const stillUnread = targets.filter((m) => !effective(m, state).read);
-    const othersRead = data.messages.filter((m) => m.from.email !== p.sender && !m.read && notJunk(m) && effective(m, state).read);
+    const othersRead = data.messages.filter(
+      (m) => m.from.email !== p.sender && !m.read && notJunk(m) && effective(m, state).read,
+    );
     return [
-      cond('target.read', stillUnread.length === 0, `${stillUnread.length} of ${targets.length} still unread`),
-      cond('others.unread', othersRead.length === 0, `${othersRead.length} other unread emails were marked read${state.events.some((e) => e.startsWith('allread')) ? ' (Mark all as read was used)' : ''}`),
+      cond(
+        'target.read',
+        stillUnread.length === 0,
+        `${stillUnread.length} of ${targets.length} still unread`,
+      ),
+      cond(
+        'others.unread',
+        othersRead.length === 0,
+        `${othersRead.length} other unread emails were marked read${state.events.some((e) => e.startsWith('allread')) ? ' (Mark all as read was used)' : ''}`,
+      ),
     ];
   },
   solve: async (p, d, data) => {
@@ -121,10 +146,16 @@ export const archiveSender: TaskTemplate<SenderParams, MailState, MailData> = po
   description: 'Archive all inbox emails from one sender',
   pool: (data) => {
     const senders = [...new Set(data.messages.filter((m) => m.folder === 'inbox').map((m) => m.from.email))];
-    return senders.filter((s) => {
-      const n = inboxFrom(data, s).length;
-      return n >= 2 && n <= 6 && data.messages.filter((m) => m.from.email === s || m.to.some((t) => t.email === s)).length <= 16;
-    }).map((sender) => ({ sender }));
+    return senders
+      .filter((s) => {
+        const n = inboxFrom(data, s).length;
+        return (
+          n >= 2 &&
+          n <= 6 &&
+          data.messages.filter((m) => m.from.email === s || m.to.some((t) => t.email === s)).length <= 16
+        );
+      })
+      .map((sender) => ({ sender }));
   },
   splitKey: (p) => p.sender,
   word: (p, data) => {
@@ -133,15 +164,25 @@ export const archiveSender: TaskTemplate<SenderParams, MailState, MailData> = po
       `Archive all the emails from ${name} that are in my inbox.`,
       `Clean up my inbox: move every email from ${name} to the archive (don't delete them).`,
     ]);
-    return { objective, startPath: '/folder/inbox', referenceLength: STEPS.promo + STEPS.search + inboxFrom(data, p.sender).length + 2 };
+    return {
+      objective,
+      startPath: '/folder/inbox',
+      referenceLength: STEPS.promo + STEPS.search + inboxFrom(data, p.sender).length + 2,
+    };
   },
   verify: (p, state, _answer, data) => {
     const targets = inboxFrom(data, p.sender).map((m) => effective(m, state));
     const left = targets.filter((m) => m.folder === 'inbox');
     const deleted = targets.filter((m) => m.folder === 'trash');
-    const moved = data.messages.filter((m) => m.folder === 'inbox' && m.from.email !== p.sender && effective(m, state).folder !== 'inbox');
+    const moved = data.messages.filter(
+      (m) => m.folder === 'inbox' && m.from.email !== p.sender && effective(m, state).folder !== 'inbox',
+    );
     return [
-      cond('archived.all', left.length === 0 && deleted.length === 0, `${left.length} still in the inbox, ${deleted.length} deleted`),
+      cond(
+        'archived.all',
+        left.length === 0 && deleted.length === 0,
+        `${left.length} still in the inbox, ${deleted.length} deleted`,
+      ),
       cond('archived.notDeleted', deleted.length === 0, `${deleted.length} went to Trash instead of Archive`),
       cond('others.inbox', moved.length === 0, `${moved.length} other emails left the inbox`),
     ];
@@ -169,7 +210,10 @@ function spamPage(data: MailData, id: string): number {
 export const spamRescue: TaskTemplate<SpamParams, MailState, MailData> = poolTemplate({
   id: 'mail.spam-rescue',
   description: 'Move a legitimate email out of Spam back to the inbox, optionally labelling it',
-  pool: (data) => data.messages.filter((m) => m.kind === 'misfiled').flatMap((m) => ['', ...LABELS].map((label) => ({ messageId: m.id, label }))),
+  pool: (data) =>
+    data.messages
+      .filter((m) => m.kind === 'misfiled')
+      .flatMap((m) => ['', ...LABELS].map((label) => ({ messageId: m.id, label }))),
   splitKey: (p) => p.messageId,
   word: (p, data) => {
     const m = msg(data, p.messageId);
@@ -187,7 +231,7 @@ export const spamRescue: TaskTemplate<SpamParams, MailState, MailData> = poolTem
     if (p.label) out.push(cond('message.label', m.labels.includes(p.label), `"${p.label}" not applied`));
     return out;
   },
-  solve: async (p, d, data) => {
+  solve: async (p, d, _data) => {
     await dismissPromo(d);
     await d.click(hrefEnds('/folder/spam'));
     await openFromList(d, p.messageId);

@@ -2,7 +2,7 @@ import { answered, cond, containsCode, containsNumber } from '../../match.ts';
 import type { TaskTemplate } from '../../site.ts';
 import { poolTemplate, variant } from '../../template-kit.ts';
 import type { MailData, Message } from './data.ts';
-import { STEPS, dismissPromo, hrefEnds, openFromList, pickContact, search, switchToTab } from './solve.ts';
+import { dismissPromo, hrefEnds, openFromList, pickContact, STEPS, search, switchToTab } from './solve.ts';
 import type { MailState } from './state.ts';
 
 /** "your flight to Denver" in the user's own voice. */
@@ -31,7 +31,8 @@ interface MessageParams {
 export const findCode: TaskTemplate<MessageParams, MailState, MailData> = poolTemplate({
   id: 'mail.find-code',
   description: 'Find the confirmation code in a travel email identified by sender and trip',
-  pool: (data) => data.messages.filter((m) => m.kind === 'flight' || m.kind === 'hotel').map((m) => ({ messageId: m.id })),
+  pool: (data) =>
+    data.messages.filter((m) => m.kind === 'flight' || m.kind === 'hotel').map((m) => ({ messageId: m.id })),
   splitKey: (p) => p.messageId,
   word: (p, data) => {
     const m = msg(data, p.messageId);
@@ -41,11 +42,18 @@ export const findCode: TaskTemplate<MessageParams, MailState, MailData> = poolTe
       `Find the ${s} email about ${mine(m.about)} and tell me the confirmation code.`,
       `I need the confirmation number for ${mine(m.about)}. It's in an email from ${s}. What is it?`,
     ]);
-    return { objective, startPath: '/folder/inbox', referenceLength: STEPS.promo + STEPS.search + STEPS.open + 1 };
+    return {
+      objective,
+      startPath: '/folder/inbox',
+      referenceLength: STEPS.promo + STEPS.search + STEPS.open + 1,
+    };
   },
   verify: (p, _state, answer, data) => {
     const m = msg(data, p.messageId);
-    return [answered(answer), cond('answer.code', containsCode(answer, m.facts.code), `expected ${m.facts.code}`)];
+    return [
+      answered(answer),
+      cond('answer.code', containsCode(answer, m.facts.code), `expected ${m.facts.code}`),
+    ];
   },
   solve: async (p, d, data) => {
     const m = msg(data, p.messageId);
@@ -71,11 +79,18 @@ export const attachmentTotal: TaskTemplate<MessageParams, MailState, MailData> =
       `Open the PDF attached to ${v}'s email about invoice ${inv} and tell me the total amount due.`,
       `How much do I owe ${v} for invoice ${inv}? Check the attached invoice.`,
     ]);
-    return { objective, startPath: '/folder/inbox', referenceLength: STEPS.promo + STEPS.search + STEPS.open + 2 };
+    return {
+      objective,
+      startPath: '/folder/inbox',
+      referenceLength: STEPS.promo + STEPS.search + STEPS.open + 2,
+    };
   },
   verify: (p, _state, answer, data) => {
     const m = msg(data, p.messageId);
-    return [answered(answer), cond('answer.total', containsNumber(answer, Number(m.facts.total)), `expected ${m.facts.total}`)];
+    return [
+      answered(answer),
+      cond('answer.total', containsNumber(answer, Number(m.facts.total)), `expected ${m.facts.total}`),
+    ];
   },
   solve: async (p, d, data) => {
     const m = msg(data, p.messageId);
@@ -100,7 +115,9 @@ export const relayTracking: TaskTemplate<RelayParams, MailState, MailData> = poo
   pool: (data) =>
     data.messages
       .filter((m) => m.kind === 'order')
-      .flatMap((m) => data.contacts.filter((_, i) => i % 3 === 0).map((c) => ({ messageId: m.id, contactId: c.id }))),
+      .flatMap((m) =>
+        data.contacts.filter((_, i) => i % 3 === 0).map((c) => ({ messageId: m.id, contactId: c.id })),
+      ),
   splitKey: (p) => p.messageId,
   word: (p, data) => {
     const m = msg(data, p.messageId);
@@ -120,7 +137,11 @@ export const relayTracking: TaskTemplate<RelayParams, MailState, MailData> = poo
     const toC = state.sent.filter((s) => s.to.some((t) => t.email === c.email));
     return [
       cond('sent.to', toC.length > 0, `nothing sent to ${c.email}`),
-      cond('sent.tracking', toC.some((s) => containsCode(`${s.subject} ${s.body}`, m.facts.tracking)), `tracking ${m.facts.tracking} not in a message to ${c.name}`),
+      cond(
+        'sent.tracking',
+        toC.some((s) => containsCode(`${s.subject} ${s.body}`, m.facts.tracking)),
+        `tracking ${m.facts.tracking} not in a message to ${c.name}`,
+      ),
     ];
   },
   solve: async (p, d, data) => {
@@ -132,7 +153,10 @@ export const relayTracking: TaskTemplate<RelayParams, MailState, MailData> = poo
     await d.click({ name: 'Compose', tag: 'a' });
     await pickContact(d, c);
     await d.input({ name: 'Subject', tag: 'input' }, 'Tracking number');
-    await d.input({ name: 'Message', tag: 'textarea' }, `Here is the tracking number for the ${m.facts.product}: ${m.facts.tracking}`);
+    await d.input(
+      { name: 'Message', tag: 'textarea' },
+      `Here is the tracking number for the ${m.facts.product}: ${m.facts.tracking}`,
+    );
     await d.click({ name: 'Send', tag: 'button' });
     await d.done('Sent the tracking number.');
   },

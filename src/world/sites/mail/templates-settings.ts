@@ -3,7 +3,7 @@ import type { TaskTemplate } from '../../site.ts';
 import { poolTemplate, variant } from '../../template-kit.ts';
 import { JOB_TITLES, VACATION_MESSAGES } from './content.ts';
 import type { MailData } from './data.ts';
-import { STEPS, dismissPromo } from './solve.ts';
+import { dismissPromo, STEPS } from './solve.ts';
 import type { MailState } from './state.ts';
 
 interface SignatureParams {
@@ -26,11 +26,21 @@ export const signature: TaskTemplate<SignatureParams, MailState, MailData> = poo
   pool: () => JOB_TITLES.flatMap((t, i) => SIGNATURE_FORMATS.map((f) => ({ signature: f(t, i) }))),
   splitKey: (p) => p.signature,
   word: (p) => ({
-    objective: variant(p, [`Change my email signature to: ${p.signature}`, `Set my Postbox signature to "${p.signature}".`, `Update the signature in my mail settings so it reads: ${p.signature}`]),
+    objective: variant(p, [
+      `Change my email signature to: ${p.signature}`,
+      `Set my Postbox signature to "${p.signature}".`,
+      `Update the signature in my mail settings so it reads: ${p.signature}`,
+    ]),
     startPath: '/folder/inbox',
     referenceLength: STEPS.promo + 4,
   }),
-  verify: (p, state) => [cond('settings.signature', sameText(state.settings.signature, p.signature), `signature is "${state.settings.signature}"`)],
+  verify: (p, state) => [
+    cond(
+      'settings.signature',
+      sameText(state.settings.signature, p.signature),
+      `signature is "${state.settings.signature}"`,
+    ),
+  ],
   solve: async (p, d) => {
     await dismissPromo(d);
     await d.click({ name: 'Settings', tag: 'a' });
@@ -46,7 +56,20 @@ interface VacationParams {
   message: string;
 }
 
-const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+const MONTHS = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
 
 /** "2027-03-05" -> "March 5, 2027" (also the date picker's day-button label). */
 export function longDay(iso: string): string {
@@ -78,7 +101,8 @@ export const vacation: TaskTemplate<VacationParams, MailState, MailData> = poolT
     const out: VacationParams[] = [];
     for (let i = 7; i < 88; i++) {
       const start = addDays('2027-02-01', i);
-      VACATION_MESSAGES.forEach((message, k) => out.push({ start, end: addDays(start, 3 + ((i + k) % 9)), message }));
+      for (const [k, message] of VACATION_MESSAGES.entries())
+        out.push({ start, end: addDays(start, 3 + ((i + k) % 9)), message });
     }
     return out;
   },

@@ -3,7 +3,7 @@ import type { TaskTemplate } from '../../site.ts';
 import { poolTemplate, variant } from '../../template-kit.ts';
 import { COMPOSE_LINES, FORWARD_NOTES, REPLY_LINES } from './content.ts';
 import type { MailData, Message, Person } from './data.ts';
-import { STEPS, dismissPromo, openFromList, pickContact, search } from './solve.ts';
+import { dismissPromo, openFromList, pickContact, STEPS, search } from './solve.ts';
 import type { MailState, OutgoingMessage } from './state.ts';
 import { searchWords } from './templates-read.ts';
 
@@ -44,7 +44,11 @@ export const reply: TaskTemplate<ReplyParams, MailState, MailData> = poolTemplat
       `Answer the email from ${m.from.name} about ${m.about} with the reply "${p.text}"`,
       `${m.from.name} emailed me about ${m.about}. Reply: ${p.text}`,
     ]);
-    return { objective, startPath: '/folder/inbox', referenceLength: STEPS.promo + STEPS.search + STEPS.open + 4 };
+    return {
+      objective,
+      startPath: '/folder/inbox',
+      referenceLength: STEPS.promo + STEPS.search + STEPS.open + 4,
+    };
   },
   verify: (p, state, _answer, data) => {
     const m = msg(data, p.messageId);
@@ -54,8 +58,16 @@ export const reply: TaskTemplate<ReplyParams, MailState, MailData> = poolTemplat
     return [
       cond('reply.sent', replies.length > 0, 'no reply in this thread (use Reply on the message)'),
       cond('reply.to', toSender.length > 0, `nothing sent to ${m.from.email}`),
-      cond('reply.subject', all.some((s) => containsText(s.subject, m.subject)), `subject should keep "${m.subject}"`),
-      cond('reply.body', all.some((s) => containsText(s.body, p.text)), `body should say "${p.text}"`),
+      cond(
+        'reply.subject',
+        all.some((s) => containsText(s.subject, m.subject)),
+        `subject should keep "${m.subject}"`,
+      ),
+      cond(
+        'reply.body',
+        all.some((s) => containsText(s.body, p.text)),
+        `body should say "${p.text}"`,
+      ),
     ];
   },
   solve: async (p, d, data) => {
@@ -80,7 +92,10 @@ interface ComposeParams {
 export const compose: TaskTemplate<ComposeParams, MailState, MailData> = poolTemplate({
   id: 'mail.compose',
   description: 'Compose a new email to a contact chosen through the To autocomplete',
-  pool: (data) => data.contacts.flatMap((c) => COMPOSE_LINES.map(([subject, body]) => ({ contactId: c.id, subject, body }))),
+  pool: (data) =>
+    data.contacts.flatMap((c) =>
+      COMPOSE_LINES.map(([subject, body]) => ({ contactId: c.id, subject, body })),
+    ),
   splitKey: (p) => p.contactId,
   word: (p, data) => {
     const c = contact(data, p.contactId);
@@ -94,12 +109,26 @@ export const compose: TaskTemplate<ComposeParams, MailState, MailData> = poolTem
   verify: (p, state, _answer, data) => {
     const c = contact(data, p.contactId);
     const mine = sentTo(state, c.email);
-    const wrong = state.sent.filter((s) => !s.to.some((t) => t.email === c.email) && sameText(s.subject, p.subject));
+    const wrong = state.sent.filter(
+      (s) => !s.to.some((t) => t.email === c.email) && sameText(s.subject, p.subject),
+    );
     return [
       cond('sent.to', mine.length > 0, `nothing sent to ${c.name} <${c.email}>`),
-      cond('sent.subject', mine.some((s) => sameText(s.subject, p.subject)), `subject should be "${p.subject}"`),
-      cond('sent.body', mine.some((s) => containsText(s.body, p.body)), `body should say "${p.body}"`),
-      cond('sent.noWrongRecipient', wrong.length === 0, `sent to ${wrong.flatMap((s) => s.to.map((t) => t.email)).join(', ')} instead`),
+      cond(
+        'sent.subject',
+        mine.some((s) => sameText(s.subject, p.subject)),
+        `subject should be "${p.subject}"`,
+      ),
+      cond(
+        'sent.body',
+        mine.some((s) => containsText(s.body, p.body)),
+        `body should say "${p.body}"`,
+      ),
+      cond(
+        'sent.noWrongRecipient',
+        wrong.length === 0,
+        `sent to ${wrong.flatMap((s) => s.to.map((t) => t.email)).join(', ')} instead`,
+      ),
     ];
   },
   solve: async (p, d, data) => {
@@ -127,7 +156,9 @@ export const forward: TaskTemplate<ForwardParams, MailState, MailData> = poolTem
     const people = data.contacts.filter((_, i) => i % 4 === 1);
     return data.messages
       .filter((m) => ['invoice', 'order', 'flight', 'hotel'].includes(m.kind))
-      .flatMap((m) => people.flatMap((c) => FORWARD_NOTES.map((note) => ({ messageId: m.id, contactId: c.id, note }))));
+      .flatMap((m) =>
+        people.flatMap((c) => FORWARD_NOTES.map((note) => ({ messageId: m.id, contactId: c.id, note }))),
+      );
   },
   splitKey: (p) => p.messageId,
   word: (p, data) => {
@@ -137,7 +168,11 @@ export const forward: TaskTemplate<ForwardParams, MailState, MailData> = poolTem
       `Forward the email from ${m.from.short} about ${m.about.replace(/^your /, 'my ')} to ${c.name} with the note "${p.note}"`,
       `Send ${c.name} the ${m.from.short} email about ${m.about.replace(/^your /, 'my ')} (forward it) and add: ${p.note}`,
     ]);
-    return { objective, startPath: '/folder/inbox', referenceLength: STEPS.promo + STEPS.search + STEPS.open + 1 + STEPS.pick + 3 };
+    return {
+      objective,
+      startPath: '/folder/inbox',
+      referenceLength: STEPS.promo + STEPS.search + STEPS.open + 1 + STEPS.pick + 3,
+    };
   },
   verify: (p, state, _answer, data) => {
     const m = msg(data, p.messageId);
@@ -147,7 +182,11 @@ export const forward: TaskTemplate<ForwardParams, MailState, MailData> = poolTem
     return [
       cond('forward.sent', fwd.length > 0, 'the message was not forwarded (use Forward on it)'),
       cond('forward.to', mine.length > 0, `not forwarded to ${c.name} <${c.email}>`),
-      cond('forward.note', mine.some((s) => containsText(s.body, p.note)), `note "${p.note}" missing`),
+      cond(
+        'forward.note',
+        mine.some((s) => containsText(s.body, p.note)),
+        `note "${p.note}" missing`,
+      ),
     ];
   },
   solve: async (p, d, data) => {

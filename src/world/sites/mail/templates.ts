@@ -4,4 +4,17 @@ import { signature, vacation } from './templates-settings.ts';
 import { compose, forward, reply } from './templates-write.ts';
 
 /** Every mail template, roughly easy to hard. */
-export const MAIL_TEMPLATES = [findCode, attachmentTotal, applyLabel, spamRescue, signature, markRead, archiveSender, reply, compose, forward, relayTracking, vacation];
+export const MAIL_TEMPLATES = [
+  findCode,
+  attachmentTotal,
+  applyLabel,
+  spamRescue,
+  signature,
+  markRead,
+  archiveSender,
+  reply,
+  compose,
+  forward,
+  relayTracking,
+  vacation,
+];
