@@ -4,6 +4,7 @@ import type { Element, Observation, TextBlock } from '../../../core/observation.
 import type { HistoryEntry } from '../../agent.ts';
 import { parseGoal } from '../goal.ts';
 import {
+  asksFor,
   formDirty,
   labeledValue,
   namesThing,
@@ -138,5 +139,31 @@ describe('domain kit', () => {
       { depart: '7:20 PM', airline: 'Summit Airways', number: 'SM 1099', duration: '2h 50m', stops: 'Nonstop', price: '$166.00' },
       { depart: '6:05 AM', airline: 'Northstar Air', number: 'NX 2840', duration: '5h 45m', stops: '1 stop (ORD)', price: '$174.00' },
     ]);
+  });
+});
+
+describe('asksFor', () => {
+  const none = { avoid: [], prefer: [] };
+  const noted = { avoid: [{ kind: 'done' as const, value: 'Hotel X' }], prefer: [] };
+  const asks = (task: string, label: string, rules = none) => asksFor(parseGoal(task), label, rules);
+
+  it('takes labels the task mentions verbatim', () => {
+    expect(asks('Find the top-rated vegan Thai recipe', 'Vegan')).toBe(true);
+    expect(asks('takes 45 minutes or less in total', '45 minutes or less')).toBe(true);
+    expect(asks('the cheapest 3-star hotel with free WiFi', 'Free WiFi')).toBe(true);
+  });
+
+  it('misses qualified labels until a note makes it read closely', () => {
+    for (const [task, label] of [
+      ['the cheapest nonstop flight from Lisbon to Denver', 'Nonstop only'],
+      ['Count the in-stock Sonique items', 'In stock only'],
+      ['a customer rating of at least 4 stars', '4 stars & up'],
+      ['the cheapest 3-star hotel in London', '3 stars'],
+      ['ready in at most 60 minutes', '60 minutes or less'],
+    ]) {
+      expect(asks(task, label)).toBe(false);
+      expect(asks(task, label, noted)).toBe(true);
+    }
+    expect(asks('a customer rating of at least 4 stars', '4.5 stars & up', noted)).toBe(false);
   });
 });

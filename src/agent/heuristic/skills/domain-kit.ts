@@ -280,3 +280,34 @@ export function sortFor(goal: TaskGoal, rules: Rules): SortIntent | null {
   for (const [re, s] of CLOSER) if (re.test(goal.text)) return s;
   return null;
 }
+
+/**
+ * Whether the teacher reads the task closely: once a note has rejected a choice or an answer
+ * (any avoid rule) or asked for exact names. Without one it matches labels verbatim.
+ */
+export function carefulReading(rules: Rules): boolean {
+  return exactMode(rules);
+}
+
+const QUALIFIERS = /\b(only|up|and up|or less|or more|or higher|or fewer|and over|and under)\b/g;
+const singular = (s: string) =>
+  s
+    .split(' ')
+    .map((w) => (w.length > 3 && w.endsWith('s') && !w.endsWith('ss') ? w.slice(0, -1) : w))
+    .join(' ');
+
+/**
+ * Whether the task asks for the filter or option labelled `label`. Without a note the label must
+ * appear verbatim in the task ("Vegan", "Free WiFi"), so "Nonstop only", "In stock only",
+ * "4 stars & up" or "60 minutes or less" are missed when the task says "nonstop", "in-stock",
+ * "at least 4 stars" or "at most 60 minutes"; a careful reading drops such qualifiers and plurals.
+ */
+export function asksFor(goal: TaskGoal, label: string, rules: Rules): boolean {
+  const text = ` ${normalizeText(goal.text)} `;
+  const l = normalizeText(label);
+  if (!l) return false;
+  if (text.includes(` ${l} `)) return true;
+  if (!carefulReading(rules)) return false;
+  const core = singular(l.replace(QUALIFIERS, ' ').replace(/\s+/g, ' ').trim());
+  return !!core && ` ${singular(text.trim())} `.includes(` ${core} `);
+}

@@ -4,7 +4,14 @@ import type { HistoryEntry } from '../../agent.ts';
 import { isDateField, pickDay } from './forms-date.ts';
 
 const box = { x: 0, y: 0, width: 10, height: 10 };
-const field = { index: 1, tag: 'input', name: 'First day', attributes: { placeholder: 'Select date', readonly: '' }, bbox: box, nodeKey: 'f1' };
+const field = {
+  index: 1,
+  tag: 'input',
+  name: 'First day',
+  attributes: { placeholder: 'Select date', readonly: '' },
+  bbox: box,
+  nodeKey: 'f1',
+};
 
 function obs(extra: ObservationInput['elements'] = []): Observation {
   return Observation.parse({ url: 'http://x/settings', elements: [field, ...(extra ?? [])] });
@@ -22,9 +29,30 @@ function clicked(o: Observation, index: number): HistoryEntry {
 }
 
 const calendar = (month: string, days: number[]) => [
-  { index: 2, tag: 'button', name: 'Previous month', attributes: { 'aria-label': 'Previous month' }, bbox: box, nodeKey: 'p' },
-  { index: 3, tag: 'button', name: 'Next month', attributes: { 'aria-label': 'Next month' }, bbox: box, nodeKey: 'n' },
-  ...days.map((d) => ({ index: 10 + d, tag: 'button', name: String(d), attributes: { 'aria-label': `${month} ${d}, 2027` }, bbox: box, nodeKey: `d${d}` })),
+  {
+    index: 2,
+    tag: 'button',
+    name: 'Previous month',
+    attributes: { 'aria-label': 'Previous month' },
+    bbox: box,
+    nodeKey: 'p',
+  },
+  {
+    index: 3,
+    tag: 'button',
+    name: 'Next month',
+    attributes: { 'aria-label': 'Next month' },
+    bbox: box,
+    nodeKey: 'n',
+  },
+  ...days.map((d) => ({
+    index: 10 + d,
+    tag: 'button',
+    name: String(d),
+    attributes: { 'aria-label': `${month} ${d}, 2027` },
+    bbox: box,
+    nodeKey: `d${d}`,
+  })),
 ];
 
 describe('calendar date fields', () => {
@@ -34,16 +62,28 @@ describe('calendar date fields', () => {
 
   it('opens the calendar, moves to the month, then picks the day', () => {
     const closed = obs();
-    expect(pickDay(closed, [], closed.elements[0], '2027-03-05', 'the first day')?.action).toEqual({ type: 'click', index: 1 });
+    expect(pickDay(closed, [], closed.elements[0], '2027-03-05', 'the first day')?.action).toEqual({
+      type: 'click',
+      index: 1,
+    });
     const feb = obs(calendar('February', [1, 2, 3]));
     const open = [clicked(closed, 1)];
-    expect(pickDay(feb, open, feb.elements[0], '2027-03-05', 'the first day')?.action).toEqual({ type: 'click', index: 3 });
+    expect(pickDay(feb, open, feb.elements[0], '2027-03-05', 'the first day')?.action).toEqual({
+      type: 'click',
+      index: 3,
+    });
     const mar = obs(calendar('March', [4, 5, 6]));
-    expect(pickDay(mar, open, mar.elements[0], '2027-03-05', 'the first day')?.action).toEqual({ type: 'click', index: 15 });
+    expect(pickDay(mar, open, mar.elements[0], '2027-03-05', 'the first day')?.action).toEqual({
+      type: 'click',
+      index: 15,
+    });
   });
 
   it('does nothing once the field holds the day', () => {
-    const o = Observation.parse({ url: 'http://x/', elements: [{ ...field, attributes: { ...field.attributes, value: '2027-03-05' } }] });
+    const o = Observation.parse({
+      url: 'http://x/',
+      elements: [{ ...field, attributes: { ...field.attributes, value: '2027-03-05' } }],
+    });
     expect(pickDay(o, [], o.elements[0], '2027-03-05', 'the first day')).toBeNull();
   });
 });

@@ -14,10 +14,13 @@ export function isDateField(e: Element): boolean {
   const t = (e.attributes.type ?? '').toLowerCase();
   if (t === 'date') return true;
   const hint = `${e.attributes.placeholder ?? ''} ${e.attributes['aria-label'] ?? ''}`;
-  return e.tag === 'input' && (/select date|choose date|pick a date/i.test(hint) || 'readonly' in e.attributes);
+  return (
+    e.tag === 'input' && (/select date|choose date|pick a date/i.test(hint) || 'readonly' in e.attributes)
+  );
 }
 
-const DAY_LABEL = /^(January|February|March|April|May|June|July|August|September|October|November|December) (\d{1,2}), (\d{4})$/;
+const DAY_LABEL =
+  /^(January|February|March|April|May|June|July|August|September|October|November|December) (\d{1,2}), (\d{4})$/;
 
 function monthIndex(long: string): number | null {
   const m = DAY_LABEL.exec(long.trim());
@@ -58,13 +61,22 @@ export function isoDay(v: string): string | null {
  * The next action that sets a calendar date field to `iso`, or null when it already holds it.
  * `what` names the field in the goal text.
  */
-export function pickDay(obs: Observation, history: HistoryEntry[], field: Element, iso: string, what: string): Choice | null {
+export function pickDay(
+  obs: Observation,
+  history: HistoryEntry[],
+  field: Element,
+  iso: string,
+  what: string,
+): Choice | null {
   const current = field.attributes.value ?? '';
   if (current === iso || isoDay(current) === iso) return null;
   const long = toLongDate(iso);
   if (!long) return null;
   if ((field.attributes.type ?? '').toLowerCase() === 'date' && !('readonly' in field.attributes))
-    return { action: { type: 'input', index: field.index, text: iso, clear: true }, goal: `Set ${what} to ${long}` };
+    return {
+      action: { type: 'input', index: field.index, text: iso, clear: true },
+      goal: `Set ${what} to ${long}`,
+    };
   const open = lastOpened(obs, history) === field.nodeKey;
   const calendar = obs.elements.some((e) => /^(next|previous) month$/i.test(labelOf(e)));
   if (open && calendar) {

@@ -2,7 +2,17 @@ import { normalizeText } from '../../../core/action-equivalence.ts';
 import type { Element, Observation } from '../../../core/observation.ts';
 import type { HistoryEntry } from '../../agent.ts';
 import { type Choice, keyAt, type Rules, toLongDate } from '../kit.ts';
-import { isChecked, isCovered, isEditable, isSelect, isToggle, labelOf, optionsOf, pathOf, selectedOf } from '../page.ts';
+import {
+  isChecked,
+  isCovered,
+  isEditable,
+  isSelect,
+  isToggle,
+  labelOf,
+  optionsOf,
+  pathOf,
+  selectedOf,
+} from '../page.ts';
 import { isDateField, isoDay, pickDay } from './forms-date.ts';
 import { addressFor, chooseOption, clauseFor, countFor, stateOption, textFor } from './forms-values.ts';
 
@@ -58,7 +68,10 @@ export function formFields(obs: Observation): Field[] {
       const name = e.attributes.name ?? e.nodeKey;
       if (seen.has(name)) continue;
       seen.add(name);
-      const group = obs.elements.filter((x) => x.tag === 'input' && x.attributes.type === 'radio' && (x.attributes.name ?? x.nodeKey) === name);
+      const group = obs.elements.filter(
+        (x) =>
+          x.tag === 'input' && x.attributes.type === 'radio' && (x.attributes.name ?? x.nodeKey) === name,
+      );
       out.push({ el: e, label: questionOf(obs, e, group.map(labelOf)), kind: 'radio', group });
     } else if (isToggle(e)) {
       out.push({ el: e, label: labelOf(e), kind: 'checkbox' });
@@ -73,7 +86,11 @@ export function formFields(obs: Observation): Field[] {
 
 function ruleValue(rules: Rules, label: string): string | null {
   const r = rules.prefer.find(
-    (x) => (x.kind === 'input' || x.kind === 'select') && x.target && x.value && normalizeText(x.target) === normalizeText(label),
+    (x) =>
+      (x.kind === 'input' || x.kind === 'select') &&
+      x.target &&
+      x.value &&
+      normalizeText(x.target) === normalizeText(label),
   );
   return r?.value ?? null;
 }
@@ -82,9 +99,14 @@ function ruleValue(rules: Rules, label: string): string | null {
 export function selectValue(label: string, options: string[], task: string, careful = true): string | null {
   const l = label.toLowerCase();
   if (/\bstate\b/.test(l)) {
-    const clause = /plate|vehicle|registration/.test(l) ? (clauseFor('plate vehicle registered', task) ?? task) : null;
+    const clause = /plate|vehicle|registration/.test(l)
+      ? (clauseFor('plate vehicle registered', task) ?? task)
+      : null;
     const addr = clause ? null : addressFor(l, task);
-    const named = addr?.state ?? options.find((o) => o.length > 3 && new RegExp(`\\b${o}\\b`).test(clause ?? task)) ?? null;
+    const named =
+      addr?.state ??
+      options.find((o) => o.length > 3 && new RegExp(`\\b${o}\\b`).test(clause ?? task)) ??
+      null;
     const s = named ? stateOption(named, options) : null;
     if (s) return s;
   }
@@ -104,7 +126,10 @@ export function wantsCheckbox(label: string, task: string, pageTitle: string): b
   const clause = clauseFor(words.join(' '), task);
   if (!clause) return false;
   const t = ` ${normalizeText(clause)} `;
-  return words.every((w) => t.includes(` ${w} `) || t.includes(` ${w}s `)) && !/\b(no|not|without|only)\b/i.test(clause.replace(/\bbook only\b/i, ''));
+  return (
+    words.every((w) => t.includes(` ${w} `) || t.includes(` ${w}s `)) &&
+    !/\b(no|not|without|only)\b/i.test(clause.replace(/\bbook only\b/i, ''))
+  );
 }
 
 function typedBefore(history: HistoryEntry[], e: Element, value: string, here: string): boolean {
@@ -118,7 +143,9 @@ function typedBefore(history: HistoryEntry[], e: Element, value: string, here: s
 }
 
 function clickedBefore(history: HistoryEntry[], e: Element, here: string): boolean {
-  return history.some((h) => pathOf(h.url) === here && h.action.type === 'click' && keyAt(h, h.action.index) === e.nodeKey);
+  return history.some(
+    (h) => pathOf(h.url) === here && h.action.type === 'click' && keyAt(h, h.action.index) === e.nodeKey,
+  );
 }
 
 /** US-style MM/DD/YYYY unless the field says otherwise. */
@@ -131,31 +158,51 @@ function dateText(value: string, e: Element): string {
 }
 
 /** The next action that fills a field of this page from the task, or null when all are done. */
-export function fillPage(obs: Observation, history: HistoryEntry[], task: string, rules: Rules): Choice | null {
+export function fillPage(
+  obs: Observation,
+  history: HistoryEntry[],
+  task: string,
+  rules: Rules,
+): Choice | null {
   const here = pathOf(obs.url);
   const title = obs.texts.find((t) => t.tag === 'h1')?.text ?? obs.title;
   for (const f of formFields(obs)) {
     const e = f.el;
     if (f.kind === 'radio') {
       const group = f.group ?? [e];
-      const want = ruleValue(rules, f.label) ?? chooseOption(f.label, group.map(labelOf), task, careful(rules));
+      const want =
+        ruleValue(rules, f.label) ?? chooseOption(f.label, group.map(labelOf), task, careful(rules));
       const pick = want ? group.find((r) => normalizeText(labelOf(r)) === normalizeText(want)) : undefined;
       if (pick && !isChecked(pick) && !clickedBefore(history, pick, here))
-        return { action: { type: 'click', index: pick.index }, goal: `Answer "${f.label}" with "${labelOf(pick)}"` };
+        return {
+          action: { type: 'click', index: pick.index },
+          goal: `Answer "${f.label}" with "${labelOf(pick)}"`,
+        };
       continue;
     }
     if (f.kind === 'checkbox') {
       if (DECLARATION.test(f.label)) continue;
       const want = wantsCheckbox(f.label, task, title);
       if (want !== isChecked(e) && !clickedBefore(history, e, here))
-        return { action: { type: 'click', index: e.index }, goal: `${want ? 'Tick' : 'Untick'} "${f.label}"` };
+        return {
+          action: { type: 'click', index: e.index },
+          goal: `${want ? 'Tick' : 'Untick'} "${f.label}"`,
+        };
       continue;
     }
     if (f.kind === 'select') {
       const opts = optionsOf(e);
       const want = ruleValue(rules, f.label) ?? selectValue(f.label, opts, task, careful(rules));
-      if (!want || normalizeText(selectedOf(e)) === normalizeText(want) || typedBefore(history, e, want, here)) continue;
-      return { action: { type: 'select_dropdown', index: e.index, text: want }, goal: `Set "${f.label}" to "${want}"` };
+      if (
+        !want ||
+        normalizeText(selectedOf(e)) === normalizeText(want) ||
+        typedBefore(history, e, want, here)
+      )
+        continue;
+      return {
+        action: { type: 'select_dropdown', index: e.index, text: want },
+        goal: `Set "${f.label}" to "${want}"`,
+      };
     }
     const type = (e.attributes.type ?? 'text').toLowerCase();
     let want = ruleValue(rules, f.label) ?? textFor(f.label, task, type);
@@ -171,7 +218,10 @@ export function fillPage(obs: Observation, history: HistoryEntry[], task: string
     if (/\b(date|birth|dob)\b/i.test(f.label)) want = dateText(want, e);
     const current = e.attributes.value ?? '';
     if (normalizeText(current) === normalizeText(want) || typedBefore(history, e, want, here)) continue;
-    return { action: { type: 'input', index: e.index, text: want, clear: true }, goal: `Fill "${f.label}" with "${want}"` };
+    return {
+      action: { type: 'input', index: e.index, text: want, clear: true },
+      goal: `Fill "${f.label}" with "${want}"`,
+    };
   }
   return null;
 }

@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { addressesIn, addressFor, chooseOption, clausesOf, countFor, stateOption, textFor, yesNo } from './forms-values.ts';
+import {
+  addressesIn,
+  addressFor,
+  chooseOption,
+  clausesOf,
+  countFor,
+  stateOption,
+  textFor,
+  yesNo,
+} from './forms-values.ts';
 
 const MOVE =
   "I'm moving on my own (individual move). File a change of address for Susan Jackson from 154 Dogwood Ter, ZIP 97374 to 3895 Lakeview Ter Apt 4, Madison, Wisconsin 53755, moving on March 1, 2027.";
@@ -33,8 +42,15 @@ describe('form values from task text', () => {
     expect(textFor('Employer Identification Number (EIN)', BUSINESS)).toBe('32-9785867');
     expect(textFor('Business name', BUSINESS)).toBe('Wild Fern Dog Grooming');
     expect(textFor('Phone number', BUSINESS)).toBe('(846) 555-8624');
-    expect(countFor('People in your household', 'We are a household of 6 with a total monthly income of $2,390.')).toBe('6');
-    expect(textFor('Total monthly household income', 'We are a household of 6 with a total monthly income of $2,390.')).toBe('2,390');
+    expect(
+      countFor('People in your household', 'We are a household of 6 with a total monthly income of $2,390.'),
+    ).toBe('6');
+    expect(
+      textFor(
+        'Total monthly household income',
+        'We are a household of 6 with a total monthly income of $2,390.',
+      ),
+    ).toBe('2,390');
   });
 
   it('answers yes/no questions from the clause about them; only a careful read honours negation', () => {
@@ -48,8 +64,20 @@ describe('form values from task text', () => {
   it('chooses the option the task names, by whole phrase first', () => {
     expect(chooseOption('Permit zone', ['Zone A', 'Zone B', 'Zone C'], PARKING)).toBe('Zone B');
     expect(chooseOption('Permit length', ['3 months', '6 months', '12 months'], PARKING)).toBe('12 months');
-    expect(chooseOption('How should we contact you?', ['Phone', 'Email', 'Mail'], 'My phone is (555) 555-8782; contact me by mail.')).toBe('Mail');
-    expect(chooseOption('Who will do the work?', ['Licensed contractor', 'I am the owner-builder'], 'I will do the work myself as the owner-builder.')).toBe('I am the owner-builder');
+    expect(
+      chooseOption(
+        'How should we contact you?',
+        ['Phone', 'Email', 'Mail'],
+        'My phone is (555) 555-8782; contact me by mail.',
+      ),
+    ).toBe('Mail');
+    expect(
+      chooseOption(
+        'Who will do the work?',
+        ['Licensed contractor', 'I am the owner-builder'],
+        'I will do the work myself as the owner-builder.',
+      ),
+    ).toBe('I am the owner-builder');
     expect(stateOption('ID', ['Idaho', 'Illinois'])).toBe('Idaho');
   });
 });

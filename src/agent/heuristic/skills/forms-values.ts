@@ -17,10 +17,8 @@ export interface Address {
 }
 
 /** A street line: number, name words ending in a street type, then an optional unit. */
-export const STREET = new RegExp(
-  String.raw`\b\d{1,6} (?:[NSEW]\.? )?(?:[A-Z][a-z]+ ){1,3}?(?:St|Street|Ave|Avenue|Rd|Road|Ln|Lane|Way|Dr|Drive|Ct|Court|Blvd|Boulevard|Pl|Place|Ter|Terrace|Cir|Circle|Pkwy|Parkway|Hwy|Highway|Loop|Trail|Trl|Row|Sq|Square|Pike|Run|Path|Walk)\.?(?: (?:Apt|Unit|Suite|#) ?[\w-]+)?(?=,|\.|\s|$)`,
-  'g',
-);
+export const STREET =
+  /\b\d{1,6} (?:[NSEW]\.? )?(?:[A-Z][a-z]+ ){1,3}?(?:St|Street|Ave|Avenue|Rd|Road|Ln|Lane|Way|Dr|Drive|Ct|Court|Blvd|Boulevard|Pl|Place|Ter|Terrace|Cir|Circle|Pkwy|Parkway|Hwy|Highway|Loop|Trail|Trl|Row|Sq|Square|Pike|Run|Path|Walk)\.?(?: (?:Apt|Unit|Suite|#) ?[\w-]+)?(?=,|\.|\s|$)/g;
 
 /** Street addresses in the text with the city, state and ZIP that follow them. */
 export function addressesIn(text: string): Address[] {
@@ -28,7 +26,8 @@ export function addressesIn(text: string): Address[] {
   for (const m of text.matchAll(STREET)) {
     const at = m.index ?? 0;
     const rest = text.slice(at + m[0].length, at + m[0].length + 60);
-    const full = /^,? ([A-Z][a-z]+(?: [A-Z][a-z]+)*),? ([A-Z][a-z]+(?: [A-Z][a-z]+)*|[A-Z]{2}),? (\d{5})\b/.exec(rest);
+    const full =
+      /^,? ([A-Z][a-z]+(?: [A-Z][a-z]+)*),? ([A-Z][a-z]+(?: [A-Z][a-z]+)*|[A-Z]{2}),? (\d{5})\b/.exec(rest);
     const zip = /^,? (?:ZIP|zip|ZIP code)? ?(\d{5})\b/.exec(rest);
     out.push({
       street: m[0].replace(/[.,]$/, ''),
@@ -48,7 +47,9 @@ export function addressFor(label: string, text: string): Address | null {
   const l = label.toLowerCase();
   const after = (re: RegExp) => {
     const m = re.exec(text);
-    return m ? all.find((a) => a.at >= (m.index ?? 0) && a.at - (m.index ?? 0) <= m[0].length + 3) : undefined;
+    return m
+      ? all.find((a) => a.at >= (m.index ?? 0) && a.at - (m.index ?? 0) <= m[0].length + 3)
+      : undefined;
   };
   if (/\b(old|previous|current|former)\b/.test(l)) return after(/\bfrom\b/i) ?? all[0];
   if (/\bnew\b/.test(l)) return after(/\bto\b/i) ?? all.at(-1) ?? null;
@@ -58,21 +59,64 @@ export function addressFor(label: string, text: string): Address | null {
 }
 
 const STATES: Array<[string, string]> = [
-  ['AL', 'Alabama'], ['AK', 'Alaska'], ['AZ', 'Arizona'], ['AR', 'Arkansas'], ['CA', 'California'], ['CO', 'Colorado'],
-  ['CT', 'Connecticut'], ['DE', 'Delaware'], ['FL', 'Florida'], ['GA', 'Georgia'], ['HI', 'Hawaii'], ['ID', 'Idaho'],
-  ['IL', 'Illinois'], ['IN', 'Indiana'], ['IA', 'Iowa'], ['KS', 'Kansas'], ['KY', 'Kentucky'], ['LA', 'Louisiana'],
-  ['ME', 'Maine'], ['MD', 'Maryland'], ['MA', 'Massachusetts'], ['MI', 'Michigan'], ['MN', 'Minnesota'],
-  ['MS', 'Mississippi'], ['MO', 'Missouri'], ['MT', 'Montana'], ['NE', 'Nebraska'], ['NV', 'Nevada'],
-  ['NH', 'New Hampshire'], ['NJ', 'New Jersey'], ['NM', 'New Mexico'], ['NY', 'New York'], ['NC', 'North Carolina'],
-  ['ND', 'North Dakota'], ['OH', 'Ohio'], ['OK', 'Oklahoma'], ['OR', 'Oregon'], ['PA', 'Pennsylvania'],
-  ['RI', 'Rhode Island'], ['SC', 'South Carolina'], ['SD', 'South Dakota'], ['TN', 'Tennessee'], ['TX', 'Texas'],
-  ['UT', 'Utah'], ['VT', 'Vermont'], ['VA', 'Virginia'], ['WA', 'Washington'], ['WV', 'West Virginia'],
-  ['WI', 'Wisconsin'], ['WY', 'Wyoming'], ['DC', 'District of Columbia'],
+  ['AL', 'Alabama'],
+  ['AK', 'Alaska'],
+  ['AZ', 'Arizona'],
+  ['AR', 'Arkansas'],
+  ['CA', 'California'],
+  ['CO', 'Colorado'],
+  ['CT', 'Connecticut'],
+  ['DE', 'Delaware'],
+  ['FL', 'Florida'],
+  ['GA', 'Georgia'],
+  ['HI', 'Hawaii'],
+  ['ID', 'Idaho'],
+  ['IL', 'Illinois'],
+  ['IN', 'Indiana'],
+  ['IA', 'Iowa'],
+  ['KS', 'Kansas'],
+  ['KY', 'Kentucky'],
+  ['LA', 'Louisiana'],
+  ['ME', 'Maine'],
+  ['MD', 'Maryland'],
+  ['MA', 'Massachusetts'],
+  ['MI', 'Michigan'],
+  ['MN', 'Minnesota'],
+  ['MS', 'Mississippi'],
+  ['MO', 'Missouri'],
+  ['MT', 'Montana'],
+  ['NE', 'Nebraska'],
+  ['NV', 'Nevada'],
+  ['NH', 'New Hampshire'],
+  ['NJ', 'New Jersey'],
+  ['NM', 'New Mexico'],
+  ['NY', 'New York'],
+  ['NC', 'North Carolina'],
+  ['ND', 'North Dakota'],
+  ['OH', 'Ohio'],
+  ['OK', 'Oklahoma'],
+  ['OR', 'Oregon'],
+  ['PA', 'Pennsylvania'],
+  ['RI', 'Rhode Island'],
+  ['SC', 'South Carolina'],
+  ['SD', 'South Dakota'],
+  ['TN', 'Tennessee'],
+  ['TX', 'Texas'],
+  ['UT', 'Utah'],
+  ['VT', 'Vermont'],
+  ['VA', 'Virginia'],
+  ['WA', 'Washington'],
+  ['WV', 'West Virginia'],
+  ['WI', 'Wisconsin'],
+  ['WY', 'Wyoming'],
+  ['DC', 'District of Columbia'],
 ];
 
 /** A state option for a state name or postal code. */
 export function stateOption(state: string, options: string[]): string | null {
-  const full = STATES.find(([code, name]) => code === state.toUpperCase() || name.toLowerCase() === state.toLowerCase());
+  const full = STATES.find(
+    ([code, name]) => code === state.toUpperCase() || name.toLowerCase() === state.toLowerCase(),
+  );
   const want = (full?.[1] ?? state).toLowerCase();
   return options.find((o) => o.toLowerCase() === want || o.toUpperCase() === full?.[0]) ?? null;
 }
@@ -145,7 +189,12 @@ function optionRecall(option: string, passage: string): number {
  * The option a task means for a choice question: the option named in the clause about the
  * question, else the option the whole task names most completely.
  */
-export function chooseOption(question: string, options: string[], text: string, careful = true): string | null {
+export function chooseOption(
+  question: string,
+  options: string[],
+  text: string,
+  careful = true,
+): string | null {
   const real = options.filter((o) => o.trim() && !/^(-+\s*)?(select|choose|any)\b/i.test(o.trim()));
   if (real.length === 2 && real.every((o) => /^(yes|no)$/i.test(o))) {
     const yn = yesNo(question, text, careful);
@@ -174,7 +223,9 @@ const EMAIL = /[\w.+-]+@[\w-]+(?:\.[\w-]+)+/;
 
 function personName(text: string): string | null {
   const m =
-    text.match(/\b(?:Name|Resident|Applicant|Owner|[Mm]y name(?: is)?|[Mm]y details):?\s+([A-Z][a-z'-]+(?: [A-Z][a-z'-]+){1,2})/) ??
+    text.match(
+      /\b(?:Name|Resident|Applicant|Owner|[Mm]y name(?: is)?|[Mm]y details):?\s+([A-Z][a-z'-]+(?: [A-Z][a-z'-]+){1,2})/,
+    ) ??
     text.match(/\b(?:I'm|I am|for me:|me,|for)\s+([A-Z][a-z'-]+ [A-Z][a-z'-]+)(?=[,.\s]|$)/) ??
     text.match(/\bfor ([A-Z][a-z'-]+ [A-Z][a-z'-]+)\b/);
   return m ? m[1] : null;
@@ -187,7 +238,10 @@ function money(label: string, text: string): string | null {
 }
 
 function vehicle(text: string): { year: string; make: string; model: string } | null {
-  const m = /\b((?:19|20)\d{2}) ([A-Z][\w-]*) ([A-Z0-9][\w-]*(?: [A-Z0-9][\w-]*)*?)(?=,|\.|\s+\(|\s+plate|\s+with|$)/.exec(text);
+  const m =
+    /\b((?:19|20)\d{2}) ([A-Z][\w-]*) ([A-Z0-9][\w-]*(?: [A-Z0-9][\w-]*)*?)(?=,|\.|\s+\(|\s+plate|\s+with|$)/.exec(
+      text,
+    );
   return m ? { year: m[1], make: m[2], model: m[3] } : null;
 }
 
@@ -201,23 +255,35 @@ export function textFor(label: string, text: string, type = 'text'): string | nu
   if (/\b(first|given) name\b/.test(l)) return personName(text)?.split(' ')[0] ?? null;
   if (/\b(last|family) name\b|surname/.test(l)) return personName(text)?.split(' ').slice(-1)[0] ?? null;
   if (/\b(full name|your name|applicant name)\b|^name$/.test(l)) return personName(text);
-  if (/passport (number|no)/.test(l)) return text.match(/passport (?:number|no\.?)\D{0,8}(\d{6,12})/i)?.[1] ?? null;
-  if (/\bssn\b|social security/.test(l)) return text.match(/\b(?:SSN|social security(?: number)?)\D{0,20}?(\d{4})\b/i)?.[1] ?? null;
+  if (/passport (number|no)/.test(l))
+    return text.match(/passport (?:number|no\.?)\D{0,8}(\d{6,12})/i)?.[1] ?? null;
+  if (/\bssn\b|social security/.test(l))
+    return text.match(/\b(?:SSN|social security(?: number)?)\D{0,20}?(\d{4})\b/i)?.[1] ?? null;
   if (/\bein\b|employer identification/.test(l)) return text.match(/\b\d{2}-\d{7}\b/)?.[0] ?? null;
   if (/parcel/.test(l)) return text.match(/\b\d{3}-\d{2}-\d{3}\b/)?.[0] ?? null;
   if (/license (number|no)|licen[cs]e #/.test(l)) return text.match(/\b[A-Z]{1,2}-\d{4,}\b/)?.[0] ?? null;
   if (/\bcompany\b|contractor name|builder name/.test(l))
-    return text.match(/\b(?:done by|by|contractor(?: is)?)\s+([A-Z][\w&'.-]*(?: [A-Z][\w&'.-]*)*)(?=,|\.)/)?.[1] ?? null;
-  if (/business name|name of (the )?business/.test(l)) return text.match(/["\u201c]([^"\u201d]+)["\u201d]/)?.[1] ?? null;
-  if (/\bplate\b/.test(l) && !/state/.test(l)) return text.match(/\bplate(?: number)?:?\s+([A-Z0-9]{2,8})\b/i)?.[1] ?? null;
+    return (
+      text.match(/\b(?:done by|by|contractor(?: is)?)\s+([A-Z][\w&'.-]*(?: [A-Z][\w&'.-]*)*)(?=,|\.)/)?.[1] ??
+      null
+    );
+  if (/business name|name of (the )?business/.test(l))
+    return text.match(/["\u201c]([^"\u201d]+)["\u201d]/)?.[1] ?? null;
+  if (/\bplate\b/.test(l) && !/state/.test(l))
+    return text.match(/\bplate(?: number)?:?\s+([A-Z0-9]{2,8})\b/i)?.[1] ?? null;
   if (/^(vehicle )?make$/.test(l.trim())) return vehicle(text)?.make ?? null;
   if (/^(vehicle )?model$/.test(l.trim())) return vehicle(text)?.model ?? null;
   if (/\byear\b/.test(l) && /vehicle|car|^year$/.test(l.trim())) return vehicle(text)?.year ?? null;
-  if (/number of employees|employees/.test(l)) return text.match(/\b(\d+) (?:full-time |part-time )?employees\b/i)?.[1] ?? null;
+  if (/number of employees|employees/.test(l))
+    return text.match(/\b(\d+) (?:full-time |part-time )?employees\b/i)?.[1] ?? null;
   if (/income|cost|amount|price|rent|salary|value/.test(l)) return money(label, text);
-  if (/^(your )?(message|question|comments?)$/.test(l.trim())) return text.match(/["\u201c]([^"\u201d]+)["\u201d]/)?.[1] ?? null;
+  if (/^(your )?(message|question|comments?)$/.test(l.trim()))
+    return text.match(/["\u201c]([^"\u201d]+)["\u201d]/)?.[1] ?? null;
   if (/description|describe/.test(l))
-    return text.match(/\bdescription:?\s*["\u201c]([^"\u201d]+)["\u201d]/i)?.[1] ?? valueForField(label, type, text);
+    return (
+      text.match(/\bdescription:?\s*["\u201c]([^"\u201d]+)["\u201d]/i)?.[1] ??
+      valueForField(label, type, text)
+    );
   if (/\bzip|postal/.test(l)) return addressFor(l, text)?.zip ?? text.match(/\bZIP:? (\d{5})\b/)?.[1] ?? null;
   if (/\bcity\b|town/.test(l)) return addressFor(l, text)?.city ?? null;
   if (/street|address/.test(l)) return addressFor(l, text)?.street ?? null;
@@ -228,6 +294,11 @@ export function textFor(label: string, text: string, type = 'text'): string | nu
 export function countFor(label: string, text: string): string | null {
   const l = label.toLowerCase();
   if (/household|people|persons|family size/.test(l))
-    return text.match(/\bhousehold of (\d+)\b|\b(\d+)[- ](?:person|people)\b|\bfamily of (\d+)\b/i)?.slice(1).find(Boolean) ?? null;
+    return (
+      text
+        .match(/\bhousehold of (\d+)\b|\b(\d+)[- ](?:person|people)\b|\bfamily of (\d+)\b/i)
+        ?.slice(1)
+        .find(Boolean) ?? null
+    );
   return null;
 }

@@ -18,7 +18,9 @@ const FORM_TASK =
 
 const click = (e: Element, goal: string): Choice => ({ action: { type: 'click', index: e.index }, goal });
 const find = (obs: Observation, re: RegExp) =>
-  obs.elements.find((e) => isClickable(e) && re.test(labelOf(e).trim()) && e.attributes.disabled === undefined);
+  obs.elements.find(
+    (e) => isClickable(e) && re.test(labelOf(e).trim()) && e.attributes.disabled === undefined,
+  );
 
 /** Whether the page belongs to an online-services portal: a wizard, a service page, a fee table or a status lookup. */
 function isServicesPage(obs: Observation): boolean {
@@ -35,7 +37,11 @@ type FormKind = 'apply' | 'fee' | 'status';
 function kindOf(goal: TaskGoal): FormKind {
   const t = goal.text;
   if (/\bstatus\b/i.test(t)) return 'status';
-  if (/\b(fee|fees|cost|charge|how much)\b/i.test(t) && !/\b(apply|get me|sign me up|file|renew my|register)\b/i.test(t)) return 'fee';
+  if (
+    /\b(fee|fees|cost|charge|how much)\b/i.test(t) &&
+    !/\b(apply|get me|sign me up|file|renew my|register)\b/i.test(t)
+  )
+    return 'fee';
   return 'apply';
 }
 
@@ -44,7 +50,11 @@ export const formsSkill: Skill = {
   applies: (goal, obs) => FORM_TASK.test(goal.text) && isServicesPage(obs),
   decide(ctx) {
     const confirmation = confirmationNumber(ctx.obs);
-    if (confirmation && ctx.history.length > 0) return { action: { type: 'done', text: `Your confirmation number is ${confirmation}.`, success: true }, goal: 'Report the confirmation number' };
+    if (confirmation && ctx.history.length > 0)
+      return {
+        action: { type: 'done', text: `Your confirmation number is ${confirmation}.`, success: true },
+        goal: 'Report the confirmation number',
+      };
     switch (kindOf(ctx.goal)) {
       case 'fee':
         return fee(ctx);
@@ -70,7 +80,9 @@ function apply(ctx: SkillContext): Choice | null {
   const start = find(obs, /^(start|begin) (the |an |your )?application$/i);
   if (start) return click(start, 'Start the application');
   const box = declaration(obs);
-  const submit = obs.elements.find((e) => isClickable(e) && /^submit( application)?$/i.test(labelOf(e).trim()));
+  const submit = obs.elements.find(
+    (e) => isClickable(e) && /^submit( application)?$/i.test(labelOf(e).trim()),
+  );
   if (submit) {
     if (box) return click(box, `Tick "${labelOf(box)}"`);
     if (submit.attributes.disabled === undefined) return click(submit, 'Submit the application');
@@ -82,7 +94,30 @@ function apply(ctx: SkillContext): Choice | null {
   return next ? click(next, 'Continue to the next step') : null;
 }
 
-const STOP = new Set(['a', 'an', 'the', 'for', 'of', 'in', 'on', 'city', 'fee', 'cost', 'charge', 'does', 'how', 'much', 'what', 'is', 'look', 'up', 'schedule', 'check', 'city\'s', 'citys']);
+const STOP = new Set([
+  'a',
+  'an',
+  'the',
+  'for',
+  'of',
+  'in',
+  'on',
+  'city',
+  'fee',
+  'cost',
+  'charge',
+  'does',
+  'how',
+  'much',
+  'what',
+  'is',
+  'look',
+  'up',
+  'schedule',
+  'check',
+  "city's",
+  'citys',
+]);
 
 const stem = (w: string) => w.replace(/(ies|es|s)$/, '');
 
@@ -100,7 +135,10 @@ function tableRows(obs: Observation): Array<{ item: string; value: string }> {
   const out: Array<{ item: string; value: string }> = [];
   for (const c of cells) {
     if (/^\$/.test(c.text)) continue;
-    const v = cells.find((x) => x !== c && /^\$[\d,.]+$/.test(x.text.trim()) && Math.abs((x.bbox?.y ?? 0) - (c.bbox?.y ?? 0)) < 6);
+    const v = cells.find(
+      (x) =>
+        x !== c && /^\$[\d,.]+$/.test(x.text.trim()) && Math.abs((x.bbox?.y ?? 0) - (c.bbox?.y ?? 0)) < 6,
+    );
     if (v) out.push({ item: c.text, value: v.text.trim() });
   }
   return out;
@@ -121,40 +159,70 @@ function fee(ctx: SkillContext): Choice | null {
         score = hit;
       }
     }
-    if (best && score >= 0.99) return { action: { type: 'done', text: `${best.item}: ${best.value}`, success: true }, goal: 'Answer with the fee' };
+    if (best && score >= 0.99)
+      return {
+        action: { type: 'done', text: `${best.item}: ${best.value}`, success: true },
+        goal: 'Answer with the fee',
+      };
     // Not in this category: try the tabs, the most related first, each once.
-    const tabs = obs.elements.filter((e) => e.role === 'tab' && e.attributes['aria-selected'] !== 'true' && !ctx.acted(e));
-    const related = (e: Element) => textTokens(labelOf(e)).map(stem).filter((w) => words.includes(w)).length;
+    const tabs = obs.elements.filter(
+      (e) => e.role === 'tab' && e.attributes['aria-selected'] !== 'true' && !ctx.acted(e),
+    );
+    const related = (e: Element) =>
+      textTokens(labelOf(e))
+        .map(stem)
+        .filter((w) => words.includes(w)).length;
     const tab = [...tabs].sort((a, b) => related(b) - related(a))[0];
     if (tab) return click(tab, `Open the "${labelOf(tab)}" fees`);
-    if (best && score >= 0.6) return { action: { type: 'done', text: `${best.item}: ${best.value}`, success: true }, goal: 'Answer with the closest fee' };
+    if (best && score >= 0.6)
+      return {
+        action: { type: 'done', text: `${best.item}: ${best.value}`, success: true },
+        goal: 'Answer with the closest fee',
+      };
     return null;
   }
   const link = find(obs, /^(fees|fee schedule)$/i);
-  if (link && !history.some((h) => h.url === obs.url && h.action.type === 'click' && ctx.acted(link))) return click(link, 'Open the fee schedule');
+  if (link && !history.some((h) => h.url === obs.url && h.action.type === 'click' && ctx.acted(link)))
+    return click(link, 'Open the fee schedule');
   return null;
 }
 
 function status(ctx: SkillContext): Choice | null {
   const { obs, goal, history } = ctx;
   const result = obs.texts.map((t) => t.text).find((t) => /^status:\s*\S/i.test(t));
-  if (result) return { action: { type: 'done', text: result.replace(/^status:\s*/i, ''), success: true }, goal: 'Report the status' };
-  const code = goal.text.match(/\b[A-Z]{2,5}-\d{4}-\d{4,}\b/)?.[0] ?? goal.text.match(/\b[A-Z]{2,5}-[\d-]{6,}\b/)?.[0];
+  if (result)
+    return {
+      action: { type: 'done', text: result.replace(/^status:\s*/i, ''), success: true },
+      goal: 'Report the status',
+    };
+  const code =
+    goal.text.match(/\b[A-Z]{2,5}-\d{4}-\d{4,}\b/)?.[0] ?? goal.text.match(/\b[A-Z]{2,5}-[\d-]{6,}\b/)?.[0];
   const last =
     goal.text.match(/\blast name (?:is )?([A-Z][a-z'-]+)/)?.[1] ??
     goal.text.match(/\b(?:of|for) ([A-Z][a-z'-]+)['\u2019]s\b/)?.[1] ??
     goal.text.match(/\b([A-Z][a-z'-]+)['\u2019]s (?:application|[a-z ]+ application)/)?.[1];
-  const confField = obs.elements.find((e) => isEditable(e) && /confirmation|application (number|id)|reference/i.test(labelOf(e)));
+  const confField = obs.elements.find(
+    (e) => isEditable(e) && /confirmation|application (number|id)|reference/i.test(labelOf(e)),
+  );
   if (!confField) {
     const link = find(obs, /^check (the )?status$|status/i);
     return link ? click(link, 'Open the status lookup') : null;
   }
   if (code && normalizeText(confField.attributes.value ?? '') !== normalizeText(code))
-    return { action: { type: 'input', index: confField.index, text: code, clear: true }, goal: 'Enter the confirmation number' };
+    return {
+      action: { type: 'input', index: confField.index, text: code, clear: true },
+      goal: 'Enter the confirmation number',
+    };
   const lastField = obs.elements.find((e) => isEditable(e) && /last name|surname/i.test(labelOf(e)));
   if (lastField && last && normalizeText(lastField.attributes.value ?? '') !== normalizeText(last))
-    return { action: { type: 'input', index: lastField.index, text: last, clear: true }, goal: 'Enter the last name' };
-  const go = obs.elements.find((e) => isClickable(e) && e.tag === 'button' && /check|look ?up|search|submit/i.test(labelOf(e)));
-  if (go && !(history.at(-1)?.action.type === 'click' && ctx.acted(go))) return click(go, 'Look up the status');
+    return {
+      action: { type: 'input', index: lastField.index, text: last, clear: true },
+      goal: 'Enter the last name',
+    };
+  const go = obs.elements.find(
+    (e) => isClickable(e) && e.tag === 'button' && /check|look ?up|search|submit/i.test(labelOf(e)),
+  );
+  if (go && !(history.at(-1)?.action.type === 'click' && ctx.acted(go)))
+    return click(go, 'Look up the status');
   return null;
 }

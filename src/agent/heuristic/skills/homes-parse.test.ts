@@ -19,18 +19,35 @@ describe('home search task parsing', () => {
   });
 
   it('recognises the job and what to report', () => {
-    expect(parseHomesTask('Add 134 Walnut Way Unit 6C, Portland (the condo listing) to my saved homes.')).toMatchObject({
+    expect(
+      parseHomesTask('Add 134 Walnut Way Unit 6C, Portland (the condo listing) to my saved homes.'),
+    ).toMatchObject({
       kind: 'save-address',
       address: '134 Walnut Way Unit 6C',
     });
-    expect(parseHomesTask('Save the cheapest condo in Portland that has home office and at least 2 bedrooms.').kind).toBe('save-pick');
+    expect(
+      parseHomesTask('Save the cheapest condo in Portland that has home office and at least 2 bedrooms.')
+        .kind,
+    ).toBe('save-pick');
     const m = parseHomesTask(
       'What would my monthly payment (principal and interest) be for 449 Birch St, Columbus if I put 20% down at 6.75% for 20 years?',
     );
     expect(m).toMatchObject({ kind: 'mortgage', mortgage: { down: '20', rate: '6.75', term: '20' } });
-    const c = parseHomesTask('Find the cheapest multi-family home in Columbus with at least 4 bedrooms. What is its address and price?');
-    expect(c).toMatchObject({ kind: 'pick', type: 'multi-family home', report: { price: true, address: true } });
-    expect(parseHomesTask('How many houses with exactly 3 bedrooms are for sale in Phoenix?').kind).toBe('count');
-    expect(parseHomesTask('Look up the price history of 6583 Lincoln Way, Minneapolis. How much did it sell for last time?').kind).toBe('last-sold');
+    const c = parseHomesTask(
+      'Find the cheapest multi-family home in Columbus with at least 4 bedrooms. What is its address and price?',
+    );
+    expect(c).toMatchObject({
+      kind: 'pick',
+      type: 'multi-family home',
+      report: { price: true, address: true },
+    });
+    expect(parseHomesTask('How many houses with exactly 3 bedrooms are for sale in Phoenix?').kind).toBe(
+      'count',
+    );
+    expect(
+      parseHomesTask(
+        'Look up the price history of 6583 Lincoln Way, Minneapolis. How much did it sell for last time?',
+      ).kind,
+    ).toBe('last-sold');
   });
 });

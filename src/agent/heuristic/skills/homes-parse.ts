@@ -1,5 +1,5 @@
-import { isoDatesIn } from './mail-parse.ts';
 import { addressesIn } from './forms-values.ts';
+import { isoDatesIn } from './mail-parse.ts';
 
 /**
  * Reading a home-search request the way a buyer states it: which home (an address) or which
@@ -7,7 +7,15 @@ import { addressesIn } from './forms-values.ts';
  * what to do or report (count, price, address, save, tour, ask the agent, mortgage, sale history).
  */
 
-export type HomesKind = 'count' | 'pick' | 'save-address' | 'save-pick' | 'last-sold' | 'mortgage' | 'contact' | 'tour';
+export type HomesKind =
+  | 'count'
+  | 'pick'
+  | 'save-address'
+  | 'save-pick'
+  | 'last-sold'
+  | 'mortgage'
+  | 'contact'
+  | 'tour';
 export type HomesSort = 'price-asc' | 'price-desc' | 'sqft' | 'newest' | null;
 
 export interface HomesTask {
@@ -46,7 +54,11 @@ export function maxPriceOf(text: string): number | null {
   if (!m) return null;
   const n = Number(m[1].replace(/,/g, ''));
   const unit = (m[2] ?? '').toLowerCase();
-  return unit === 'million' || unit === 'm' ? n * 1_000_000 : unit === 'k' || unit === 'thousand' ? n * 1000 : n;
+  return unit === 'million' || unit === 'm'
+    ? n * 1_000_000
+    : unit === 'k' || unit === 'thousand'
+      ? n * 1000
+      : n;
 }
 
 /** The ordering a superlative asks for. */
@@ -58,10 +70,12 @@ export function sortOf(text: string): HomesSort {
   return null;
 }
 
-const TYPES = /\b(multi-?family(?: homes?)?|townhouses?|townhomes?|condos?|condominiums?|houses?|single-family homes?)\b/i;
+const TYPES =
+  /\b(multi-?family(?: homes?)?|townhouses?|townhomes?|condos?|condominiums?|houses?|single-family homes?)\b/i;
 
 function mortgageOf(text: string): HomesTask['mortgage'] {
-  const down = text.match(/\b(\d+(?:\.\d+)?)% down\b/i)?.[1] ?? text.match(/\bdown payment of (\d+(?:\.\d+)?)%/i)?.[1];
+  const down =
+    text.match(/\b(\d+(?:\.\d+)?)% down\b/i)?.[1] ?? text.match(/\bdown payment of (\d+(?:\.\d+)?)%/i)?.[1];
   const rate =
     text.match(/\b(\d+(?:\.\d+)?)% (?:interest|rate|apr)\b/i)?.[1] ??
     text.match(/\bat (\d+(?:\.\d+)?)%/i)?.[1] ??

@@ -19,7 +19,10 @@ const HOME_TASK =
   /\b(homes?|houses?|condos?|townhouses?|multi-family|listings?|bedrooms?|baths?|tour|mortgage|saved homes|square f(?:ee|oo)t|for sale|listing agent|price history)\b/i;
 
 const click = (e: Element, goal: string): Choice => ({ action: { type: 'click', index: e.index }, goal });
-const done = (text: string, success = true): Choice => ({ action: { type: 'done', text, success }, goal: 'Finish the task' });
+const done = (text: string, success = true): Choice => ({
+  action: { type: 'done', text, success },
+  goal: 'Finish the task',
+});
 const button = (obs: Observation, re: RegExp) =>
   obs.elements.find((e) => isClickable(e) && e.role !== 'tab' && re.test(labelOf(e).trim()));
 
@@ -30,11 +33,15 @@ function taskOf(goal: TaskGoal): HomesTask {
 }
 
 function isSearchPage(obs: Observation): boolean {
-  return !!button(obs, /^(apply filters|update results|search)$/i) && obs.elements.filter(isSelect).length >= 3;
+  return (
+    !!button(obs, /^(apply filters|update results|search)$/i) && obs.elements.filter(isSelect).length >= 3
+  );
 }
 
 function isListingPage(obs: Observation): boolean {
-  return !!button(obs, /^(save home|saved\s*[-\u2013]\s*remove)$/i) && obs.elements.some((e) => e.role === 'tab');
+  return (
+    !!button(obs, /^(save home|saved\s*[-\u2013]\s*remove)$/i) && obs.elements.some((e) => e.role === 'tab')
+  );
 }
 
 export const homesSkill: Skill = {
@@ -43,14 +50,17 @@ export const homesSkill: Skill = {
   decide(ctx) {
     const task = taskOf(ctx.goal);
     if (isListingPage(ctx.obs)) return onListing(ctx, task);
-    if (task.address && task.kind !== 'pick' && task.kind !== 'count' && task.kind !== 'save-pick') return findHome(ctx, task);
+    if (task.address && task.kind !== 'pick' && task.kind !== 'count' && task.kind !== 'save-pick')
+      return findHome(ctx, task);
     return searchResults(ctx, task);
   },
 };
 
 /** Result cards: links that show a price and the home's facts. */
 function cards(obs: Observation): Element[] {
-  return obs.elements.filter((e) => e.tag === 'a' && /^\$[\d,]+/.test(labelOf(e)) && /\b(bd|studio)\b/i.test(labelOf(e)));
+  return obs.elements.filter(
+    (e) => e.tag === 'a' && /^\$[\d,]+/.test(labelOf(e)) && /\b(bd|studio)\b/i.test(labelOf(e)),
+  );
 }
 
 function filterField(obs: Observation, re: RegExp): Element | undefined {
@@ -64,20 +74,33 @@ function findHome(ctx: SkillContext, task: HomesTask): Choice | null {
   const box = filterField(obs, /address|street|zip|keyword/i);
   const applied = normalizeText(box?.attributes.value ?? '') === normalizeText(street);
   const last = history.at(-1);
-  if (box && !applied && !(last?.action.type === 'input' && normalizeText(last.action.text) === normalizeText(street)))
-    return { action: { type: 'input', index: box.index, text: street, clear: true }, goal: `Search for ${street}` };
+  if (
+    box &&
+    !applied &&
+    !(last?.action.type === 'input' && normalizeText(last.action.text) === normalizeText(street))
+  )
+    return {
+      action: { type: 'input', index: box.index, text: street, clear: true },
+      goal: `Search for ${street}`,
+    };
   if (last?.action.type === 'input') {
     const go = button(obs, /^(apply filters|search|update results)$/i);
     if (go) return click(go, 'Show the matching homes');
   }
-  const best = bestByText(cards(obs).filter((c) => !ctx.acted(c) && ctx.usable.includes(c)), task.address ?? street, rules);
+  const best = bestByText(
+    cards(obs).filter((c) => !ctx.acted(c) && ctx.usable.includes(c)),
+    task.address ?? street,
+    rules,
+  );
   if (best) return click(best, `Open the listing "${labelOf(best).slice(0, 60)}"`);
   return done(`I could not find ${task.address}.`, false);
 }
 
 function onListing(ctx: SkillContext, task: HomesTask): Choice | null {
   const { obs } = ctx;
-  const notice = obs.texts.map((t) => t.text).find((t) => /tour requested|message was sent|has been sent/i.test(t));
+  const notice = obs.texts
+    .map((t) => t.text)
+    .find((t) => /tour requested|message was sent|has been sent/i.test(t));
   const tab = (re: RegExp) => obs.elements.find((e) => e.role === 'tab' && re.test(labelOf(e)));
   const open = (re: RegExp, what: string): Choice | null => {
     const t = tab(re);
@@ -88,7 +111,8 @@ function onListing(ctx: SkillContext, task: HomesTask): Choice | null {
     case 'save-pick':
     case 'pick':
     case 'count': {
-      if (button(obs, /^saved\s*[-\u2013]\s*remove$|^unsave|^remove from saved/i)) return done('Saved the home.');
+      if (button(obs, /^saved\s*[-\u2013]\s*remove$|^unsave|^remove from saved/i))
+        return done('Saved the home.');
       const save = button(obs, /^save home$/i);
       return save ? click(save, 'Save this home') : null;
     }
@@ -111,7 +135,10 @@ function onListing(ctx: SkillContext, task: HomesTask): Choice | null {
       if (c) return c;
       const fill = fillPage(obs, ctx.history, ctx.goal.text, ctx.rules);
       if (fill) return fill;
-      const send = button(obs, task.kind === 'tour' ? /^(request|schedule) (a )?tour$/i : /^send( message)?$/i);
+      const send = button(
+        obs,
+        task.kind === 'tour' ? /^(request|schedule) (a )?tour$/i : /^send( message)?$/i,
+      );
       return send ? click(send, `Click "${labelOf(send)}"`) : null;
     }
   }
@@ -123,7 +150,9 @@ function soldPrice(obs: Observation): string | null {
   const cells = obs.texts.filter((t) => t.tag === 'td' && t.bbox);
   const sold = cells.filter((c) => /^sold$/i.test(c.text.trim()));
   const prices = sold
-    .map((s) => cells.find((c) => /^\$[\d,]+/.test(c.text) && Math.abs((c.bbox?.y ?? 0) - (s.bbox?.y ?? 0)) < 6))
+    .map((s) =>
+      cells.find((c) => /^\$[\d,]+/.test(c.text) && Math.abs((c.bbox?.y ?? 0) - (s.bbox?.y ?? 0)) < 6),
+    )
     .filter((c): c is NonNullable<typeof c> => !!c)
     .sort((a, b) => (a.bbox?.y ?? 0) - (b.bbox?.y ?? 0));
   // A sale history lists events newest first, so the top sale is the last one.
@@ -138,17 +167,39 @@ function mortgage(ctx: SkillContext, task: HomesTask): Choice | null {
   const rate = filterField(obs, /rate|interest/i);
   const term = obs.elements.find((e) => isSelect(e) && /term|years/i.test(labelOf(e)));
   const same = (e: Element | undefined, v: string) => !e || Number(e.attributes.value ?? '') === Number(v);
-  if (down && !same(down, m.down)) return { action: { type: 'input', index: down.index, text: m.down, clear: true }, goal: 'Enter the down payment' };
-  if (rate && !same(rate, m.rate)) return { action: { type: 'input', index: rate.index, text: m.rate, clear: true }, goal: 'Enter the interest rate' };
+  if (down && !same(down, m.down))
+    return {
+      action: { type: 'input', index: down.index, text: m.down, clear: true },
+      goal: 'Enter the down payment',
+    };
+  if (rate && !same(rate, m.rate))
+    return {
+      action: { type: 'input', index: rate.index, text: m.rate, clear: true },
+      goal: 'Enter the interest rate',
+    };
   if (term) {
     const opt = optionsOf(term).find((o) => textTokens(o)[0] === m.term);
     if (opt && normalizeText(selectedOf(term)) !== normalizeText(opt))
-      return { action: { type: 'select_dropdown', index: term.index, text: opt }, goal: `Choose a ${opt} loan` };
+      return {
+        action: { type: 'select_dropdown', index: term.index, text: opt },
+        goal: `Choose a ${opt} loan`,
+      };
   }
   const result = obs.texts.map((t) => t.text).find((t) => /monthly payment/i.test(t) && /\$[\d,]+/.test(t));
-  const calculatedHere = history.some((h) => h.action.type === 'click' && /calculate/i.test(labelOf(h.observation.elements.find((e) => e.index === (h.action as { index: number }).index) ?? obs.elements[0])));
-  const changedSince = history.length > 0 && ['input', 'select_dropdown'].includes(history.at(-1)!.action.type);
-  if (result && calculatedHere && !changedSince) return done(result.match(/\$[\d,]+(?:\.\d{2})?/)?.[0] ?? result);
+  const calculatedHere = history.some(
+    (h) =>
+      h.action.type === 'click' &&
+      /calculate/i.test(
+        labelOf(
+          h.observation.elements.find((e) => e.index === (h.action as { index: number }).index) ??
+            obs.elements[0],
+        ),
+      ),
+  );
+  const changedSince =
+    history.length > 0 && ['input', 'select_dropdown'].includes(history.at(-1)!.action.type);
+  if (result && calculatedHere && !changedSince)
+    return done(result.match(/\$[\d,]+(?:\.\d{2})?/)?.[0] ?? result);
   const calc = button(obs, /^calculate$/i);
   return calc ? click(calc, 'Calculate the payment') : null;
 }
@@ -195,7 +246,10 @@ function searchResults(ctx: SkillContext, task: HomesTask): Choice | null {
     if (!isSelect(e)) continue;
     const want = wanted(e, task, ctx);
     if (want && normalizeText(selectedOf(e)) !== normalizeText(want))
-      return { action: { type: 'select_dropdown', index: e.index, text: want }, goal: `Set "${labelOf(e)}" to "${want}"` };
+      return {
+        action: { type: 'select_dropdown', index: e.index, text: want },
+        goal: `Set "${labelOf(e)}" to "${want}"`,
+      };
   }
   if (history.at(-1)?.action.type === 'select_dropdown') {
     const go = button(obs, /^(apply filters|update results|search)$/i);
@@ -203,14 +257,19 @@ function searchResults(ctx: SkillContext, task: HomesTask): Choice | null {
   }
   const list = cards(obs);
   if (task.kind === 'count') {
-    const n = obs.texts.map((t) => t.text.match(/^(\d[\d,]*) (?:homes?|listings?|results?)\b/i)?.[1]).find(Boolean);
+    const n = obs.texts
+      .map((t) => t.text.match(/^(\d[\d,]*) (?:homes?|listings?|results?)\b/i)?.[1])
+      .find(Boolean);
     return n ? done(n) : null;
   }
   const top = list[0];
   if (!top) return done('No home matches these filters.', false);
   if (task.kind === 'save-pick') {
-    const save = ctx.usable.find((e) => isClickable(e) && /^save\b/i.test(labelOf(e)) && labelOf(e).length > 5);
-    if (save && /saved/i.test(save.text) && history.some((h) => h.action.type === 'click')) return done('Saved the home.');
+    const save = ctx.usable.find(
+      (e) => isClickable(e) && /^save\b/i.test(labelOf(e)) && labelOf(e).length > 5,
+    );
+    if (save && /saved/i.test(save.text) && history.some((h) => h.action.type === 'click'))
+      return done('Saved the home.');
     return click(top, 'Open the top result');
   }
   return done(describe(labelOf(top), task));

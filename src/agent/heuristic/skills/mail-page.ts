@@ -33,9 +33,16 @@ export function findClickable(obs: Observation, re: RegExp): Element | undefined
 }
 
 /** A field of the compose form by its role: to, subject, message. */
-export function composeField(obs: Observation, which: 'to' | 'subject' | 'message' | 'signature'): Element | undefined {
-  const re = { to: /^to$/i, subject: /^subject$/i, message: /^(message|body)$/i, signature: /^signature$/i }[which];
-  return obs.elements.find((e) => isEditable(e) && !isSearchBox(e) && re.test((e.name || e.attributes['aria-label'] || '').trim()));
+export function composeField(
+  obs: Observation,
+  which: 'to' | 'subject' | 'message' | 'signature',
+): Element | undefined {
+  const re = { to: /^to$/i, subject: /^subject$/i, message: /^(message|body)$/i, signature: /^signature$/i }[
+    which
+  ];
+  return obs.elements.find(
+    (e) => isEditable(e) && !isSearchBox(e) && re.test((e.name || e.attributes['aria-label'] || '').trim()),
+  );
 }
 
 export interface MailRow {
@@ -72,7 +79,21 @@ export function rows(obs: Observation): MailRow[] {
   return out;
 }
 
-const STOP = new Set(['my', 'your', 'the', 'a', 'an', 'to', 'for', 'about', 'of', 'in', 'on', 'from', 'with']);
+const STOP = new Set([
+  'my',
+  'your',
+  'the',
+  'a',
+  'an',
+  'to',
+  'for',
+  'about',
+  'of',
+  'in',
+  'on',
+  'from',
+  'with',
+]);
 
 /** Content words of a topic; words holding digits must all appear (invoice and order numbers). */
 function topicWords(topic: string): { words: string[]; names: string[]; codes: string[] } {
@@ -90,7 +111,13 @@ function topicWords(topic: string): { words: string[]; names: string[]; codes: s
  * sender differs (or, read carefully, a number or name of the topic is missing), else the share
  * of topic words present.
  */
-export function matchScore(text: string, who: string, sender: string | null, topic: string | null, careful = true): number {
+export function matchScore(
+  text: string,
+  who: string,
+  sender: string | null,
+  topic: string | null,
+  careful = true,
+): number {
   if (sender && phraseMatch(sender, who).recall < 0.99) return 0;
   if (!topic) return 1;
   const { words, names, codes } = topicWords(topic);
@@ -137,9 +164,11 @@ export function seenValue(obs: Observation, history: HistoryEntry[], ask: RegExp
 /** What the task asks to read, as a pattern over "Label:" words on the page. */
 export function askPattern(objective: string): RegExp {
   const t = objective.toLowerCase();
-  if (/confirmation (?:code|number)|booking (?:code|reference)/.test(t)) return /confirmation (code|number)|booking (code|reference)|record locator/i;
+  if (/confirmation (?:code|number)|booking (?:code|reference)/.test(t))
+    return /confirmation (code|number)|booking (code|reference)|record locator/i;
   if (/tracking/.test(t)) return /tracking/i;
-  if (/\btotal\b|\bowe\b|amount due|\bbalance\b/.test(t)) return /^(total|total due|amount due|balance due|total amount)/i;
+  if (/\btotal\b|\bowe\b|amount due|\bbalance\b/.test(t))
+    return /^(total|total due|amount due|balance due|total amount)/i;
   if (/\bdue date\b|when is .* due/.test(t)) return /due date/i;
   const m = t.match(/\bthe ([a-z ]+?) (?:in|from|of|on)\b/);
   return m ? new RegExp(m[1].split(' ').slice(-2).join(' '), 'i') : /$^/;

@@ -41,11 +41,15 @@ export interface MailPlan {
 /** A capitalised name: "Harbor Legal Group", "Pixel & Pine Studio", "Atlas Moving Co.", "Booking.com". */
 const WORD = String.raw`[\w&'-]*(?:\.[\w&'-]+)*(?:\.(?<=\b(?:Co|Inc|Ltd|Jr|Sr|St)\.))?`;
 const NAME = String.raw`[A-Z]${WORD}(?:\s+(?:&|[A-Z0-9]${WORD}))*`;
-const MONTH_RE = /^(january|february|march|april|may|june|july|august|september|october|november|december)\b/i;
+const MONTH_RE =
+  /^(january|february|march|april|may|june|july|august|september|october|november|december)\b/i;
 
 function clean(name: string | undefined | null): string | null {
   if (!name) return null;
-  const n = name.replace(/['\u2019]s$/, '').replace(/[.,]$/, (m) => (/\bCo$|\bInc$|\bLtd$/.test(name.slice(0, -1)) ? m : '')).trim();
+  const n = name
+    .replace(/['\u2019]s$/, '')
+    .replace(/[.,]$/, (m) => (/\bCo$|\bInc$|\bLtd$/.test(name.slice(0, -1)) ? m : ''))
+    .trim();
   return n || null;
 }
 
@@ -104,7 +108,9 @@ export function recipientOf(text: string): string | null {
   const raw = first(text, [
     new RegExp(String.raw`^(?:Send|Email|E-mail|Write to|Message)\s+(${NAME})\s+(?:the|an?|this)\b`),
     new RegExp(String.raw`^(?:Email|E-mail)\s+(${NAME})[.,:]`),
-    new RegExp(String.raw`\b(?:email|e-mail|message|write|send)(?: it| them| an email| a new email| a message)? to (${NAME})(?=\s+(?:with|titled|saying|that|about)\b|[.,:;]|$)`),
+    new RegExp(
+      String.raw`\b(?:email|e-mail|message|write|send)(?: it| them| an email| a new email| a message)? to (${NAME})(?=\s+(?:with|titled|saying|that|about)\b|[.,:;]|$)`,
+    ),
     new RegExp(String.raw`\bto (${NAME}) with the (?:note|message|comment)\b`),
     new RegExp(String.raw`^(${NAME}) (?:wants|needs|asked|would like)\b`),
   ]);
@@ -125,10 +131,12 @@ function labelOfTask(text: string): string | null {
 export function isoDatesIn(text: string): string[] {
   const re =
     /\b(?:\d{1,2}\/\d{1,2}\/\d{4}|\d{4}-\d{2}-\d{2}|(?:january|february|march|april|may|june|july|august|september|october|november|december) \d{1,2}, \d{4})\b/gi;
-  return [...text.matchAll(re)].map((m) => {
-    const long = toLongDate(m[0]);
-    return long ? (isoOf(long) ?? '') : '';
-  }).filter(Boolean);
+  return [...text.matchAll(re)]
+    .map((m) => {
+      const long = toLongDate(m[0]);
+      return long ? (isoOf(long) ?? '') : '';
+    })
+    .filter(Boolean);
 }
 
 /** The kind of mail job, from the verbs and nouns a person would use. */
@@ -138,12 +146,22 @@ export function mailKindOf(text: string): MailKind {
   if (/\bvacation\b|out of (?:the )?office|auto(?:matic)?[- ]?(?:reply|responder)/.test(t)) return 'vacation';
   if (/\bspam\b|\bjunk\b/.test(t)) return 'spam';
   if (/\bforward\b/.test(t)) return 'forward';
-  if (/\btracking number\b/.test(t) && /\b(email|e-mail|send|message)\b/.test(t) && recipientOf(text)) return 'relay';
-  if (/^(?:reply|answer the email|respond)\b|\breply(?: to)?\b.*["\u201c:]|\bemailed me\b.*\breply\b/i.test(text)) return 'reply';
+  if (/\btracking number\b/.test(t) && /\b(email|e-mail|send|message)\b/.test(t) && recipientOf(text))
+    return 'relay';
+  if (
+    /^(?:reply|answer the email|respond)\b|\breply(?: to)?\b.*["\u201c:]|\bemailed me\b.*\breply\b/i.test(
+      text,
+    )
+  )
+    return 'reply';
   if (/\bmark\b.*\bas read\b|\balready (?:seen|read)\b/.test(t)) return 'mark-read';
   if (/\barchive\b/.test(t)) return 'archive';
   if (/\blabel\b/.test(t)) return 'label';
-  if (/^(?:send an email|email|e-mail|write (?:a new )?(?:email|message)|compose)\b/i.test(text) && recipientOf(text)) return 'compose';
+  if (
+    /^(?:send an email|email|e-mail|write (?:a new )?(?:email|message)|compose)\b/i.test(text) &&
+    recipientOf(text)
+  )
+    return 'compose';
   return 'read';
 }
 
@@ -163,7 +181,9 @@ export function parseMailTask(text: string): MailPlan {
   };
   switch (kind) {
     case 'signature':
-      plan.text = valueAfter(text, /\bsignature\b[^"\u201c:]*?\b(?:to|reads|say|says)\b/i, true)?.replace(/\.$/, '') ?? null;
+      plan.text =
+        valueAfter(text, /\bsignature\b[^"\u201c:]*?\b(?:to|reads|say|says)\b/i, true)?.replace(/\.$/, '') ??
+        null;
       break;
     case 'vacation': {
       const d = isoDatesIn(text);
@@ -195,7 +215,11 @@ export function parseMailTask(text: string): MailPlan {
     case 'compose':
       plan.recipient = recipientOf(text);
       plan.subject = valueAfter(text, /\b(?:subject(?: line)?|titled|title)\b/i);
-      plan.text = valueAfter(text, /\b(?:saying|message|body|that says|says)\b(?=\s*["\u201c:]|\s+[A-Z])/i, true);
+      plan.text = valueAfter(
+        text,
+        /\b(?:saying|message|body|that says|says)\b(?=\s*["\u201c:]|\s+[A-Z])/i,
+        true,
+      );
       break;
     case 'mark-read':
     case 'archive':

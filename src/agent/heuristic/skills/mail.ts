@@ -2,7 +2,16 @@ import { normalizeText } from '../../../core/action-equivalence.ts';
 import type { Element, Observation } from '../../../core/observation.ts';
 import type { TaskGoal } from '../goal.ts';
 import { bestByText, type Choice, elementOf, NEXT_RE } from '../kit.ts';
-import { isChecked, isClickable, isSearchBox, isSelect, labelOf, optionsOf, pageTexts, selectedOf } from '../page.ts';
+import {
+  isChecked,
+  isClickable,
+  isSearchBox,
+  isSelect,
+  labelOf,
+  optionsOf,
+  pageTexts,
+  selectedOf,
+} from '../page.ts';
 import { isDateField, pickDay } from './forms-date.ts';
 import { careful } from './forms-fill.ts';
 import type { Skill, SkillContext } from './index.ts';
@@ -12,8 +21,8 @@ import {
   findClickable,
   isWebmail,
   labelledValue,
-  matchScore,
   mailPage,
+  matchScore,
   openMessage,
   rows,
   seenValue,
@@ -39,7 +48,10 @@ function planOf(goal: TaskGoal): MailPlan {
 }
 
 const click = (e: Element, goal: string): Choice => ({ action: { type: 'click', index: e.index }, goal });
-const done = (text: string, success = true): Choice => ({ action: { type: 'done', text, success }, goal: 'Finish the task' });
+const done = (text: string, success = true): Choice => ({
+  action: { type: 'done', text, success },
+  goal: 'Finish the task',
+});
 
 export const mailSkill: Skill = {
   id: 'mail',
@@ -50,7 +62,12 @@ export const mailSkill: Skill = {
     const { obs } = ctx;
     const page = mailPage(obs);
     const notice = pageTexts(obs).find((t) => DONE_NOTICE.test(t));
-    if (notice && ctx.history.some((h) => h.action.type === 'click') && plan.kind !== 'read' && finished(ctx, plan))
+    if (
+      notice &&
+      ctx.history.some((h) => h.action.type === 'click') &&
+      plan.kind !== 'read' &&
+      finished(ctx, plan)
+    )
       return done(notice);
     switch (plan.kind) {
       case 'signature':
@@ -105,14 +122,18 @@ function signature(ctx: SkillContext, plan: MailPlan): Choice | null {
   const field = composeField(ctx.obs, 'signature');
   if (!field || !plan.text) return null;
   if (normalizeText(field.attributes.value ?? '') !== normalizeText(plan.text))
-    return { action: { type: 'input', index: field.index, text: plan.text, clear: true }, goal: 'Write the new signature' };
+    return {
+      action: { type: 'input', index: field.index, text: plan.text, clear: true },
+      goal: 'Write the new signature',
+    };
   return clickOr(ctx.obs, /^save( changes)?$/i, 'Save the signature');
 }
 
 function vacation(ctx: SkillContext, plan: MailPlan): Choice | null {
   const { obs, history } = ctx;
   const tab = obs.elements.find((e) => e.role === 'tab' && /vacation|out of office|auto/i.test(labelOf(e)));
-  if (tab && tab.attributes['aria-selected'] === 'false') return click(tab, 'Open the vacation responder tab');
+  if (tab && tab.attributes['aria-selected'] === 'false')
+    return click(tab, 'Open the vacation responder tab');
   const on = obs.elements.find((e) => e.attributes.type === 'radio' && /\bon\b|enable/i.test(labelOf(e)));
   if (on && !isChecked(on)) return click(on, 'Turn the vacation responder on');
   const dates = obs.elements.filter(isDateField);
@@ -128,7 +149,10 @@ function vacation(ctx: SkillContext, plan: MailPlan): Choice | null {
   }
   const msg = composeField(obs, 'message');
   if (msg && plan.text && normalizeText(msg.attributes.value ?? '') !== normalizeText(plan.text))
-    return { action: { type: 'input', index: msg.index, text: plan.text, clear: true }, goal: 'Write the auto-reply message' };
+    return {
+      action: { type: 'input', index: msg.index, text: plan.text, clear: true },
+      goal: 'Write the auto-reply message',
+    };
   return clickOr(obs, /^save( changes)?$/i, 'Save the vacation responder');
 }
 
@@ -156,7 +180,8 @@ function search(ctx: SkillContext, queries: string[]): Choice | null {
     else if (
       pending &&
       (h.action.type === 'send_keys' ||
-        (h.action.type === 'click' && /^search$/i.test(labelOf(elementOf(h, h.action.index) ?? h.observation.elements[0])))) 
+        (h.action.type === 'click' &&
+          /^search$/i.test(labelOf(elementOf(h, h.action.index) ?? h.observation.elements[0]))))
     ) {
       tried.add(pending);
       pending = null;
@@ -164,7 +189,10 @@ function search(ctx: SkillContext, queries: string[]): Choice | null {
   }
   const q = queries.find((x) => !tried.has(normalizeText(x)));
   if (!q) return null;
-  return { action: { type: 'input', index: box.index, text: q, clear: true }, goal: `Search the mailbox for "${q}"` };
+  return {
+    action: { type: 'input', index: box.index, text: q, clear: true },
+    goal: `Search the mailbox for "${q}"`,
+  };
 }
 
 /** Whether the list on screen is the result of searching for `q`. */
@@ -202,7 +230,9 @@ function spam(ctx: SkillContext, plan: MailPlan, page: string): Choice | null {
       const c = applyLabel(ctx, plan.label);
       if (c) return c;
     }
-    return done(`Moved "${plan.subject}" back to the inbox${plan.label ? ` and labelled it ${plan.label}` : ''}.`);
+    return done(
+      `Moved "${plan.subject}" back to the inbox${plan.label ? ` and labelled it ${plan.label}` : ''}.`,
+    );
   }
   const inSpam = /^spam$/i.test(obs.texts.find((t) => t.tag === 'h1')?.text ?? '');
   if (!inSpam) return clickOr(obs, /^spam\b/i, 'Open the Spam folder');
@@ -235,12 +265,17 @@ function applyLabel(ctx: SkillContext, label: string): Choice | null {
   const { obs } = ctx;
   const has = obs.elements.some((e) => normalizeText(labelOf(e)) === normalizeText(`Remove label ${label}`));
   if (has) return null;
-  const pick = obs.elements.find((e) => isSelect(e) && /label/i.test(`${labelOf(e)} ${e.attributes.name ?? ''}`));
+  const pick = obs.elements.find(
+    (e) => isSelect(e) && /label/i.test(`${labelOf(e)} ${e.attributes.name ?? ''}`),
+  );
   if (!pick) return null;
   const opt = optionsOf(pick).find((o) => normalizeText(o) === normalizeText(label));
   if (!opt) return null;
   if (normalizeText(selectedOf(pick)) !== normalizeText(opt))
-    return { action: { type: 'select_dropdown', index: pick.index, text: opt }, goal: `Choose the label "${opt}"` };
+    return {
+      action: { type: 'select_dropdown', index: pick.index, text: opt },
+      goal: `Choose the label "${opt}"`,
+    };
   return clickOr(obs, /^apply( label)?$/i, `Apply the label "${opt}"`);
 }
 
@@ -283,7 +318,9 @@ function onMessage(ctx: SkillContext, plan: MailPlan): Choice | null {
     default: {
       const v = labelledValue(obs, askPattern(ctx.goal.text));
       if (v) return done(v);
-      const file = obs.elements.find((e) => e.tag === 'a' && /\.(pdf|docx?|xlsx?|txt)$/i.test(labelOf(e).trim()));
+      const file = obs.elements.find(
+        (e) => e.tag === 'a' && /\.(pdf|docx?|xlsx?|txt)$/i.test(labelOf(e).trim()),
+      );
       if (file && !ctx.acted(file)) return click(file, `Open the attachment "${labelOf(file)}"`);
       return readDocument(ctx);
     }
@@ -313,23 +350,37 @@ function write(ctx: SkillContext, plan: MailPlan): Choice | null {
     const typed = care || !rest.length ? recipient : `${firstName} ${rest.join(' ').slice(0, 3)}`;
     const value = to.attributes.value ?? '';
     const nameOf = (s: string) => normalizeText(s.replace(/<.*$/, ''));
-    const fits = (s: string) => (care ? nameOf(s) === normalizeText(recipient) : nameOf(s).startsWith(normalizeText(typed)));
+    const fits = (s: string) =>
+      care ? nameOf(s) === normalizeText(recipient) : nameOf(s).startsWith(normalizeText(typed));
     const chosen = /<[^>]+@[^>]+>/.test(value) && fits(value);
     if (!chosen) {
       const options = ctx.usable.filter((e) => e.role === 'option');
-      const best = options.find((o) => fits(labelOf(o))) ?? (care ? bestByText(options, recipient, rules) : undefined);
+      const best =
+        options.find((o) => fits(labelOf(o))) ?? (care ? bestByText(options, recipient, rules) : undefined);
       if (best) return click(best, `Choose "${labelOf(best)}" as the recipient`);
       const last = history.at(-1);
-      const typedHere = last?.action.type === 'input' && elementOf(last, last.action.index)?.nodeKey === to.nodeKey;
-      if (typedHere && last.action.type === 'input' && normalizeText(last.action.text) === normalizeText(typed))
+      const typedHere =
+        last?.action.type === 'input' && elementOf(last, last.action.index)?.nodeKey === to.nodeKey;
+      if (
+        typedHere &&
+        last.action.type === 'input' &&
+        normalizeText(last.action.text) === normalizeText(typed)
+      )
         return { action: { type: 'wait', seconds: 1 }, goal: 'Wait for the contact suggestions' };
-      return { action: { type: 'input', index: to.index, text: typed, clear: true }, goal: `Type ${typed} in To` };
+      return {
+        action: { type: 'input', index: to.index, text: typed, clear: true },
+        goal: `Type ${typed} in To`,
+      };
     }
   }
   const subject = composeField(obs, 'subject');
-  const wantSubject = plan.kind === 'compose' ? plan.subject : plan.kind === 'relay' ? 'Tracking number' : null;
+  const wantSubject =
+    plan.kind === 'compose' ? plan.subject : plan.kind === 'relay' ? 'Tracking number' : null;
   if (subject && wantSubject && normalizeText(subject.attributes.value ?? '') !== normalizeText(wantSubject))
-    return { action: { type: 'input', index: subject.index, text: wantSubject, clear: true }, goal: `Write the subject "${wantSubject}"` };
+    return {
+      action: { type: 'input', index: subject.index, text: wantSubject, clear: true },
+      goal: `Write the subject "${wantSubject}"`,
+    };
   const body = composeField(obs, 'message');
   let text = plan.text;
   if (plan.kind === 'relay') {

@@ -20,9 +20,6 @@ export interface RecipeTask {
   newCollection: boolean;
   save: boolean;
   list: boolean;
-  /** Filters of a "find the best recipe" task. */
-  maxMinutes: number | null;
-  minRating: number | null;
 }
 
 const splitList = (s: string): string[] =>
@@ -45,18 +42,13 @@ export function readRecipeTask(goal: TaskGoal): RecipeTask {
   const plainColl = t.match(/\bto my\s+([A-Za-z][\w' -]{1,40}?)\s+collection\b/i);
   const collection = quotedColl?.[1] ?? plainColl?.[1]?.replace(/^["\u201c]|["\u201d]$/g, '') ?? null;
   const save = !!collection || /\bsave\b/i.test(t);
-  const time =
-    t.match(/\b(\d{1,3})\s+minutes?\s+or\s+(?:less|under|fewer)\b/i) ??
-    t.match(/\b(?:at most|under|within|no more than|in)\s+(\d{1,3})\s+min(?:ute)?s?\b/i);
-  const rating =
-    t.match(/\brated\s+(\d(?:\.\d)?)\s+stars?\s+or\s+(?:higher|more|better|above)\b/i) ??
-    t.match(/\b(?:at least|minimum of)\s+(\d(?:\.\d)?)\s+stars?\b/i);
+  const timeLimit = /\bminutes?\s+or\s+(?:less|under|fewer)\b|\b(?:at most|under|within|no more than)\s+\d{1,3}\s+min/i.test(t);
   let ask: RecipeTask['ask'] = null;
   if (/\bcalorie/i.test(t)) ask = 'calories';
   else if (/\b(oven|preheat|temperature)\b/i.test(t)) ask = 'oven';
   else if (which) ask = 'which';
   else if (/\bhow much\b/i.test(t) && !list) ask = 'amount';
-  else if (/\bhow (?:many minutes|long)\b|\btotal time\b|\bfrom start to finish\b/i.test(t) && !time) ask = 'time';
+  else if (/\bhow (?:many minutes|long)\b|\btotal time\b|\bfrom start to finish\b/i.test(t) && !timeLimit) ask = 'time';
   else if (goal.question && !list && !save) ask = 'name';
   return {
     name: subjectOf(goal),
@@ -69,7 +61,5 @@ export function readRecipeTask(goal: TaskGoal): RecipeTask {
     newCollection: /\bnew collection\b/i.test(t),
     save,
     list,
-    maxMinutes: time ? Number(time[1]) : null,
-    minRating: rating ? Number(rating[1]) : null,
   };
 }

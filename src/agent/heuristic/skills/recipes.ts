@@ -5,6 +5,7 @@ import { bestByText, type Choice, SORT_OPTION } from '../kit.ts';
 import { isChecked, isClickable, isSelect, isToggle, labelOf, optionsOf } from '../page.ts';
 import {
   applyButton,
+  asksFor,
   buttonMatching,
   type ControlWant,
   click,
@@ -217,25 +218,15 @@ function bestRecipe(ctx: SkillContext, task: RecipeTask): Choice | null {
     const all = buttonMatching(usable, /^(browse all recipes|all recipes|recipes)$/i);
     return all ? click(all, 'Open the recipe listing') : null;
   }
+  // Filters whose label (or option) the task mentions; see asksFor for how closely it reads.
   const wants: ControlWant[] = [];
-  if (cuisine) {
-    const o = optionsOf(cuisine).find((x) => !/^all\b/i.test(x) && new RegExp(`\\b${escapeRe(x)}\\b`, 'i').test(goal.text));
-    if (o) wants.push({ el: cuisine, kind: 'select', option: o });
+  for (const sel of [cuisine, selectLabelled(usable, /time/i), selectLabelled(usable, /^rating/i)]) {
+    const o = sel && optionsOf(sel).find((x) => !/^(all|any)\b/i.test(x) && asksFor(goal, x, ctx.rules));
+    if (sel && o) wants.push({ el: sel, kind: 'select', option: o });
   }
   for (const e of usable) {
-    if (!isToggle(e) || !/diet/i.test(e.attributes.name ?? '')) continue;
-    const l = labelOf(e).trim();
-    if (l && new RegExp(`\\b${escapeRe(l)}\\b`, 'i').test(goal.text)) wants.push({ el: e, kind: 'tick' });
-  }
-  const time = selectLabelled(usable, /time/i);
-  if (time && task.maxMinutes) {
-    const o = optionsOf(time).find((x) => new RegExp(`^${task.maxMinutes} min`, 'i').test(x));
-    if (o) wants.push({ el: time, kind: 'select', option: o });
-  }
-  const rating = selectLabelled(usable, /^rating/i);
-  if (rating && task.minRating) {
-    const o = optionsOf(rating).find((x) => new RegExp(`^${escapeRe(String(task.minRating))} stars?\\b`, 'i').test(x));
-    if (o) wants.push({ el: rating, kind: 'select', option: o });
+    if (isToggle(e) && /diet/i.test(e.attributes.name ?? '') && asksFor(goal, labelOf(e), ctx.rules))
+      wants.push({ el: e, kind: 'tick' });
   }
   const sort = sortFor(goal, ctx.rules);
   if (sorter && sort) {

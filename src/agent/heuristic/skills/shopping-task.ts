@@ -23,8 +23,6 @@ export interface ShopTask {
   reviewer: string | null;
   minPrice: number | null;
   maxPrice: number | null;
-  minRating: number | null;
-  inStock: boolean;
 }
 
 const WORD_NUM: Record<string, number> = { one: 1, two: 2, three: 3, four: 4, five: 5, a: 1, an: 1 };
@@ -70,11 +68,6 @@ export function readShopTask(goal: TaskGoal): ShopTask {
     t.match(/\$(\d[\d,]*(?:\.\d+)?)\s+(?:or less|and under|max)\b/i)?.[1] ??
     t.match(/\$(\d[\d,]*(?:\.\d+)?)\s+to spend\b/i)?.[1] ??
     null;
-  const rating =
-    t.match(/\b(?:at least|minimum of)\s+(\d(?:\.\d)?)\s+stars?\b/i)?.[1] ??
-    t.match(/\brated\s+(\d(?:\.\d)?)\s+stars?\s+or\s+(?:higher|more|better|above)\b/i)?.[1] ??
-    t.match(/\b(\d(?:\.\d)?)\s+stars?\s+(?:or\s+(?:higher|more|better|above)|and up)\b/i)?.[1] ??
-    null;
   let ask: ShopTask['ask'] = null;
   if (/\breview\b/i.test(t) && /\b(stars?|title|rating)\b/i.test(t) && goal.question) ask = 'review';
   else if (/\b(count|how many)\b/i.test(t)) ask = 'count';
@@ -102,8 +95,6 @@ export function readShopTask(goal: TaskGoal): ShopTask {
     reviewer,
     minPrice: between ? money(between[1]) : null,
     maxPrice: between ? money(between[2]) : max ? money(max) : null,
-    minRating: rating ? Number(rating) : null,
-    inStock: /\bin[- ]stock\b/i.test(t),
   };
 }
 

@@ -5,6 +5,7 @@ import { bestByText, type Choice, SORT_OPTION } from '../kit.ts';
 import { isChecked, isClickable, isEditable, isSelect, isToggle, labelOf, optionsOf } from '../page.ts';
 import {
   applyButton,
+  asksFor,
   buttonMatching,
   type ControlWant,
   click,
@@ -220,23 +221,18 @@ function listingStep(ctx: SkillContext, task: ShopTask): Choice | null {
   const sorter = selectLabelled(usable, /^sort/i);
   const apply = applyButton(usable);
   if (!sorter && !apply) return null;
+  // Brand and stock boxes and the rating option the task mentions (see asksFor), typed prices.
   const wants: ControlWant[] = [];
   for (const e of usable) {
-    if (!isToggle(e) || !/brand/i.test(e.attributes.name ?? '')) continue;
-    const l = labelOf(e).trim();
-    if (l && new RegExp(`\\b${l.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\b`).test(goal.text)) wants.push({ el: e, kind: 'tick' });
+    if (isToggle(e) && !isChecked(e) && asksFor(goal, labelOf(e), ctx.rules)) wants.push({ el: e, kind: 'tick' });
   }
   const minBox = usable.find((e) => isEditable(e) && /min(imum)? price|^min\b/i.test(`${labelOf(e)} ${e.attributes.name ?? ''}`.trim()));
   const maxBox = usable.find((e) => isEditable(e) && /max(imum)? price|^max\b/i.test(`${labelOf(e)} ${e.attributes.name ?? ''}`.trim()));
   if (minBox && task.minPrice !== null) wants.push({ el: minBox, kind: 'type', value: String(task.minPrice) });
   if (maxBox && task.maxPrice !== null) wants.push({ el: maxBox, kind: 'type', value: String(task.maxPrice) });
   const rating = selectLabelled(usable, /rating/i);
-  if (rating && task.minRating !== null) {
-    const o = optionsOf(rating).find((x) => new RegExp(`^${String(task.minRating).replace('.', '\\.')} stars?\\b`, 'i').test(x));
-    if (o) wants.push({ el: rating, kind: 'select', option: o });
-  }
-  const stock = usable.find((e) => isToggle(e) && /in stock/i.test(labelOf(e)));
-  if (stock && task.inStock && !isChecked(stock)) wants.push({ el: stock, kind: 'tick' });
+  const o = rating && optionsOf(rating).find((x) => !/^any\b/i.test(x) && asksFor(goal, x, ctx.rules));
+  if (rating && o) wants.push({ el: rating, kind: 'select', option: o });
   const step = setControls(ctx, wants);
   if (step) return step;
   if (apply && formDirty(ctx.history, obs.url)) return click(apply, 'Apply the filters');

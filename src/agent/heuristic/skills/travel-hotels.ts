@@ -4,6 +4,7 @@ import { bestByText, type Choice, NEXT_RE, SORT_OPTION } from '../kit.ts';
 import { isClickable, isToggle, labelOf, optionsOf } from '../page.ts';
 import {
   applyButton,
+  asksFor,
   buttonMatching,
   type ControlWant,
   click,
@@ -69,14 +70,10 @@ function listStep(ctx: SkillContext, task: TravelTask): Choice | null {
     const next = ctx.rules.prefer.some((r) => r.kind === 'page') && usable.find((e) => isClickable(e) && NEXT_RE.test(labelOf(e).trim()));
     return next ? click(next, 'Look on the next page') : null;
   }
+  // Star, amenity and cancellation boxes the task mentions ("3-star" needs a careful reading).
   const wants: ControlWant[] = [];
-  const text = ` ${normalizeText(goal.text)} `;
   for (const e of usable) {
-    if (!isToggle(e)) continue;
-    const l = labelOf(e).trim();
-    if (e.attributes.name === 'stars') {
-      if (task.stars !== null && new RegExp(`^${task.stars} stars?$`, 'i').test(l)) wants.push({ el: e, kind: 'tick' });
-    } else if (l && text.includes(` ${normalizeText(l)} `)) wants.push({ el: e, kind: 'tick' });
+    if (isToggle(e) && asksFor(goal, labelOf(e), ctx.rules)) wants.push({ el: e, kind: 'tick' });
   }
   const max = usable.find((e) => /max(imum)? price/i.test(labelOf(e)) && !isToggle(e));
   if (max && task.maxPrice !== null) wants.push({ el: max, kind: 'type', value: String(task.maxPrice) });

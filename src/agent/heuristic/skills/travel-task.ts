@@ -1,4 +1,4 @@
-import type { SortIntent, TaskGoal } from '../goal.ts';
+import type { TaskGoal } from '../goal.ts';
 import { isoOf, toLongDate } from '../kit.ts';
 
 /** A place as the task names it: "Chicago (ORD)" (city and airport code) or "Toronto". */
@@ -16,11 +16,10 @@ export interface TravelTask {
   /** Departure (flights) or check-in (hotels), as ISO dates. */
   date: string | null;
   checkout: string | null;
-  nonstop: boolean;
   flightNumber: string | null;
   maxPrice: number | null;
-  /** The order the task asks for; `departure` for "earliest", which goal.ts does not know. */
-  sort: SortIntent | 'departure' | null;
+  /** Whether the task wants the earliest departure (a wording goal.ts does not know). */
+  earliest: boolean;
   ask: 'price' | 'number' | 'airline-time' | 'fee' | 'name' | 'rating' | null;
   fee: 'change' | 'cancellation' | 'bag' | null;
   book: boolean;
@@ -30,8 +29,6 @@ export interface TravelTask {
   hotel: string | null;
   room: string | null;
   guests: number | null;
-  stars: number | null;
-  freeCancellation: boolean;
 }
 
 const MONTH = '(?:January|February|March|April|May|June|July|August|September|October|November|December)';
@@ -90,18 +87,15 @@ export function readTravelTask(goal: TaskGoal): TravelTask {
   const hotelAsk =
     t.match(/\bguest rating does (.+?) have\b/i)?.[1] ?? t.match(/\bhow do guests rate (.+?)(?: \(out of 10\))?\?/i)?.[1] ?? null;
   const guests = t.match(/\b(\d) guests?\b/i)?.[1];
-  let sort: TravelTask['sort'] = goal.sort;
-  if (/\bearliest\b|\bas early as possible\b/i.test(t)) sort = 'departure';
   return {
     kind,
     from: place(route?.[1]),
     to: place(route?.[2]),
     date: iso(stay?.[1] ?? route?.[3] ?? dates[0]),
     checkout: iso(stay?.[2]),
-    nonstop: /\bnon-?stop\b/i.test(t),
     flightNumber: t.match(/\bflight ([A-Z]{2} ?\d{1,4})\b/)?.[1] ?? null,
     maxPrice: max ? Number(max.replace(/,/g, '')) : null,
-    sort,
+    earliest: /\bearliest\b|\bas early as possible\b/i.test(t),
     ask,
     fee: ask === 'fee' ? fee : null,
     book,
@@ -119,7 +113,5 @@ export function readTravelTask(goal: TaskGoal): TravelTask {
     hotel: hotelRoom?.[2]?.trim() ?? hotelAsk?.trim() ?? null,
     room: hotelRoom?.[1]?.trim() ?? null,
     guests: guests ? Number(guests) : null,
-    stars: Number(t.match(/\b(\d)-star\b|\bexactly (\d) stars?\b/i)?.slice(1).find(Boolean) ?? Number.NaN) || null,
-    freeCancellation: /\bfree cancellation\b/i.test(t),
   };
 }

@@ -5,8 +5,10 @@ import { type Choice, SORT_OPTION } from '../kit.ts';
 import { isClickable, isToggle, labelOf, optionsOf } from '../page.ts';
 import {
   applyButton,
+  asksFor,
   buttonMatching,
   type ControlWant,
+  carefulReading,
   click,
   exactMode,
   finish,
@@ -145,18 +147,16 @@ function resultsStep(ctx: SkillContext, task: TravelTask): Choice | null {
     const sel = usable.find((e) => isClickable(e) && normalizeText(labelOf(e)).endsWith(n) && /select/i.test(labelOf(e)));
     if (sel) return click(sel, `Select flight ${task.flightNumber}`);
   }
+  // Boxes whose label the task mentions ("Nonstop only" needs a careful reading of "nonstop").
   const wants: ControlWant[] = [];
-  const nonstop = usable.find((e) => isToggle(e) && /non-?stop/i.test(labelOf(e)));
-  if (nonstop && task.nonstop) wants.push({ el: nonstop, kind: 'tick' });
   for (const e of usable) {
-    if (!isToggle(e) || !/airline/i.test(e.attributes.name ?? '')) continue;
-    const l = labelOf(e).trim();
-    if (l && new RegExp(`\\b${l.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\b`, 'i').test(ctx.goal.text)) wants.push({ el: e, kind: 'tick' });
+    if (isToggle(e) && asksFor(ctx.goal, labelOf(e), ctx.rules)) wants.push({ el: e, kind: 'tick' });
   }
   const max = usable.find((e) => /max(imum)? price/i.test(labelOf(e)) && !isToggle(e));
   if (max && task.maxPrice !== null) wants.push({ el: max, kind: 'type', value: String(task.maxPrice) });
   const sorter = selectLabelled(usable, /^sort/i);
-  const sort = task.sort === 'departure' ? 'departure' : sortFor(ctx.goal, ctx.rules);
+  // "Earliest" is not among the superlatives the teacher knows until a note makes it read closely.
+  const sort = task.earliest && carefulReading(ctx.rules) ? 'departure' : sortFor(ctx.goal, ctx.rules);
   if (sorter && sort) {
     const re = sort === 'departure' ? /depart|earliest/i : SORT_OPTION[sort];
     const o = optionsOf(sorter).find((x) => re.test(x));
