@@ -3,6 +3,7 @@ import type { Action } from '../../../core/action.ts';
 import type { Element, Observation, TextBlock } from '../../../core/observation.ts';
 import type { HistoryEntry } from '../../agent.ts';
 import { parseGoal } from '../goal.ts';
+import type { Rules } from '../kit.ts';
 import {
   asksFor,
   formDirty,
@@ -44,7 +45,15 @@ function obs(elements: Element[], texts: TextBlock[], url = 'http://x/list'): Ob
     tabs: [],
     elements,
     texts,
-    scroll: { x: 0, y: 0, viewportWidth: 1280, viewportHeight: 800, pageHeight: 800, pagesAbove: 0, pagesBelow: 0 },
+    scroll: {
+      x: 0,
+      y: 0,
+      viewportWidth: 1280,
+      viewportHeight: 800,
+      pageHeight: 800,
+      pagesAbove: 0,
+      pagesBelow: 0,
+    },
     text: '',
     screenshot: null,
     lastActionError: null,
@@ -60,7 +69,12 @@ function step(url: string, action: Action, elements: Element[]): HistoryEntry {
     stepIndex: 0,
     url,
     observation: obs(elements, [], url),
-    output: { evaluation_previous_goal: '', memory: '', next_goal: '', action: [] } as unknown as HistoryEntry['output'],
+    output: {
+      evaluation_previous_goal: '',
+      memory: '',
+      next_goal: '',
+      action: [],
+    } as unknown as HistoryEntry['output'],
     action,
     result: { error: null } as HistoryEntry['result'],
   };
@@ -68,20 +82,30 @@ function step(url: string, action: Action, elements: Element[]): HistoryEntry {
 
 describe('domain kit', () => {
   it('reads a value printed under or after its label', () => {
-    const o = obs([], [block('Prep'), block('20 min'), block('Total'), block('30 min'), block('Price: $12.50')]);
+    const o = obs(
+      [],
+      [block('Prep'), block('20 min'), block('Total'), block('30 min'), block('Price: $12.50')],
+    );
     expect(labeledValue(o, /^total$/i)).toBe('30 min');
     expect(labeledValue(o, /^price$/i)).toBe('$12.50');
     expect(labeledValue(o, /^calories$/i)).toBeNull();
   });
 
   it('names the subject without command words or trailing connectors', () => {
-    expect(subjectOf(parseGoal('Save Dijon Chicken Stew to my "Weeknight dinners" collection.'))).toBe('Dijon Chicken Stew');
-    expect(subjectOf(parseGoal('Get me one Auralis Fit 4 and one of the Velora Headlamp'))).toBe('Auralis Fit 4');
+    expect(subjectOf(parseGoal('Save Dijon Chicken Stew to my "Weeknight dinners" collection.'))).toBe(
+      'Dijon Chicken Stew',
+    );
+    expect(subjectOf(parseGoal('Get me one Auralis Fit 4 and one of the Velora Headlamp'))).toBe(
+      'Auralis Fit 4',
+    );
   });
 
   it('accepts lookalike headings without a note and only the exact one with a note', () => {
     const none = { avoid: [], prefer: [] };
-    const noted = { avoid: [], prefer: [{ kind: 'click' as const, target: 'Trail Runner 2', value: 'exact' }] };
+    const noted = {
+      avoid: [],
+      prefer: [{ kind: 'click' as const, target: 'Trail Runner 2', value: 'exact' }],
+    };
     expect(namesThing('Trail Runner 2', 'Trail Runner 2 GTX', none)).toBe(true);
     expect(namesThing('Trail Runner 2', 'Trail Runner 2 GTX', noted)).toBe(false);
     expect(namesThing('Trail Runner 2', 'Trail Runner 2', noted)).toBe(true);
@@ -136,16 +160,30 @@ describe('domain kit', () => {
       ],
     );
     expect(flightCards(o)).toEqual([
-      { depart: '7:20 PM', airline: 'Summit Airways', number: 'SM 1099', duration: '2h 50m', stops: 'Nonstop', price: '$166.00' },
-      { depart: '6:05 AM', airline: 'Northstar Air', number: 'NX 2840', duration: '5h 45m', stops: '1 stop (ORD)', price: '$174.00' },
+      {
+        depart: '7:20 PM',
+        airline: 'Summit Airways',
+        number: 'SM 1099',
+        duration: '2h 50m',
+        stops: 'Nonstop',
+        price: '$166.00',
+      },
+      {
+        depart: '6:05 AM',
+        airline: 'Northstar Air',
+        number: 'NX 2840',
+        duration: '5h 45m',
+        stops: '1 stop (ORD)',
+        price: '$174.00',
+      },
     ]);
   });
 });
 
 describe('asksFor', () => {
-  const none = { avoid: [], prefer: [] };
-  const noted = { avoid: [{ kind: 'done' as const, value: 'Hotel X' }], prefer: [] };
-  const asks = (task: string, label: string, rules = none) => asksFor(parseGoal(task), label, rules);
+  const none: Rules = { avoid: [], prefer: [] };
+  const noted: Rules = { avoid: [{ kind: 'done', value: 'Hotel X' }], prefer: [] };
+  const asks = (task: string, label: string, rules: Rules = none) => asksFor(parseGoal(task), label, rules);
 
   it('takes labels the task mentions verbatim', () => {
     expect(asks('Find the top-rated vegan Thai recipe', 'Vegan')).toBe(true);

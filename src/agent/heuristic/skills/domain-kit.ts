@@ -115,7 +115,11 @@ export function searchStep(ctx: SkillContext, query: string): Choice | null {
     (h) => h.action.type === 'input' && normalizeText(h.action.text) === normalizeText(query),
   );
   const last = ctx.history.at(-1);
-  if (last?.action.type === 'input' && !last.result.error && normalizeText(last.action.text) === normalizeText(query)) {
+  if (
+    last?.action.type === 'input' &&
+    !last.result.error &&
+    normalizeText(last.action.text) === normalizeText(query)
+  ) {
     const go = ctx.usable.find((e) => isClickable(e) && /^(search|go|find)$/i.test(labelOf(e).trim()));
     return go
       ? { action: { type: 'click', index: go.index }, goal: 'Run the search' }
@@ -225,7 +229,7 @@ export function buttonMatching(usable: Element[], re: RegExp): Element | undefin
 /** Whether the previous step clicked an element whose label matches `re`, without an error. */
 export function lastClicked(history: HistoryEntry[], re: RegExp): boolean {
   const last = history.at(-1);
-  if (!last || last.action.type !== 'click' || last.result.error) return false;
+  if (last?.action.type !== 'click' || last.result.error) return false;
   const e = elementOf(last, last.action.index);
   return !!e && re.test(labelOf(e).trim());
 }

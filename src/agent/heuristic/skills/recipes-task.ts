@@ -31,24 +31,33 @@ const splitList = (s: string): string[] =>
 /** Parses a cooking task. Pure. */
 export function readRecipeTask(goal: TaskGoal): RecipeTask {
   const t = goal.text;
-  const servings = t.match(/\b(?:for|to|serves?|serving)\s+(\d{1,2})\s+(?:people|servings|persons|guests|portions)\b/i);
+  const servings = t.match(
+    /\b(?:for|to|serves?|serving)\s+(\d{1,2})\s+(?:people|servings|persons|guests|portions)\b/i,
+  );
   const amount =
-    t.match(/\bhow much\s+(.+?)\s+(?:do i need|should i use|should i buy|is needed|goes into|does it take|do i use)\b/i) ??
-    t.match(/\badd the\s+(.+?)\s+(?:for\s+.+?\s+)?to my shopping list\b/i);
+    t.match(
+      /\bhow much\s+(.+?)\s+(?:do i need|should i use|should i buy|is needed|goes into|does it take|do i use)\b/i,
+    ) ?? t.match(/\badd the\s+(.+?)\s+(?:for\s+.+?\s+)?to my shopping list\b/i);
   const which = t.match(/\b(?:call for|use|contain|need)s?\s*:\s*(.+?)\??$/i);
   const except = t.match(/\bexcept\s+(.+?)(?:\.\s|\.$|;|$)/i);
   const list = /\bshopping list\b/i.test(t);
-  const quotedColl = t.match(/collection\s+(?:called|named)\s+["\u201c]([^"\u201d]+)["\u201d]/i) ?? t.match(/["\u201c]([^"\u201d]+)["\u201d]\s+collection/i);
+  const quotedColl =
+    t.match(/collection\s+(?:called|named)\s+["\u201c]([^"\u201d]+)["\u201d]/i) ??
+    t.match(/["\u201c]([^"\u201d]+)["\u201d]\s+collection/i);
   const plainColl = t.match(/\bto my\s+([A-Za-z][\w' -]{1,40}?)\s+collection\b/i);
   const collection = quotedColl?.[1] ?? plainColl?.[1]?.replace(/^["\u201c]|["\u201d]$/g, '') ?? null;
   const save = !!collection || /\bsave\b/i.test(t);
-  const timeLimit = /\bminutes?\s+or\s+(?:less|under|fewer)\b|\b(?:at most|under|within|no more than)\s+\d{1,3}\s+min/i.test(t);
+  const timeLimit =
+    /\bminutes?\s+or\s+(?:less|under|fewer)\b|\b(?:at most|under|within|no more than)\s+\d{1,3}\s+min/i.test(
+      t,
+    );
   let ask: RecipeTask['ask'] = null;
   if (/\bcalorie/i.test(t)) ask = 'calories';
   else if (/\b(oven|preheat|temperature)\b/i.test(t)) ask = 'oven';
   else if (which) ask = 'which';
   else if (/\bhow much\b/i.test(t) && !list) ask = 'amount';
-  else if (/\bhow (?:many minutes|long)\b|\btotal time\b|\bfrom start to finish\b/i.test(t) && !timeLimit) ask = 'time';
+  else if (/\bhow (?:many minutes|long)\b|\btotal time\b|\bfrom start to finish\b/i.test(t) && !timeLimit)
+    ask = 'time';
   else if (goal.question && !list && !save) ask = 'name';
   return {
     name: subjectOf(goal),

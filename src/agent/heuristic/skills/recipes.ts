@@ -13,8 +13,8 @@ import {
   finish,
   formDirty,
   headingOf,
-  lastClicked,
   labeledValue,
+  lastClicked,
   namesThing,
   resultLinks,
   searchStep,
@@ -39,13 +39,16 @@ export const recipesSkill: Skill = {
   decide: decideRecipe,
 };
 
-const COOKING = /\b(recipes?|servings?|ingredients?|calories|calorie count|oven|preheat|cooking|shopping list|bake[ds]?)\b/i;
+const COOKING =
+  /\b(recipes?|servings?|ingredients?|calories|calorie count|oven|preheat|cooking|shopping list|bake[ds]?)\b/i;
 
 function isCookingTask(goal: TaskGoal, obs: Observation): boolean {
-  if (COOKING.test(goal.text)) return true;
-  // "Save X to my collection" on a site whose pages are about recipes.
-  if (!/\bcollection\b/i.test(goal.text)) return false;
-  return onRecipePage(obs) || /\brecipes?\b/i.test(`${obs.title} ${obs.texts.slice(0, 12).map((t) => t.text).join(' ')}`);
+  // A recipe site: its search box or navigation is about recipes, or this is a recipe page.
+  const site =
+    onRecipePage(obs) ||
+    obs.elements.some((e) => /\brecipes?\b/i.test(`${labelOf(e)} ${e.attributes.placeholder ?? ''}`));
+  if (!site) return false;
+  return COOKING.test(goal.text) || /\bcollection\b/i.test(goal.text);
 }
 
 const SAVED_RE = /^(saved to\b|added \d+ items? to your shopping list)/i;
@@ -69,13 +72,20 @@ function decideRecipe(ctx: SkillContext): Choice | null {
 
 /** A recipe page: a servings count and a list of ingredients to tick. */
 function onRecipePage(obs: Observation): boolean {
-  return obs.texts.some((t) => /^\d+ servings?$/i.test(t.text.trim())) || /\bIngredients\b/.test(obs.elements.map((e) => labelOf(e)).join(' '));
+  return (
+    obs.texts.some((t) => /^\d+ servings?$/i.test(t.text.trim())) ||
+    /\bIngredients\b/.test(obs.elements.map((e) => labelOf(e)).join(' '))
+  );
 }
 
 /** Opens the named recipe: its link when one is listed, else a search by name. */
 function findRecipe(ctx: SkillContext, name: string): Choice | null {
   const links = ctx.usable.filter((e) => (e.tag === 'a' || e.role === 'link') && !ctx.acted(e));
-  const best = bestByText(resultLinks(ctx.obs, links).length ? resultLinks(ctx.obs, links) : links, name, ctx.rules);
+  const best = bestByText(
+    resultLinks(ctx.obs, links).length ? resultLinks(ctx.obs, links) : links,
+    name,
+    ctx.rules,
+  );
   if (best) return click(best, `Open "${labelOf(best)}"`);
   return searchStep(ctx, name);
 }
@@ -85,11 +95,16 @@ function onRecipe(ctx: SkillContext, task: RecipeTask): Choice | null {
   const { obs } = ctx;
   if (task.ask === 'time') {
     const v = labeledValue(obs, /^total(?: time)?$/i);
-    if (v) return finish(/min/i.test(v) ? v.replace(/\bmin\b/i, 'minutes') : `${v} minutes`, 'Answer with the total time');
+    if (v)
+      return finish(
+        /min/i.test(v) ? v.replace(/\bmin\b/i, 'minutes') : `${v} minutes`,
+        'Answer with the total time',
+      );
   }
   if (task.ask === 'calories') {
     const v = labeledValue(obs, /^calories$/i);
-    if (v) return finish(`${v.replace(/\s*per serving/i, '')} calories per serving`, 'Answer with the calories');
+    if (v)
+      return finish(`${v.replace(/\s*per serving/i, '')} calories per serving`, 'Answer with the calories');
   }
   if (task.ask === 'oven') return ovenTemperature(ctx);
   if (task.ask === 'which') {
@@ -97,7 +112,8 @@ function onRecipe(ctx: SkillContext, task: RecipeTask): Choice | null {
     // until a note (or a rejected answer) makes the teacher compare whole ingredient names.
     const have = ingredientNames(obs);
     const exact = exactMode(ctx.rules);
-    const rejected = (o: string) => ctx.rules.avoid.some((r) => r.kind === 'done' && normalizeText(r.value ?? '') === normalizeText(o));
+    const rejected = (o: string) =>
+      ctx.rules.avoid.some((r) => r.kind === 'done' && normalizeText(r.value ?? '') === normalizeText(o));
     const hit = task.options.find(
       (o) =>
         !rejected(o) &&
@@ -111,7 +127,11 @@ function onRecipe(ctx: SkillContext, task: RecipeTask): Choice | null {
   }
   if (task.ask === 'amount' && task.ingredient) {
     const line = ingredientLine(obs, task.ingredient);
-    if (line) return finish(task.servings ? `${line} (for ${task.servings} servings)` : line, 'Answer with the amount');
+    if (line)
+      return finish(
+        task.servings ? `${line} (for ${task.servings} servings)` : line,
+        'Answer with the amount',
+      );
     return null;
   }
   if (task.list) return addToList(ctx, task);
@@ -124,9 +144,14 @@ function ovenTemperature(ctx: SkillContext): Choice | null {
   const line = textMatching(ctx.obs, /\d{3}\s*°\s*[FC]\b|\d{3} degrees/i);
   if (line) {
     const m = line.match(/(\d{3})\s*°\s*([FC])\b|(\d{3}) degrees/i)!;
-    return finish(m[1] ? `${m[1]}°${m[2].toUpperCase()}` : `${m[3]} degrees`, 'Answer with the oven temperature');
+    return finish(
+      m[1] ? `${m[1]}°${m[2].toUpperCase()}` : `${m[3]} degrees`,
+      'Answer with the oven temperature',
+    );
   }
-  const tab = ctx.usable.find((e) => e.role === 'tab' && /^(steps|directions|instructions|method)$/i.test(labelOf(e).trim()));
+  const tab = ctx.usable.find(
+    (e) => e.role === 'tab' && /^(steps|directions|instructions|method)$/i.test(labelOf(e).trim()),
+  );
   if (tab && tab.attributes['aria-selected'] !== 'true' && !ctx.acted(tab))
     return click(tab, 'Open the steps to find the oven temperature');
   return null;
@@ -156,7 +181,9 @@ function scaleTo(ctx: SkillContext, n: number): Choice | null {
   const now = Number(shown.match(/\d+/)![0]);
   if (now === n) return null;
   const re = now < n ? /increase|^\+$|more servings/i : /decrease|^[−-]$|fewer servings/i;
-  const btn = ctx.usable.find((e) => isClickable(e) && (re.test(e.attributes['aria-label'] ?? '') || re.test(labelOf(e).trim())));
+  const btn = ctx.usable.find(
+    (e) => isClickable(e) && (re.test(e.attributes['aria-label'] ?? '') || re.test(labelOf(e).trim())),
+  );
   return btn ? click(btn, `Change the servings from ${now} to ${n}`) : null;
 }
 
@@ -175,7 +202,11 @@ function addToList(ctx: SkillContext, task: RecipeTask): Choice | null {
     if (box && !isChecked(box)) return click(box, `Tick ${w}`);
   }
   for (const box of boxes) {
-    if (isChecked(box) && !wanted.some((w) => matches(box, w)) && /^item|ingredient/i.test(box.attributes.name ?? ''))
+    if (
+      isChecked(box) &&
+      !wanted.some((w) => matches(box, w)) &&
+      /^item|ingredient/i.test(box.attributes.name ?? '')
+    )
       return click(box, `Untick ${labelOf(box)}`);
   }
   const add = buttonMatching(ctx.usable, /^add( selected)? to (?:my )?(?:shopping )?list$/i);
@@ -193,7 +224,12 @@ function saveToCollection(ctx: SkillContext, collection: string, isNew: boolean)
   if (existing && !isNew) wants.push({ el: select, kind: 'select', option: existing });
   else if (fresh) {
     wants.push({ el: select, kind: 'select', option: fresh });
-    const box = ctx.usable.find((e) => !isSelect(e) && /new collection|collection name/i.test(`${labelOf(e)} ${e.attributes.name ?? ''}`) && e.tag !== 'button');
+    const box = ctx.usable.find(
+      (e) =>
+        !isSelect(e) &&
+        /new collection|collection name/i.test(`${labelOf(e)} ${e.attributes.name ?? ''}`) &&
+        e.tag !== 'button',
+    );
     if (box) wants.push({ el: box, kind: 'type', value: collection });
   } else if (existing) wants.push({ el: select, kind: 'select', option: existing });
   const step = setControls(ctx, wants);
@@ -213,7 +249,11 @@ function bestRecipe(ctx: SkillContext, task: RecipeTask): Choice | null {
   if (!cuisine && !sorter) {
     // Not on a listing yet: a cuisine tile the task names, else the list of all recipes.
     const tiles = usable.filter((e) => e.tag === 'a' && labelOf(e).trim().split(/\s+/).length <= 2);
-    const tile = tiles.find((e) => new RegExp(`\\b${escapeRe(labelOf(e).trim())}\\b`, 'i').test(goal.text) && !/recipes?/i.test(labelOf(e)));
+    const tile = tiles.find(
+      (e) =>
+        new RegExp(`\\b${escapeRe(labelOf(e).trim())}\\b`, 'i').test(goal.text) &&
+        !/recipes?/i.test(labelOf(e)),
+    );
     if (tile) return click(tile, `Browse ${labelOf(tile)} recipes`);
     const all = buttonMatching(usable, /^(browse all recipes|all recipes|recipes)$/i);
     return all ? click(all, 'Open the recipe listing') : null;

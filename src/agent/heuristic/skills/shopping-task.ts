@@ -42,17 +42,22 @@ export function readShopTask(goal: TaskGoal): ShopTask {
     t.match(/\bone of the\s+(.+?)\s+shown as frequently bought\b/i)?.[1] ??
     t.match(/\btogether with the\s+(.+?)\s+that'?s frequently bought\b/i)?.[1] ??
     null;
-  const size = t.match(/\bsize\s+(\d+(?:\.\d+)?\s?mm|\d+(?:\.\d+)?|X{0,3}[SML]|XXL|One Size)\b/i)?.[1] ?? null;
+  const size =
+    t.match(/\bsize\s+(\d+(?:\.\d+)?\s?mm|\d+(?:\.\d+)?|X{0,3}[SML]|XXL|One Size)\b/i)?.[1] ?? null;
   const qty =
     num(t.match(/\bquantity\s*:?\s*(\d+)\b/i)?.[1]) ??
-    num(t.match(/\b(?:add|buy|order|want|get me)\s+(\d+|one|two|three|four|five)\s+(?:of\s+the\s+)?[A-Z]/)?.[1]) ??
+    num(
+      t.match(/\b(?:add|buy|order|want|get me)\s+(\d+|one|two|three|four|five)\s+(?:of\s+the\s+)?[A-Z]/)?.[1],
+    ) ??
     num(t.match(/\b(?:add|buy|order|want|get me)\s+(\d+|one|two|three|four|five)\b/i)?.[1]);
   const wishlist = /\bwish ?list\b/i.test(t);
   const checkout = /\b(check ?out|order|ship (?:it|them)|shipping|buy)\b/i.test(t) && /\d{5}\b/.test(t);
   const cart = !wishlist && (checkout || /\b(cart|basket)\b/i.test(t));
   const coupon = t.match(/\b(?:coupon|promo|discount)(?: code)?\s+([A-Z0-9]{4,})\b/)?.[1] ?? null;
   const shipping =
-    t.match(/\b(standard|express|next-day|next day|overnight)\b(?:\s+\w+)?\s+(?:shipping|delivery)\b/i)?.[1] ??
+    t.match(
+      /\b(standard|express|next-day|next day|overnight)\b(?:\s+\w+)?\s+(?:shipping|delivery)\b/i,
+    )?.[1] ??
     t.match(/\bship (?:it|them) (standard|express|next-day|overnight)\b/i)?.[1] ??
     null;
   const addr = t.match(/(\d+ [A-Z][^,]+),\s*([A-Z][^,]+),\s*([A-Z][A-Za-z .]+?)\s+(\d{5})\b/);
@@ -61,8 +66,7 @@ export function readShopTask(goal: TaskGoal): ShopTask {
     t.match(/\b(?:for|to)\s+([A-Z][a-z'-]+(?:\s[A-Z][a-z'-]+){1,2})(?=\s*[,.(])/)?.[1] ??
     t.match(/\bname:?\s+([A-Z][a-z'-]+(?:\s[A-Z][a-z'-]+){1,2})/)?.[1] ??
     '';
-  const between =
-    t.match(/\$(\d[\d,]*(?:\.\d+)?)\s+(?:to|and|-|–)\s+\$(\d[\d,]*(?:\.\d+)?)/) ?? null;
+  const between = t.match(/\$(\d[\d,]*(?:\.\d+)?)\s+(?:to|and|-|–)\s+\$(\d[\d,]*(?:\.\d+)?)/) ?? null;
   const max =
     t.match(/\b(?:under|below|less than|at most|up to|no more than)\s+\$(\d[\d,]*(?:\.\d+)?)/i)?.[1] ??
     t.match(/\$(\d[\d,]*(?:\.\d+)?)\s+(?:or less|and under|max)\b/i)?.[1] ??
@@ -71,7 +75,8 @@ export function readShopTask(goal: TaskGoal): ShopTask {
   let ask: ShopTask['ask'] = null;
   if (/\breview\b/i.test(t) && /\b(stars?|title|rating)\b/i.test(t) && goal.question) ask = 'review';
   else if (/\b(count|how many)\b/i.test(t)) ask = 'count';
-  else if (/\bhow much (?:does|do|is|are)\b|\bprice of\b|\bwhat does .+ cost\b|\bcost\?/i.test(t)) ask = 'price';
+  else if (/\bhow much (?:does|do|is|are)\b|\bprice of\b|\bwhat does .+ cost\b|\bcost\?/i.test(t))
+    ask = 'price';
   else if (goal.question) ask = 'name';
   const reviewer =
     t.match(/\bfind\s+([A-Z][\w'-]+(?:\s[A-Z][\w'-]*\.?)?)'s review\b/)?.[1] ??
@@ -89,7 +94,14 @@ export function readShopTask(goal: TaskGoal): ShopTask {
     coupon,
     shipping: shipping ? shipping.toLowerCase().replace(' ', '-') : null,
     address: addr
-      ? { name: person, street: addr[1].trim(), city: addr[2].trim(), state: addr[3].trim(), zip: addr[4], email }
+      ? {
+          name: person,
+          street: addr[1].trim(),
+          city: addr[2].trim(),
+          state: addr[3].trim(),
+          zip: addr[4],
+          email,
+        }
       : null,
     ask,
     reviewer,

@@ -41,7 +41,9 @@ const SHOPPING =
 
 /** A store has a cart. */
 function isStore(obs: Observation): boolean {
-  return obs.elements.some((e) => /^(cart|basket|bag)\b/i.test(labelOf(e).trim()) || /^add to cart$/i.test(labelOf(e).trim()));
+  return obs.elements.some(
+    (e) => /^(cart|basket|bag)\b/i.test(labelOf(e).trim()) || /^add to cart$/i.test(labelOf(e).trim()),
+  );
 }
 
 const PLACED_RE = /\b(order\b.*\b(?:has been placed|is confirmed)|thank you for your order)\b/i;
@@ -52,11 +54,15 @@ function decideShopping(ctx: SkillContext): Choice | null {
   const task = readShopTask(goal);
   const placed = textMatching(obs, PLACED_RE);
   if (placed && task.checkout) return finish(placed.trim(), 'Report the placed order');
-  if (task.checkout && obs.elements.some((e) => /^place order$/i.test(labelOf(e).trim()))) return fillCheckout(ctx, task);
+  if (task.checkout && obs.elements.some((e) => /^place order$/i.test(labelOf(e).trim())))
+    return fillCheckout(ctx, task);
   if (task.checkout && buttonMatching(ctx.usable, /^proceed to checkout$/i)) return cartStep(ctx, task);
   const heading = headingOf(obs);
   if (task.companion && textMatching(obs, ADDED_RE) && namesThing(task.companion, heading, ctx.rules))
-    return finish(`Added the ${task.product ?? 'item'} and the ${task.companion} to the cart.`, 'Report the cart');
+    return finish(
+      `Added the ${task.product ?? 'item'} and the ${task.companion} to the cart.`,
+      'Report the cart',
+    );
   if (task.product) {
     if (isProductPage(obs) && namesThing(task.product, heading, ctx.rules)) return productStep(ctx, task);
     return findProduct(ctx, task.product);
@@ -92,9 +98,16 @@ function productStep(ctx: SkillContext, task: ShopTask): Choice | null {
   }
   if (task.ask === 'review') return readReview(ctx, task);
   if (task.wishlist) {
-    const saved = obs.elements.some((e) => /remove from wish ?list|^♥|^saved$/i.test(`${e.attributes['aria-label'] ?? ''} ${labelOf(e)}`.trim()));
-    if (saved && ctx.history.length > 0) return finish(`Saved the ${headingOf(obs)} to the wishlist.`, 'Report the wishlist');
-    const save = usable.find((e) => isClickable(e) && /add to wish ?list|^♡|^save$/i.test(`${e.attributes['aria-label'] ?? ''} ${labelOf(e)}`.trim()));
+    const saved = obs.elements.some((e) =>
+      /remove from wish ?list|^♥|^saved$/i.test(`${e.attributes['aria-label'] ?? ''} ${labelOf(e)}`.trim()),
+    );
+    if (saved && ctx.history.length > 0)
+      return finish(`Saved the ${headingOf(obs)} to the wishlist.`, 'Report the wishlist');
+    const save = usable.find(
+      (e) =>
+        isClickable(e) &&
+        /add to wish ?list|^♡|^save$/i.test(`${e.attributes['aria-label'] ?? ''} ${labelOf(e)}`.trim()),
+    );
     return save ? click(save, 'Save it to the wishlist') : null;
   }
   if (!task.cart) return null;
@@ -117,7 +130,9 @@ function productStep(ctx: SkillContext, task: ShopTask): Choice | null {
     const o = mentionedOption(optionsOf(color), ctx.goal.text);
     if (o) wants.push({ el: color, kind: 'select', option: o });
   }
-  const qty = usable.find((e) => isEditable(e) && /quantity|qty/i.test(`${labelOf(e)} ${e.attributes.name ?? ''}`));
+  const qty = usable.find(
+    (e) => isEditable(e) && /quantity|qty/i.test(`${labelOf(e)} ${e.attributes.name ?? ''}`),
+  );
   if (qty && task.qty && !task.companion) wants.push({ el: qty, kind: 'type', value: String(task.qty) });
   const step = setControls(ctx, wants);
   if (step) return step;
@@ -127,9 +142,15 @@ function productStep(ctx: SkillContext, task: ShopTask): Choice | null {
 
 /** The "Add to cart" that belongs to the companion item (the one after its name). */
 function addCompanion(ctx: SkillContext, companion: string): Choice | null {
-  const link = bestByText(ctx.usable.filter((e) => e.tag === 'a'), companion, ctx.rules);
+  const link = bestByText(
+    ctx.usable.filter((e) => e.tag === 'a'),
+    companion,
+    ctx.rules,
+  );
   if (!link) return null;
-  const add = ctx.usable.find((e) => e.index > link.index && isClickable(e) && /^add to (cart|bag|basket)$/i.test(labelOf(e).trim()));
+  const add = ctx.usable.find(
+    (e) => e.index > link.index && isClickable(e) && /^add to (cart|bag|basket)$/i.test(labelOf(e).trim()),
+  );
   return add ? click(add, `Add the ${labelOf(link)} too`) : null;
 }
 
@@ -150,9 +171,11 @@ function readReview(ctx: SkillContext, task: ShopTask): Choice | null {
   const at = who ? obs.texts.findIndex((t) => t.text.includes(who)) : -1;
   if (at >= 0) {
     const block = obs.texts[at].text;
-    const stars = block.match(/(\d(?:\.\d)?)\s*(?:out of 5|\/\s*5)/i)?.[1] ?? block.match(/[★☆]+\s*(\d(?:\.\d)?)/)?.[1];
+    const stars =
+      block.match(/(\d(?:\.\d)?)\s*(?:out of 5|\/\s*5)/i)?.[1] ?? block.match(/[★☆]+\s*(\d(?:\.\d)?)/)?.[1];
     const title = obs.texts.slice(at + 1).find((t) => /^h[2-4]$/.test(t.tag))?.text;
-    if (stars && title) return finish(`${who} gave ${Number(stars)} stars: "${title.trim()}"`, 'Answer with the review');
+    if (stars && title)
+      return finish(`${who} gave ${Number(stars)} stars: "${title.trim()}"`, 'Answer with the review');
   }
   const tab = ctx.usable.find((e) => e.role === 'tab' && /^reviews?\b/i.test(labelOf(e).trim()));
   if (tab && tab.attributes['aria-selected'] !== 'true') return click(tab, 'Open the reviews');
@@ -163,12 +186,18 @@ function readReview(ctx: SkillContext, task: ShopTask): Choice | null {
 function cartStep(ctx: SkillContext, task: ShopTask): Choice | null {
   const { usable, obs } = ctx;
   if (task.coupon && !textMatching(obs, new RegExp(`\\b${task.coupon}\\b.*\\bapplied\\b`, 'i'))) {
-    const box = usable.find((e) => isEditable(e) && /coupon|promo|code/i.test(`${labelOf(e)} ${e.attributes.name ?? ''}`));
-    const tried = ctx.history.some((h) => h.action.type === 'click' && h.url === obs.url && /apply/i.test(h.output.next_goal));
+    const box = usable.find(
+      (e) => isEditable(e) && /coupon|promo|code/i.test(`${labelOf(e)} ${e.attributes.name ?? ''}`),
+    );
+    const tried = ctx.history.some(
+      (h) => h.action.type === 'click' && h.url === obs.url && /apply/i.test(h.output.next_goal),
+    );
     if (box && !tried) {
       const step = setControls(ctx, [{ el: box, kind: 'type', value: task.coupon }]);
       if (step) return step;
-      const apply = usable.find((e) => isClickable(e) && /^apply$/i.test(labelOf(e).trim()) && e.index > box.index);
+      const apply = usable.find(
+        (e) => isClickable(e) && /^apply$/i.test(labelOf(e).trim()) && e.index > box.index,
+      );
       if (apply) return click(apply, `Apply the coupon ${task.coupon}`);
     }
   }
@@ -224,12 +253,21 @@ function listingStep(ctx: SkillContext, task: ShopTask): Choice | null {
   // Brand and stock boxes and the rating option the task mentions (see asksFor), typed prices.
   const wants: ControlWant[] = [];
   for (const e of usable) {
-    if (isToggle(e) && !isChecked(e) && asksFor(goal, labelOf(e), ctx.rules)) wants.push({ el: e, kind: 'tick' });
+    if (isToggle(e) && !isChecked(e) && asksFor(goal, labelOf(e), ctx.rules))
+      wants.push({ el: e, kind: 'tick' });
   }
-  const minBox = usable.find((e) => isEditable(e) && /min(imum)? price|^min\b/i.test(`${labelOf(e)} ${e.attributes.name ?? ''}`.trim()));
-  const maxBox = usable.find((e) => isEditable(e) && /max(imum)? price|^max\b/i.test(`${labelOf(e)} ${e.attributes.name ?? ''}`.trim()));
-  if (minBox && task.minPrice !== null) wants.push({ el: minBox, kind: 'type', value: String(task.minPrice) });
-  if (maxBox && task.maxPrice !== null) wants.push({ el: maxBox, kind: 'type', value: String(task.maxPrice) });
+  const minBox = usable.find(
+    (e) =>
+      isEditable(e) && /min(imum)? price|^min\b/i.test(`${labelOf(e)} ${e.attributes.name ?? ''}`.trim()),
+  );
+  const maxBox = usable.find(
+    (e) =>
+      isEditable(e) && /max(imum)? price|^max\b/i.test(`${labelOf(e)} ${e.attributes.name ?? ''}`.trim()),
+  );
+  if (minBox && task.minPrice !== null)
+    wants.push({ el: minBox, kind: 'type', value: String(task.minPrice) });
+  if (maxBox && task.maxPrice !== null)
+    wants.push({ el: maxBox, kind: 'type', value: String(task.maxPrice) });
   const rating = selectLabelled(usable, /rating/i);
   const o = rating && optionsOf(rating).find((x) => !/^any\b/i.test(x) && asksFor(goal, x, ctx.rules));
   if (rating && o) wants.push({ el: rating, kind: 'select', option: o });

@@ -33,17 +33,23 @@ export function hotelStep(ctx: SkillContext, task: TravelTask): Choice | null {
   if (selectLabelled(usable, /^room type/i)) return guestForm(ctx, task);
   const heading = headingOf(obs);
   const reserves = usable.filter((e) => isClickable(e) && /^(reserve|book)$/i.test(labelOf(e).trim()));
-  const onHotel = reserves.length > 0 || (/guest rating/i.test(obs.texts.map((t) => t.text).join(' ')) && /choose your room/i.test(obs.texts.map((t) => t.text).join(' ')));
+  const onHotel =
+    reserves.length > 0 ||
+    (/guest rating/i.test(obs.texts.map((t) => t.text).join(' ')) &&
+      /choose your room/i.test(obs.texts.map((t) => t.text).join(' ')));
   if (onHotel && (!task.hotel || namesThing(task.hotel, heading, ctx.rules))) {
     if (task.ask === 'rating') {
       const line = textMatching(obs, /guest rating\s*\d/i);
       const r = line?.match(/guest rating\s*(\d+(?:\.\d)?)/i)?.[1];
-      return r ? finish(`${heading} has a guest rating of ${r} out of 10.`, 'Answer with the guest rating') : null;
+      return r
+        ? finish(`${heading} has a guest rating of ${r} out of 10.`, 'Answer with the guest rating')
+        : null;
     }
     if (task.book && task.room) return reserveRoom(ctx, task.room, reserves);
     return null;
   }
-  if (/^hotels in\b/i.test(heading) || usable.some((e) => isToggle(e) && e.attributes.name === 'stars')) return listStep(ctx, task);
+  if (/^hotels in\b/i.test(heading) || usable.some((e) => isToggle(e) && e.attributes.name === 'stars'))
+    return listStep(ctx, task);
   return hotelSearch(ctx, task);
 }
 
@@ -67,7 +73,9 @@ function listStep(ctx: SkillContext, task: TravelTask): Choice | null {
     const best = bestByText(links, task.hotel, ctx.rules);
     if (best) return click(best, `Open "${labelOf(best)}"`);
     // Not on this page: only a note makes the teacher look at the next page.
-    const next = ctx.rules.prefer.some((r) => r.kind === 'page') && usable.find((e) => isClickable(e) && NEXT_RE.test(labelOf(e).trim()));
+    const next =
+      ctx.rules.prefer.some((r) => r.kind === 'page') &&
+      usable.find((e) => isClickable(e) && NEXT_RE.test(labelOf(e).trim()));
     return next ? click(next, 'Look on the next page') : null;
   }
   // Star, amenity and cancellation boxes the task mentions ("3-star" needs a careful reading).
@@ -121,7 +129,10 @@ function hotelSearch(ctx: SkillContext, task: TravelTask): Choice | null {
     if (step) return step;
   }
   const guests = selectLabelled(usable, /guests?/i);
-  const g = guests && task.guests && optionsOf(guests).find((o) => new RegExp(`^${task.guests} guests?$`, 'i').test(o));
+  const g =
+    guests &&
+    task.guests &&
+    optionsOf(guests).find((o) => new RegExp(`^${task.guests} guests?$`, 'i').test(o));
   if (guests && g) {
     const step = setControls(ctx, [{ el: guests, kind: 'select', option: g }]);
     if (step) return step;
@@ -140,7 +151,10 @@ function guestForm(ctx: SkillContext, task: TravelTask): Choice | null {
     if (o) wants.push({ el: room, kind: 'select', option: o });
   }
   const guests = selectLabelled(usable, /^guests?/i);
-  const g = guests && task.guests && optionsOf(guests).find((o) => new RegExp(`^${task.guests} guests?$`, 'i').test(o));
+  const g =
+    guests &&
+    task.guests &&
+    optionsOf(guests).find((o) => new RegExp(`^${task.guests} guests?$`, 'i').test(o));
   if (guests && g) wants.push({ el: guests, kind: 'select', option: g });
   const p = task.traveller;
   const pairs: Array<[RegExp, string | undefined]> = [

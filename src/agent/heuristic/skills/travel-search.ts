@@ -36,7 +36,8 @@ export function placeStep(
   if (accept(field.attributes.value ?? '')) return null;
   const acts = ctx.history.filter((h) => h.action.type !== 'wait');
   const last = acts.at(-1);
-  const typedHere = last?.action.type === 'input' && elementOf(last, last.action.index)?.nodeKey === field.nodeKey;
+  const typedHere =
+    last?.action.type === 'input' && elementOf(last, last.action.index)?.nodeKey === field.nodeKey;
   if (typedHere) {
     const listed = suggestions(ctx.usable);
     const s = listed.find((e) => pick(labelOf(e)));
@@ -89,10 +90,16 @@ export function dateStep(ctx: SkillContext, field: Element, iso: string): Choice
     (e) => e.tag === 'button' && normalizeText(e.attributes['aria-label'] ?? '') === normalizeText(long),
   );
   if (day) return click(day, `Pick ${long} in the calendar`);
-  const next = ctx.usable.find((e) => isClickable(e) && /next month/i.test(`${e.attributes['aria-label'] ?? ''} ${labelOf(e)}`));
-  const prev = ctx.usable.find((e) => isClickable(e) && /previous month/i.test(`${e.attributes['aria-label'] ?? ''} ${labelOf(e)}`));
+  const next = ctx.usable.find(
+    (e) => isClickable(e) && /next month/i.test(`${e.attributes['aria-label'] ?? ''} ${labelOf(e)}`),
+  );
+  const prev = ctx.usable.find(
+    (e) => isClickable(e) && /previous month/i.test(`${e.attributes['aria-label'] ?? ''} ${labelOf(e)}`),
+  );
   if (next || prev) {
-    const shown = ctx.obs.texts.map((t) => t.text.trim()).find((t) => new RegExp(`^(${MONTHS.join('|')}) \\d{4}$`).test(t));
+    const shown = ctx.obs.texts
+      .map((t) => t.text.trim())
+      .find((t) => new RegExp(`^(${MONTHS.join('|')}) \\d{4}$`).test(t));
     const want = Number(iso.slice(0, 4)) * 12 + Number(iso.slice(5, 7)) - 1;
     // Trips lie ahead, so an unreadable month header means paging forward.
     let at = want - 1;

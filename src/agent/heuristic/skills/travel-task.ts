@@ -50,7 +50,8 @@ function iso(long: string | undefined): string | null {
 export function readTravelTask(goal: TaskGoal): TravelTask {
   const t = goal.text;
   const route = t.match(new RegExp(`\\bfrom (${PLACE}) to (${PLACE})(?: on (${LONG_DATE}))?`));
-  const hotelWords = /\b(hotels?|room|guest rating|check(?:ing)? in|stars?|per night|a night|reserve)\b/i.test(t);
+  const hotelWords =
+    /\b(hotels?|room|guest rating|check(?:ing)? in|stars?|per night|a night|reserve)\b/i.test(t);
   const kind: TravelTask['kind'] = /\b(flights?|fare|airline|nonstop|non-stop)\b/i.test(t)
     ? 'flight'
     : hotelWords
@@ -74,7 +75,13 @@ export function readTravelTask(goal: TaskGoal): TravelTask {
     else if (/\b(price|how much|fare|cost)\b/i.test(t)) ask = 'price';
     else ask = 'name';
   }
-  const fee = /\bcancel/i.test(t) ? 'cancellation' : /\bchange fee\b/i.test(t) ? 'change' : /\bbag/i.test(t) ? 'bag' : null;
+  const fee = /\bcancel/i.test(t)
+    ? 'cancellation'
+    : /\bchange fee\b/i.test(t)
+      ? 'change'
+      : /\bbag/i.test(t)
+        ? 'bag'
+        : null;
   const book = /\b(book|reserve)\b/i.test(t) && !goal.question;
   const name =
     t.match(/\bfor ([A-Z][a-z'-]+(?: [A-Z][a-z'-]+)+), born\b/)?.[1] ??
@@ -85,7 +92,9 @@ export function readTravelTask(goal: TaskGoal): TravelTask {
   const hotelRoom =
     t.match(/\b(?:book|reserve) (?:a|an|the) (.+?)(?: room)? at (.+?)(?=,| from | checking | for )/i) ?? null;
   const hotelAsk =
-    t.match(/\bguest rating does (.+?) have\b/i)?.[1] ?? t.match(/\bhow do guests rate (.+?)(?: \(out of 10\))?\?/i)?.[1] ?? null;
+    t.match(/\bguest rating does (.+?) have\b/i)?.[1] ??
+    t.match(/\bhow do guests rate (.+?)(?: \(out of 10\))?\?/i)?.[1] ??
+    null;
   const guests = t.match(/\b(\d) guests?\b/i)?.[1];
   return {
     kind,
@@ -109,7 +118,9 @@ export function readTravelTask(goal: TaskGoal): TravelTask {
         }
       : null,
     seat: (t.match(/\b(window|aisle) seat\b/i)?.[1]?.toLowerCase() as 'window' | 'aisle' | undefined) ?? null,
-    bags: /\bno checked bags?\b/i.test(t) ? 0 : Number(t.match(/\b(\d) checked bags?\b/i)?.[1] ?? Number.NaN) || null,
+    bags: /\bno checked bags?\b/i.test(t)
+      ? 0
+      : Number(t.match(/\b(\d) checked bags?\b/i)?.[1] ?? Number.NaN) || null,
     hotel: hotelRoom?.[2]?.trim() ?? hotelAsk?.trim() ?? null,
     room: hotelRoom?.[1]?.trim() ?? null,
     guests: guests ? Number(guests) : null,

@@ -40,8 +40,12 @@ export const travelSkill: Skill = {
 };
 
 function isTravelTask(goal: TaskGoal, obs: Observation): boolean {
-  if (/\b(flights?|airline|airport|nonstop|non-stop|fare rules|hotels?|check-?in|guest rating)\b/i.test(goal.text)) return true;
-  return /\b(book|reserve)\b/i.test(goal.text) && /\b(flights?|hotels?|trips?)\b/i.test(obs.elements.slice(0, 8).map(labelOf).join(' '));
+  // A travel site: its navigation or tabs offer flights or hotels.
+  const site = obs.elements.some((e) => /^(flights?|hotels?|my trips)$/i.test(labelOf(e).trim()));
+  if (!site) return false;
+  return /\b(flights?|airline|airport|nonstop|non-stop|fare rules|hotels?|check-?in|guest rating|book|reserve)\b/i.test(
+    goal.text,
+  );
 }
 
 const CONFIRMED_RE = /\b(booking confirmed|confirmation (?:code|number) is)\b/i;
@@ -55,7 +59,8 @@ function decideTravel(ctx: SkillContext): Choice | null {
   if (task.kind !== 'flight') return null;
   // Fare rules open in a new tab: go there, then read the fee.
   const rulesTab = obs.tabs.find((t) => !t.active && /fare rules/i.test(t.title));
-  if (rulesTab && task.ask === 'fee') return { action: { type: 'switch_tab', tab_id: rulesTab.id }, goal: 'Switch to the fare rules tab' };
+  if (rulesTab && task.ask === 'fee')
+    return { action: { type: 'switch_tab', tab_id: rulesTab.id }, goal: 'Switch to the fare rules tab' };
   if (/fare rules/i.test(obs.title) && task.ask === 'fee') return readFee(obs, task);
   if (obs.elements.some((e) => /date of birth/i.test(labelOf(e)))) return passengerForm(ctx, task);
   const detail = buttonMatching(ctx.usable, /^continue to booking$/i);
@@ -66,7 +71,8 @@ function decideTravel(ctx: SkillContext): Choice | null {
     }
     return task.book ? click(detail, 'Continue to booking') : null;
   }
-  if (stillLoading(obs) || ctx.usable.some((e) => isToggle(e) && /non-?stop/i.test(labelOf(e)))) return resultsStep(ctx, task);
+  if (stillLoading(obs) || ctx.usable.some((e) => isToggle(e) && /non-?stop/i.test(labelOf(e))))
+    return resultsStep(ctx, task);
   return flightSearch(ctx, task);
 }
 
@@ -141,10 +147,13 @@ export function flightCards(obs: Observation): FlightCard[] {
 /** On the results: wait for them, set filters and sort, then read or select the first flight. */
 function resultsStep(ctx: SkillContext, task: TravelTask): Choice | null {
   const { usable, obs } = ctx;
-  if (stillLoading(obs) && waitedTimes(ctx.history) < 5) return { action: { type: 'wait', seconds: 1 }, goal: 'Wait for the results to load' };
+  if (stillLoading(obs) && waitedTimes(ctx.history) < 5)
+    return { action: { type: 'wait', seconds: 1 }, goal: 'Wait for the results to load' };
   if (task.flightNumber) {
     const n = normalizeText(task.flightNumber);
-    const sel = usable.find((e) => isClickable(e) && normalizeText(labelOf(e)).endsWith(n) && /select/i.test(labelOf(e)));
+    const sel = usable.find(
+      (e) => isClickable(e) && normalizeText(labelOf(e)).endsWith(n) && /select/i.test(labelOf(e)),
+    );
     if (sel) return click(sel, `Select flight ${task.flightNumber}`);
   }
   // Boxes whose label the task mentions ("Nonstop only" needs a careful reading of "nonstop").
@@ -173,15 +182,26 @@ function resultsStep(ctx: SkillContext, task: TravelTask): Choice | null {
     const sel = usable.find((e) => isClickable(e) && /^select flight /i.test(labelOf(e)));
     return sel ? click(sel, `Select ${labelOf(sel).replace(/^select /i, '')}`) : null;
   }
-  if (task.ask === 'number') return finish(`Flight ${first.number} (${first.airline}, ${first.duration}).`, 'Answer with the flight number');
-  if (task.ask === 'airline-time') return finish(`${first.airline}, departing at ${first.depart}.`, 'Answer with the airline and time');
-  if (task.ask === 'price' || task.ask === 'name') return finish(`${first.price} (${first.airline} ${first.number}).`, 'Answer with the fare');
+  if (task.ask === 'number')
+    return finish(
+      `Flight ${first.number} (${first.airline}, ${first.duration}).`,
+      'Answer with the flight number',
+    );
+  if (task.ask === 'airline-time')
+    return finish(`${first.airline}, departing at ${first.depart}.`, 'Answer with the airline and time');
+  if (task.ask === 'price' || task.ask === 'name')
+    return finish(`${first.price} (${first.airline} ${first.number}).`, 'Answer with the fare');
   return null;
 }
 
 /** Reads the fee the task asks about off the fare rules table. */
 function readFee(obs: Observation, task: TravelTask): Choice | null {
-  const label = task.fee === 'cancellation' ? /^cancell?ation fee$/i : task.fee === 'change' ? /^change fee$/i : /^(first )?checked bag/i;
+  const label =
+    task.fee === 'cancellation'
+      ? /^cancell?ation fee$/i
+      : task.fee === 'change'
+        ? /^change fee$/i
+        : /^(first )?checked bag/i;
   const v = labeledValue(obs, label);
   return v ? finish(`The ${task.fee ?? ''} fee is ${v}.`.replace(/\s+/g, ' '), 'Answer with the fee') : null;
 }
@@ -208,7 +228,9 @@ function passengerForm(ctx: SkillContext, task: TravelTask): Choice | null {
   }
   const bags = selectLabelled(usable, /bags?/i);
   if (bags && task.bags !== null) {
-    const o = optionsOf(bags).find((x) => (task.bags === 0 ? /^no\b/i.test(x) : x.startsWith(String(task.bags))));
+    const o = optionsOf(bags).find((x) =>
+      task.bags === 0 ? /^no\b/i.test(x) : x.startsWith(String(task.bags)),
+    );
     if (o) wants.push({ el: bags, kind: 'select', option: o });
   }
   const accept = usable.find((e) => isToggle(e) && /\b(accept|agree)\b/i.test(labelOf(e)));

@@ -148,7 +148,9 @@ export function buildShopData(seed: number): ShopData {
         const colors = rng.shuffle(cat.colors).slice(0, rng.int(2, 4));
         const sizes = cat.sizes.length > 0 ? cat.sizes.slice() : [];
         // At least one size stays available: a product with every size sold out is out of stock.
-        const soldOutSizes = sizes.length ? rng.shuffle(sizes).slice(0, rng.int(0, Math.min(2, sizes.length - 1))) : [];
+        const soldOutSizes = sizes.length
+          ? rng.shuffle(sizes).slice(0, rng.int(0, Math.min(2, sizes.length - 1)))
+          : [];
         const rating = Math.round((3 + rng.next() * 1.5 + rng.next() * 0.5) * 10) / 10;
         products.push({
           id: slug(name),
