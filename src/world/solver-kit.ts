@@ -137,7 +137,7 @@ export class EnvSolverDriver implements SolverDriver {
     return this.current;
   }
 
-  async waitFor(pred: (o: Observation) => boolean, what: string, timeoutMs = 8000): Promise<Observation> {
+  async waitFor(pred: (o: Observation) => boolean, what: string, timeoutMs = 20_000): Promise<Observation> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       if (pred(this.current)) return this.current;

@@ -140,9 +140,21 @@ describe('rmsweb tasks synth', () => {
     ]);
   });
 
-  it('says clearly that the offline rewriter is not available yet', async () => {
-    await expect(
-      run(['tasks', 'synth', '--model', 'offline', '--out', join(tmp, 'o.jsonl')]),
-    ).rejects.toThrow(/offline task rewriter is not available yet/);
-  });
+  it('grounds raw queries in the offline world and drops what it cannot ground, with a reason', async () => {
+    const q = join(tmp, 'raw-offline.jsonl');
+    writeFileSync(
+      q,
+      [
+        JSON.stringify({ query: 'asdf qwerty zzz', site: 'mail' }),
+        JSON.stringify({ query: 'set my postbox signature to "Best, Sam Lee"', site: 'mail' }),
+      ].join('\n'),
+    );
+    const out = join(tmp, 'o.jsonl');
+    await run(['tasks', 'synth', '--queries', q, '--model', 'offline', '--out', out]);
+    const dropped = readFileSync(droppedPathFor(out), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(dropped.some((d) => d.query === 'asdf qwerty zzz' && d.feasible === false && d.reason.length > 0)).toBe(true);
+    const kept = existsSync(out) ? readFileSync(out, 'utf8').trim().split('\n').filter(Boolean).map((l) => Task.parse(JSON.parse(l))) : [];
+    expect(kept.every((t) => t.suite === 'world' && t.verifier.kind === 'world')).toBe(true);
+    expect(kept.length + dropped.length).toBe(2);
+  }, 120_000);
 });
