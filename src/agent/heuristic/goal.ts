@@ -51,7 +51,9 @@ export function parseGoal(text: string): TaskGoal {
   const names = [...quoted];
   for (const m of text.matchAll(/\b([A-Z][\w'&-]*(?:\s+(?:[A-Z0-9][\w'&-]*|of|and|de|la|&))+)/g)) {
     const n = m[1].trim();
-    if (!names.includes(n) && !/^(What|How|Which|Find|Add|Buy|Book|Send|Go|Open|Please|I|The|Tell)\b/.test(n)) names.push(n);
+    // A date ("April 4") is not the name of a thing to find.
+    const isDate = /^(January|February|March|April|May|June|July|August|September|October|November|December) \d/.test(n);
+    if (!names.includes(n) && !isDate && !/^(What|How|Which|Find|Add|Buy|Book|Send|Go|Open|Please|I|The|Tell)\b/.test(n)) names.push(n);
   }
   let sort: SortIntent | null = null;
   for (const [re, s] of SORTS) if (re.test(text)) sort = s;

@@ -2,6 +2,7 @@ import { join, resolve } from 'node:path';
 import { InputError } from '../../core/errors.ts';
 import type { Task } from '../../core/task.ts';
 import { RunStore } from '../../store/run-store.ts';
+import { type EnsuredWorld, ensureWorld } from '../../world/ensure.ts';
 import { generateWorldTasks } from '../../world/tasks.ts';
 import { openWorldRuntime, type WorldRuntime } from '../runtime.ts';
 import { sampleTasks } from '../tasks-arg.ts';
@@ -63,6 +64,7 @@ export class PipelineContext {
   readonly store: RunStore;
   readonly stages: StageRunner;
   private runtime: { screenshots: boolean; rt: WorldRuntime } | null = null;
+  private server: EnsuredWorld | null = null;
 
   constructor(
     readonly settings: PipelineSettings,
@@ -128,20 +130,21 @@ export class PipelineContext {
   /**
    * A world and browser. Collection keeps screenshots (the SFT export is multimodal); rollouts and
    * evaluation turn them off, since neither the student nor the heuristic teacher reads them.
-   * One runtime is open at a time; asking for the other setting replaces it.
+   * One world serves every stage of an invocation; one browser runtime is open at a time, and asking
+   * for the other screenshot setting replaces it.
    */
   async world(screenshots: boolean): Promise<WorldRuntime> {
     if (this.runtime?.screenshots === screenshots) return this.runtime.rt;
     await this.closeWorld();
-    const rt = await openWorldRuntime({
-      port: this.settings.port ?? 0,
-      seed: this.settings.worldSeed,
-      screenshots,
-    });
+    this.server ??= await ensureWorld({ port: this.settings.port ?? 0, seed: this.settings.worldSeed });
+    // The runtime finds the world already running on that port and reuses it.
+    const port = Number(new URL(this.server.origin).port);
+    const rt = await openWorldRuntime({ port, seed: this.settings.worldSeed, screenshots });
     this.runtime = { screenshots, rt };
     return rt;
   }
 
+  /** Closes the browser runtime (the world keeps serving until close()). */
   async closeWorld(): Promise<void> {
     const r = this.runtime;
     this.runtime = null;
@@ -150,6 +153,9 @@ export class PipelineContext {
 
   async close(): Promise<void> {
     await this.closeWorld();
+    const server = this.server;
+    this.server = null;
+    await server?.stop();
     this.store.close();
   }
 }

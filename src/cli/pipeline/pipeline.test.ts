@@ -2,9 +2,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { InputError } from '../../core/errors.ts';
 import type { RateOverRuns } from '../../eval/metrics.ts';
 import { RunStore } from '../../store/run-store.ts';
+import { runAblation } from './ablate.ts';
 import { type AblationRowResult, ablationMarkdown, checkTargets, type RowId } from './ablation-table.ts';
+import { PipelineContext } from './context.ts';
 import { PRESETS, presetByName, rlSteps } from './presets.ts';
 import { PipelineInterrupted, StageRunner } from './stage.ts';
 
@@ -90,5 +93,55 @@ describe('ablation targets', () => {
   });
   it('does not claim a target whose rows are missing', () => {
     expect(checkTargets([row('sft', 0.3)])).toEqual([]);
+  });
+});
+
+describe('ablate --from', () => {
+  it('refuses a folder whose base stages have not finished, naming the stage', async () => {
+    const from = join(dir, 'half-demo');
+    const store = RunStore.open(from);
+    store.putRecord('stage', 'collect', {
+      stage: 'collect',
+      done: true,
+      seconds: 1,
+      finishedAt: '',
+      result: {},
+    });
+    store.close();
+    const ctx = new PipelineContext(
+      {
+        command: 'ablate',
+        out: join(dir, 'abl'),
+        preset: presetByName('quick'),
+        seed: 0,
+        worldSeed: 1,
+        quiet: true,
+      },
+      new AbortController().signal,
+    );
+    try {
+      await expect(runAblation(ctx, { from })).rejects.toThrow(/its train-sft stage has not finished/);
+      await expect(runAblation(ctx, { from: join(dir, 'nowhere') })).rejects.toBeInstanceOf(InputError);
+    } finally {
+      await ctx.close();
+    }
+  });
+
+  it('refuses to resume a folder made with other settings', () => {
+    const out = join(dir, 'settings');
+    const make = (preset: string) =>
+      new PipelineContext(
+        { command: 'demo', out, preset: presetByName(preset), seed: 0, worldSeed: 1, quiet: true },
+        new AbortController().signal,
+      );
+    const a = make('tiny');
+    a.checkSettings();
+    a.store.close();
+    const b = make('tiny');
+    expect(() => b.checkSettings()).not.toThrow();
+    b.store.close();
+    const c = make('quick');
+    expect(() => c.checkSettings()).toThrow(/preset tiny/);
+    c.store.close();
   });
 });

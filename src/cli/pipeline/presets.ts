@@ -65,7 +65,7 @@ const QUICK: PipelinePreset = {
   synthQueries: 300,
   trainTasks: 60,
   collect: { maxRounds: 3, stopAfter: 1, maxSteps: 25, screenshots: true },
-  sft: { epochs: 6, batch: 32, lr: 0.002 },
+  sft: { epochs: 16, batch: 32, lr: 0.002 },
   rollout: { tasks: 60, runs: 1, maxSteps: 20 },
   rl: { epochs: 4, minSteps: 10, maxSteps: 400, batchSize: 8, groupSize: 8 },
   eval: { testTasks: 40, runs: 3, maxSteps: 20 },

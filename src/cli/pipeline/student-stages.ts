@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import { type EpisodeJob, runEpisodePool } from '../../collect/episode-pool.ts';
 import { CriticalState, describeZodIssues, InputError, RmswebError } from '../../core/index.ts';
 import type { Task } from '../../core/task.ts';
+import type { Trajectory } from '../../core/trajectory.ts';
 import { type MineStats, mineCriticalStates, rulesTagger } from '../../mine/index.ts';
 import { initPolicyBackend } from '../../policy/backend.ts';
 import { loadSuccessfulTrajectories } from '../../policy/run-data.ts';
@@ -10,6 +11,7 @@ import { type EpochMetrics, type SftDataReport, trainSft } from '../../policy/sf
 import { loadStudentPolicy } from '../../policy/student-policy.ts';
 import { writeFileAtomic } from '../../store/index.ts';
 import { RunStore } from '../../store/run-store.ts';
+import { resolveWorldUrl, WORLD_ORIGIN } from '../../world/tasks.ts';
 import { resolveAgent } from '../runtime.ts';
 import type { PipelineContext } from './context.ts';
 import type { StageScope } from './stage.ts';
@@ -171,6 +173,36 @@ export async function rolloutStage(
   }
 }
 
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
+/**
+ * World trajectories recorded by different invocations ran against worlds on different ports; the
+ * miner compares URLs host and all, so the same page would look like two sites. World tasks are
+ * portable across ports (`resolveWorldUrl`): move every loopback URL to the canonical world origin.
+ */
+export function canonicalWorldUrls(t: Trajectory): Trajectory {
+  if (t.task.suite !== 'world') return t;
+  const fix = (url: string) => {
+    try {
+      return LOOPBACK.has(new URL(url).hostname) ? resolveWorldUrl(url, WORLD_ORIGIN) : url;
+    } catch {
+      return url;
+    }
+  };
+  return {
+    ...t,
+    steps: t.steps.map((s) => ({
+      ...s,
+      action: s.action.type === 'navigate' ? { ...s.action, url: fix(s.action.url) } : s.action,
+      observation: {
+        ...s.observation,
+        url: fix(s.observation.url),
+        tabs: s.observation.tabs.map((tab) => ({ ...tab, url: fix(tab.url) })),
+      },
+    })),
+  };
+}
+
 /**
  * Critical-state mining (as `rmsweb mine --judge rules`) over the teacher's collection (its
  * failures) and the student's rollouts, each paired with the teacher's verified successes.
@@ -184,7 +216,7 @@ export async function mineStage(
   const trajectories = o.runs.flatMap((dir) => {
     const s = RunStore.open(dir, { create: false, readonly: true });
     try {
-      return s.listTrajectories();
+      return s.listTrajectories().map(canonicalWorldUrls);
     } finally {
       s.close();
     }

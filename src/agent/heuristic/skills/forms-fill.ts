@@ -55,6 +55,16 @@ export function careful(rules: Rules): boolean {
   return rules.avoid.length > 0 || rules.prefer.length > 0;
 }
 
+/**
+ * Whether a field's shown value is `want`. Observed values are cut at 80 characters with an
+ * ellipsis, so a cut value counts when it is the start of `want` (its last, cut word aside).
+ */
+export function holds(current: string, want: string): boolean {
+  if (!current.endsWith('\u2026')) return normalizeText(current) === normalizeText(want);
+  const head = normalizeText(current.slice(0, -1)).split(' ').slice(0, -1).join(' ');
+  return normalizeText(want).startsWith(head);
+}
+
 const DECLARATION = /\b(i declare|i certify|i confirm|i agree|i accept|true and complete|terms)\b/i;
 
 /** The form fields on the page, radios grouped by name, in page order. */
@@ -217,7 +227,7 @@ export function fillPage(
     }
     if (/\b(date|birth|dob)\b/i.test(f.label)) want = dateText(want, e);
     const current = e.attributes.value ?? '';
-    if (normalizeText(current) === normalizeText(want) || typedBefore(history, e, want, here)) continue;
+    if (holds(current, want) || typedBefore(history, e, want, here)) continue;
     return {
       action: { type: 'input', index: e.index, text: want, clear: true },
       goal: `Fill "${f.label}" with "${want}"`,

@@ -135,7 +135,9 @@ const STOP = new Set(
   ),
 );
 
-const stem = (w: string) => w.replace(/(ies|es|s|ed|ing)$/, '');
+/** A light stemmer: "licensed", "licenses" and "license" all become "licens". */
+export const stem = (w: string) =>
+  w.length <= 3 ? w : w.replace(/ies$/, 'y').replace(/(?:ing|ed|es|s|e)$/, '');
 
 function contentWords(s: string): string[] {
   return textTokens(s)

@@ -2,8 +2,9 @@ import { normalizeText, textTokens } from '../../../core/action-equivalence.ts';
 import type { Element, Observation } from '../../../core/observation.ts';
 import type { TaskGoal } from '../goal.ts';
 import type { Choice } from '../kit.ts';
-import { isClickable, isEditable, labelOf, pageTexts } from '../page.ts';
+import { isClickable, isDisabled, isEditable, labelOf, pageTexts } from '../page.ts';
 import { declaration, fillPage } from './forms-fill.ts';
+import { stem } from './forms-values.ts';
 import type { Skill, SkillContext } from './index.ts';
 
 /**
@@ -18,9 +19,7 @@ const FORM_TASK =
 
 const click = (e: Element, goal: string): Choice => ({ action: { type: 'click', index: e.index }, goal });
 const find = (obs: Observation, re: RegExp) =>
-  obs.elements.find(
-    (e) => isClickable(e) && re.test(labelOf(e).trim()) && e.attributes.disabled === undefined,
-  );
+  obs.elements.find((e) => isClickable(e) && !isDisabled(e) && re.test(labelOf(e).trim()));
 
 /** Whether the page belongs to an online-services portal: a wizard, a service page, a fee table or a status lookup. */
 function isServicesPage(obs: Observation): boolean {
@@ -85,7 +84,7 @@ function apply(ctx: SkillContext): Choice | null {
   );
   if (submit) {
     if (box) return click(box, `Tick "${labelOf(box)}"`);
-    if (submit.attributes.disabled === undefined) return click(submit, 'Submit the application');
+    if (!isDisabled(submit)) return click(submit, 'Submit the application');
     return null;
   }
   const fill = fillPage(obs, history, goal.text, rules);
@@ -119,8 +118,6 @@ const STOP = new Set([
   'citys',
 ]);
 
-const stem = (w: string) => w.replace(/(ies|es|s)$/, '');
-
 /** The thing whose fee is asked for, as content words. */
 function feeWords(text: string): string[] {
   const m = text.match(/\b(?:for|of) (an? .+?)(?:\?|\.|$| on the fee schedule)/i);
@@ -145,7 +142,7 @@ function tableRows(obs: Observation): Array<{ item: string; value: string }> {
 }
 
 function fee(ctx: SkillContext): Choice | null {
-  const { obs, goal, history } = ctx;
+  const { obs, goal } = ctx;
   const words = feeWords(goal.text);
   const rows = tableRows(obs);
   if (rows.length) {
@@ -182,8 +179,7 @@ function fee(ctx: SkillContext): Choice | null {
     return null;
   }
   const link = find(obs, /^(fees|fee schedule)$/i);
-  if (link && !history.some((h) => h.url === obs.url && h.action.type === 'click' && ctx.acted(link)))
-    return click(link, 'Open the fee schedule');
+  if (link && !ctx.acted(link)) return click(link, 'Open the fee schedule');
   return null;
 }
 

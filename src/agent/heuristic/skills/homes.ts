@@ -4,7 +4,7 @@ import type { TaskGoal } from '../goal.ts';
 import { bestByText, type Choice, preferredSort } from '../kit.ts';
 import { isClickable, isEditable, isSelect, labelOf, optionsOf, selectedOf } from '../page.ts';
 import { careful, fillPage } from './forms-fill.ts';
-import { STREET } from './forms-values.ts';
+import { STREET, stem } from './forms-values.ts';
 import { type HomesSort, type HomesTask, parseHomesTask } from './homes-parse.ts';
 import type { Skill, SkillContext } from './index.ts';
 
@@ -107,10 +107,11 @@ function onListing(ctx: SkillContext, task: HomesTask): Choice | null {
     return t && t.attributes['aria-selected'] !== 'true' ? click(t, `Open the ${what} tab`) : null;
   };
   switch (task.kind) {
-    case 'save-address':
-    case 'save-pick':
     case 'pick':
-    case 'count': {
+    case 'count':
+      return { action: { type: 'go_back' }, goal: 'Back to the search results' };
+    case 'save-address':
+    case 'save-pick': {
       if (button(obs, /^saved\s*[-\u2013]\s*remove$|^unsave|^remove from saved/i))
         return done('Saved the home.');
       const save = button(obs, /^save home$/i);
@@ -212,7 +213,6 @@ const SORT_RE: Record<NonNullable<HomesSort>, RegExp> = {
 };
 
 const priceLabel = (n: number) => (n >= 1_000_000 ? `$${n / 1_000_000}M` : `$${n / 1000}k`);
-const stem = (w: string) => w.replace(/(es|s)$/, '').replace(/-/g, '');
 
 /** The option of a filter the task asks for, or null to leave it. */
 function wanted(e: Element, task: HomesTask, ctx: SkillContext): string | null {
@@ -233,7 +233,9 @@ function wanted(e: Element, task: HomesTask, ctx: SkillContext): string | null {
   if (/max/.test(l) && task.maxPrice) return opts.find((o) => o === priceLabel(task.maxPrice!)) ?? null;
   if (/must|feature|amenit/.test(l)) return opts.find((o) => !/^anything|^any/i.test(o) && named(o)) ?? null;
   if (/sort/.test(l)) {
-    const s = task.sort ?? ctx.goal.sort ?? preferredSort(ctx.rules);
+    // Without a note only the common superlatives are known (goal.ts); a careful re-read also
+    // maps rarer wordings ("biggest", "most square feet") to the matching sort.
+    const s = careful(ctx.rules) ? (task.sort ?? ctx.goal.sort ?? preferredSort(ctx.rules)) : ctx.goal.sort;
     const re = s ? SORT_RE[s as NonNullable<HomesSort>] : null;
     return re ? (opts.find((o) => re.test(o)) ?? null) : null;
   }

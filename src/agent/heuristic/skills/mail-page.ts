@@ -2,12 +2,31 @@ import { textTokens } from '../../../core/action-equivalence.ts';
 import type { Element, Observation } from '../../../core/observation.ts';
 import type { HistoryEntry } from '../../agent.ts';
 import { phraseMatch } from '../goal.ts';
+import type { Choice } from '../kit.ts';
 import { isClickable, isEditable, isSearchBox, isToggle, labelOf, pageTexts } from '../page.ts';
 
 /**
  * What a person recognises on a webmail page: the message list and its rows, an open message
  * with its actions, the compose form, the settings. Readers over the observation only.
  */
+
+/** A click with the goal it serves. */
+export const click = (e: Element, goal: string): Choice => ({
+  action: { type: 'click', index: e.index },
+  goal,
+});
+
+/** Finishing: the answer or a short confirmation. */
+export const done = (text: string, success = true): Choice => ({
+  action: { type: 'done', text, success },
+  goal: success ? 'Finish the task' : 'Give up',
+});
+
+/** Clicks the clickable whose label matches, or null when there is none. */
+export function clickOr(obs: Observation, re: RegExp, goal: string): Choice | null {
+  const e = clickable(obs, re);
+  return e ? click(e, goal) : null;
+}
 
 export type MailPage = 'list' | 'message' | 'compose' | 'settings' | 'other';
 

@@ -1,5 +1,5 @@
 import { normalizeText } from '../../../core/action-equivalence.ts';
-import type { Element, Observation } from '../../../core/observation.ts';
+import type { Observation } from '../../../core/observation.ts';
 import type { TaskGoal } from '../goal.ts';
 import { bestByText, type Choice, elementOf, NEXT_RE } from '../kit.ts';
 import {
@@ -12,12 +12,13 @@ import {
   pageTexts,
   selectedOf,
 } from '../page.ts';
-import { isDateField, pickDay } from './forms-date.ts';
 import { careful } from './forms-fill.ts';
 import type { Skill, SkillContext } from './index.ts';
 import {
   askPattern,
-  composeField,
+  click,
+  clickOr,
+  done,
   findClickable,
   isWebmail,
   labelledValue,
@@ -25,9 +26,9 @@ import {
   matchScore,
   openMessage,
   rows,
-  seenValue,
 } from './mail-page.ts';
 import { type MailPlan, parseMailTask, searchWords } from './mail-parse.ts';
+import { signature, toSettings, vacation, write } from './mail-write.ts';
 
 /**
  * Webmail as a person uses it: search for the message by sender and subject matter, open it, then
@@ -46,12 +47,6 @@ function planOf(goal: TaskGoal): MailPlan {
   if (cached?.text !== goal.text) cached = { text: goal.text, plan: parseMailTask(goal.text) };
   return cached.plan;
 }
-
-const click = (e: Element, goal: string): Choice => ({ action: { type: 'click', index: e.index }, goal });
-const done = (text: string, success = true): Choice => ({
-  action: { type: 'done', text, success },
-  goal: 'Finish the task',
-});
 
 export const mailSkill: Skill = {
   id: 'mail',
@@ -109,53 +104,6 @@ function finished(ctx: SkillContext, plan: MailPlan): boolean {
   }
 }
 
-function clickOr(obs: Observation, re: RegExp, goal: string): Choice | null {
-  const e = findClickable(obs, re);
-  return e ? click(e, goal) : null;
-}
-
-function toSettings(obs: Observation): Choice | null {
-  return clickOr(obs, /^settings$/i, 'Open the mail settings');
-}
-
-function signature(ctx: SkillContext, plan: MailPlan): Choice | null {
-  const field = composeField(ctx.obs, 'signature');
-  if (!field || !plan.text) return null;
-  if (normalizeText(field.attributes.value ?? '') !== normalizeText(plan.text))
-    return {
-      action: { type: 'input', index: field.index, text: plan.text, clear: true },
-      goal: 'Write the new signature',
-    };
-  return clickOr(ctx.obs, /^save( changes)?$/i, 'Save the signature');
-}
-
-function vacation(ctx: SkillContext, plan: MailPlan): Choice | null {
-  const { obs, history } = ctx;
-  const tab = obs.elements.find((e) => e.role === 'tab' && /vacation|out of office|auto/i.test(labelOf(e)));
-  if (tab && tab.attributes['aria-selected'] === 'false')
-    return click(tab, 'Open the vacation responder tab');
-  const on = obs.elements.find((e) => e.attributes.type === 'radio' && /\bon\b|enable/i.test(labelOf(e)));
-  if (on && !isChecked(on)) return click(on, 'Turn the vacation responder on');
-  const dates = obs.elements.filter(isDateField);
-  const startField = dates.find((e) => /first|start|from|begin/i.test(labelOf(e))) ?? dates[0];
-  const endField = dates.find((e) => /last|end|until|to\b|return/i.test(labelOf(e))) ?? dates[1];
-  if (startField && plan.start) {
-    const c = pickDay(obs, history, startField, plan.start, 'the first day');
-    if (c) return c;
-  }
-  if (endField && plan.end) {
-    const c = pickDay(obs, history, endField, plan.end, 'the last day');
-    if (c) return c;
-  }
-  const msg = composeField(obs, 'message');
-  if (msg && plan.text && normalizeText(msg.attributes.value ?? '') !== normalizeText(plan.text))
-    return {
-      action: { type: 'input', index: msg.index, text: plan.text, clear: true },
-      goal: 'Write the auto-reply message',
-    };
-  return clickOr(obs, /^save( changes)?$/i, 'Save the vacation responder');
-}
-
 /** Types a search query (the next one not tried yet), then submits it. */
 function search(ctx: SkillContext, queries: string[]): Choice | null {
   const { obs, history } = ctx;
@@ -208,7 +156,10 @@ function bulk(ctx: SkillContext, plan: MailPlan, page: string): Choice | null {
     if (page === 'message') return { action: { type: 'go_back' }, goal: 'Back to the list' };
     return search(ctx, [plan.sender]);
   }
-  const mine = rows(obs).filter((r) => !r.sent && matchScore(r.who, r.who, plan.sender, null) > 0);
+  // A quick clean-up trusts the search and selects every result it received; a careful one
+  // (after a note) selects only the rows whose sender is the one named.
+  const care = careful(ctx.rules);
+  const mine = rows(obs).filter((r) => !r.sent && (!care || matchScore(r.who, r.who, plan.sender, null) > 0));
   if (!mine.length) return done(`No emails from ${plan.sender} found.`, false);
   const todo = mine.find((r) => !isChecked(r.box) && !ctx.acted(r.box));
   if (todo) return click(todo.box, `Select "${todo.subject}" from ${todo.who}`);
@@ -336,59 +287,4 @@ function readDocument(ctx: SkillContext): Choice | null {
     return { action: { type: 'switch_tab', tab_id: newest.id }, goal: `Switch to the tab "${newest.title}"` };
   const v = labelledValue(obs, askPattern(ctx.goal.text));
   return v ? done(v) : null;
-}
-
-function write(ctx: SkillContext, plan: MailPlan): Choice | null {
-  const { obs, history, rules } = ctx;
-  const to = composeField(obs, 'to');
-  if (to && plan.recipient) {
-    // A quick writer types the first name and the start of the last name and takes the first
-    // suggestion that fits; a careful one types the whole name and takes the exact contact.
-    const recipient = plan.recipient;
-    const care = careful(rules);
-    const [firstName, ...rest] = recipient.split(' ');
-    const typed = care || !rest.length ? recipient : `${firstName} ${rest.join(' ').slice(0, 3)}`;
-    const value = to.attributes.value ?? '';
-    const nameOf = (s: string) => normalizeText(s.replace(/<.*$/, ''));
-    const fits = (s: string) =>
-      care ? nameOf(s) === normalizeText(recipient) : nameOf(s).startsWith(normalizeText(typed));
-    const chosen = /<[^>]+@[^>]+>/.test(value) && fits(value);
-    if (!chosen) {
-      const options = ctx.usable.filter((e) => e.role === 'option');
-      const best =
-        options.find((o) => fits(labelOf(o))) ?? (care ? bestByText(options, recipient, rules) : undefined);
-      if (best) return click(best, `Choose "${labelOf(best)}" as the recipient`);
-      const last = history.at(-1);
-      const typedHere =
-        last?.action.type === 'input' && elementOf(last, last.action.index)?.nodeKey === to.nodeKey;
-      if (
-        typedHere &&
-        last.action.type === 'input' &&
-        normalizeText(last.action.text) === normalizeText(typed)
-      )
-        return { action: { type: 'wait', seconds: 1 }, goal: 'Wait for the contact suggestions' };
-      return {
-        action: { type: 'input', index: to.index, text: typed, clear: true },
-        goal: `Type ${typed} in To`,
-      };
-    }
-  }
-  const subject = composeField(obs, 'subject');
-  const wantSubject =
-    plan.kind === 'compose' ? plan.subject : plan.kind === 'relay' ? 'Tracking number' : null;
-  if (subject && wantSubject && normalizeText(subject.attributes.value ?? '') !== normalizeText(wantSubject))
-    return {
-      action: { type: 'input', index: subject.index, text: wantSubject, clear: true },
-      goal: `Write the subject "${wantSubject}"`,
-    };
-  const body = composeField(obs, 'message');
-  let text = plan.text;
-  if (plan.kind === 'relay') {
-    const tracking = seenValue(obs, history, /tracking/i);
-    if (!tracking) return null;
-    text = `Here is the tracking number for my ${plan.topic ?? 'order'}: ${tracking}`;
-  }
-  if (body && text && !normalizeText(body.attributes.value ?? '').includes(normalizeText(text)))
-    return { action: { type: 'input', index: body.index, text, clear: true }, goal: 'Write the message' };
-  return clickOr(obs, /^send$/i, 'Send the message');
 }

@@ -7,8 +7,9 @@ export interface RecipeTask {
   name: string | null;
   /** The fact asked for, or `name` when the answer is the recipe found by filters. */
   ask: 'time' | 'calories' | 'oven' | 'which' | 'amount' | 'name' | null;
-  /** Servings to scale the recipe to. */
+  /** Servings to scale the recipe to, and whether the task says "servings" or "people". */
   servings: number | null;
+  servingsWord: 'servings' | 'people' | null;
   /** The ingredient whose amount is asked for or added at a scaled amount. */
   ingredient: string | null;
   /** Candidate ingredients of a "which of these" question. */
@@ -31,9 +32,10 @@ const splitList = (s: string): string[] =>
 /** Parses a cooking task. Pure. */
 export function readRecipeTask(goal: TaskGoal): RecipeTask {
   const t = goal.text;
-  const servings = t.match(
-    /\b(?:for|to|serves?|serving)\s+(\d{1,2})\s+(?:people|servings|persons|guests|portions)\b/i,
-  );
+  // "for 4 servings" names the scaler's unit; "for 10 people" says the same thing less literally.
+  const servings =
+    t.match(/\b(\d{1,2})\s+(servings|portions)\b/i) ??
+    t.match(/\b(?:for|to|serves?|serving)\s+(\d{1,2})\s+(people|persons|guests)\b/i);
   const amount =
     t.match(
       /\bhow much\s+(.+?)\s+(?:do i need|should i use|should i buy|is needed|goes into|does it take|do i use)\b/i,
@@ -63,6 +65,7 @@ export function readRecipeTask(goal: TaskGoal): RecipeTask {
     name: subjectOf(goal),
     ask,
     servings: servings ? Number(servings[1]) : null,
+    servingsWord: servings ? (/servings|portions/i.test(servings[2]) ? 'servings' : 'people') : null,
     ingredient: amount ? amount[1].replace(/^(?:the|some)\s+/i, '').trim() : null,
     options: which ? splitList(which[1]) : [],
     items: list && except ? splitList(except[1]) : [],

@@ -8,6 +8,7 @@ import {
   asksFor,
   buttonMatching,
   type ControlWant,
+  carefulReading,
   click,
   exactMode,
   finish,
@@ -93,8 +94,14 @@ function findRecipe(ctx: SkillContext, name: string): Choice | null {
 /** What to do on the page of the recipe the task names. */
 function onRecipe(ctx: SkillContext, task: RecipeTask): Choice | null {
   const { obs } = ctx;
+  const careful = carefulReading(ctx.rules);
   if (task.ask === 'time') {
-    const v = labeledValue(obs, /^total(?: time)?$/i);
+    // The question's own words pick the label: "in total" finds Total; "from start to finish"
+    // does not, and the teacher takes the first duration printed (Prep) until it reads closely.
+    const v =
+      /\btotal\b/i.test(ctx.goal.text) || careful
+        ? labeledValue(obs, /^total(?: time)?$/i)
+        : firstDuration(obs);
     if (v)
       return finish(
         /min/i.test(v) ? v.replace(/\bmin\b/i, 'minutes') : `${v} minutes`,
@@ -106,7 +113,7 @@ function onRecipe(ctx: SkillContext, task: RecipeTask): Choice | null {
     if (v)
       return finish(`${v.replace(/\s*per serving/i, '')} calories per serving`, 'Answer with the calories');
   }
-  if (task.ask === 'oven') return ovenTemperature(ctx);
+  if (task.ask === 'oven') return ovenTemperature(ctx, careful);
   if (task.ask === 'which') {
     // Token recall, first option in the task's order: "lime" passes for a recipe's "lime juice"
     // until a note (or a rejected answer) makes the teacher compare whole ingredient names.
@@ -121,15 +128,19 @@ function onRecipe(ctx: SkillContext, task: RecipeTask): Choice | null {
     );
     return hit ? finish(hit, 'Answer with the ingredient the recipe lists') : null;
   }
-  if (task.servings !== null) {
+  // The scaler counts servings; "for 10 people" is taken for a serving count only on a close reading.
+  if (task.servings !== null && (task.servingsWord === 'servings' || careful)) {
     const scale = scaleTo(ctx, task.servings);
     if (scale) return scale;
   }
   if (task.ask === 'amount' && task.ingredient) {
     const line = ingredientLine(obs, task.ingredient);
+    const shown = textMatching(obs, /^\d+ servings?$/i);
     if (line)
       return finish(
-        task.servings ? `${line} (for ${task.servings} servings)` : line,
+        shown && task.servings && Number.parseInt(shown, 10) === task.servings
+          ? `${line} (for ${task.servings} servings)`
+          : line,
         'Answer with the amount',
       );
     return null;
@@ -139,8 +150,11 @@ function onRecipe(ctx: SkillContext, task: RecipeTask): Choice | null {
   return null;
 }
 
-/** The oven temperature is written in the steps: open the Steps tab, then read it. */
-function ovenTemperature(ctx: SkillContext): Choice | null {
+/**
+ * The oven temperature is written in the steps. The teacher opens the Steps tab when the task
+ * speaks of a step ("preheat") or names the tab; otherwise only once a note makes it look closer.
+ */
+function ovenTemperature(ctx: SkillContext, careful: boolean): Choice | null {
   const line = textMatching(ctx.obs, /\d{3}\s*°\s*[FC]\b|\d{3} degrees/i);
   if (line) {
     const m = line.match(/(\d{3})\s*°\s*([FC])\b|(\d{3}) degrees/i)!;
@@ -152,9 +166,15 @@ function ovenTemperature(ctx: SkillContext): Choice | null {
   const tab = ctx.usable.find(
     (e) => e.role === 'tab' && /^(steps|directions|instructions|method)$/i.test(labelOf(e).trim()),
   );
-  if (tab && tab.attributes['aria-selected'] !== 'true' && !ctx.acted(tab))
+  const look = careful || /\b(preheat|steps?|directions|instructions)\b/i.test(ctx.goal.text);
+  if (look && tab && tab.attributes['aria-selected'] !== 'true' && !ctx.acted(tab))
     return click(tab, 'Open the steps to find the oven temperature');
   return null;
+}
+
+/** The first duration printed on the page ("20 min"). */
+function firstDuration(obs: Observation): string | null {
+  return obs.texts.map((t) => t.text.trim()).find((t) => /^\d+\s*(min|minutes|hr|hours?)\b/i.test(t)) ?? null;
 }
 
 /** Ingredient names of the page: the values of the ingredient checkboxes, else their labels. */

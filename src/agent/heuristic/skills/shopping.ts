@@ -8,6 +8,7 @@ import {
   asksFor,
   buttonMatching,
   type ControlWant,
+  carefulReading,
   click,
   finish,
   formDirty,
@@ -65,6 +66,10 @@ function decideShopping(ctx: SkillContext): Choice | null {
     );
   if (task.product) {
     if (isProductPage(obs) && namesThing(task.product, heading, ctx.rules)) return productStep(ctx, task);
+    if (task.ask === 'price' && !carefulReading(ctx.rules)) {
+      const quick = priceOnList(ctx, task.product);
+      if (quick) return quick;
+    }
     return findProduct(ctx, task.product);
   }
   if (task.ask === 'name' || task.ask === 'count') return listingStep(ctx, task);
@@ -152,6 +157,25 @@ function addCompanion(ctx: SkillContext, companion: string): Choice | null {
     (e) => e.index > link.index && isClickable(e) && /^add to (cart|bag|basket)$/i.test(labelOf(e).trim()),
   );
   return add ? click(add, `Add the ${labelOf(link)} too`) : null;
+}
+
+/**
+ * A hurried shopper reads the price off the result list: the first card whose name has all the
+ * task's words, and the first amount printed below it. A note sends it to the product's own page.
+ */
+function priceOnList(ctx: SkillContext, name: string): Choice | null {
+  const card = bestByText(resultLinks(ctx.obs, ctx.usable), name, ctx.rules);
+  if (!card) return null;
+  // The card's own price: below its name and in its column (cards sit side by side in a grid).
+  const below = ctx.obs.texts.find(
+    (t) =>
+      t.bbox &&
+      t.bbox.y > card.bbox.y &&
+      Math.abs(t.bbox.x - card.bbox.x) < 40 &&
+      /^\$\d/.test(t.text.trim()),
+  );
+  const price = below?.text.trim().match(/^\$\d[\d,]*(?:\.\d{2})?/)?.[0];
+  return price ? finish(`The ${labelOf(card).trim()} costs ${price}.`, 'Answer with the listed price') : null;
 }
 
 /** The product's price: the first amount printed after its heading. */
