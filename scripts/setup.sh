@@ -26,6 +26,7 @@ fi
 
 npm ci --no-audit --no-fund
 
-# The main job. Until `rmsweb demo` lands it is a short real demonstration: the agent's view of a
-# local page (a shop listing with a search form, links, a select, checkboxes and a newsletter form).
-npx rmsweb observe "file://$PWD/scripts/demo-page.html"
+# The main job: the whole pipeline on the offline world (synthesize tasks, collect with reflection,
+# export SFT data, train the student, roll it out, mine critical states, Salvage-DS, evaluate),
+# ending with the results table and the path of the HTML report. Rerunning resumes.
+npx rmsweb demo --preset quick --out runs/demo
