@@ -32,15 +32,22 @@ function taskOf(goal: TaskGoal): HomesTask {
   return cached.task;
 }
 
+/** A home search: a filter form with bedroom and home-type filters, or result cards with beds and sqft. */
 function isSearchPage(obs: Observation): boolean {
-  return (
-    !!button(obs, /^(apply filters|update results|search)$/i) && obs.elements.filter(isSelect).length >= 3
-  );
+  const selects = obs.elements.filter(isSelect).map((e) => labelOf(e));
+  const filters =
+    selects.some((l) => /bedroom|\bbeds?\b/i.test(l)) &&
+    selects.some((l) => /home type|property type/i.test(l));
+  return !!button(obs, /^(apply filters|update results|search)$/i) && (filters || cards(obs).length > 0);
 }
 
+/** A listing: a Save button and tabs such as price history, mortgage calculator or tour. */
 function isListingPage(obs: Observation): boolean {
   return (
-    !!button(obs, /^(save home|saved\s*[-\u2013]\s*remove)$/i) && obs.elements.some((e) => e.role === 'tab')
+    !!button(obs, /^(save home|saved\s*[-\u2013]\s*remove)$/i) &&
+    obs.elements.some(
+      (e) => e.role === 'tab' && /price history|mortgage|tour|contact agent/i.test(labelOf(e)),
+    )
   );
 }
 
@@ -59,7 +66,11 @@ export const homesSkill: Skill = {
 /** Result cards: links that show a price and the home's facts. */
 function cards(obs: Observation): Element[] {
   return obs.elements.filter(
-    (e) => e.tag === 'a' && /^\$[\d,]+/.test(labelOf(e)) && /\b(bd|studio)\b/i.test(labelOf(e)),
+    (e) =>
+      e.tag === 'a' &&
+      /^\$[\d,]+/.test(labelOf(e)) &&
+      /\b(bd|studio)\b/i.test(labelOf(e)) &&
+      /\bsq\.? ?ft\b/i.test(labelOf(e)),
   );
 }
 

@@ -22,7 +22,10 @@ export interface ShopTask {
   ask: 'price' | 'review' | 'count' | 'name' | null;
   reviewer: string | null;
   minPrice: number | null;
+  /** A price cap the task states as one ("under $75"). */
   maxPrice: number | null;
+  /** Money to spend ("I have $200 to spend"): a cap too, on a closer reading. */
+  budget: number | null;
 }
 
 const WORD_NUM: Record<string, number> = { one: 1, two: 2, three: 3, four: 4, five: 5, a: 1, an: 1 };
@@ -70,7 +73,10 @@ export function readShopTask(goal: TaskGoal): ShopTask {
   const max =
     t.match(/\b(?:under|below|less than|at most|up to|no more than)\s+\$(\d[\d,]*(?:\.\d+)?)/i)?.[1] ??
     t.match(/\$(\d[\d,]*(?:\.\d+)?)\s+(?:or less|and under|max)\b/i)?.[1] ??
+    null;
+  const budget =
     t.match(/\$(\d[\d,]*(?:\.\d+)?)\s+to spend\b/i)?.[1] ??
+    t.match(/\bbudget\b.*?\$(\d[\d,]*)/i)?.[1] ??
     null;
   let ask: ShopTask['ask'] = null;
   if (/\breview\b/i.test(t) && /\b(stars?|title|rating)\b/i.test(t) && goal.question) ask = 'review';
@@ -107,6 +113,7 @@ export function readShopTask(goal: TaskGoal): ShopTask {
     reviewer,
     minPrice: between ? money(between[1]) : null,
     maxPrice: between ? money(between[2]) : max ? money(max) : null,
+    budget: budget ? money(budget) : null,
   };
 }
 

@@ -290,8 +290,9 @@ function listingStep(ctx: SkillContext, task: ShopTask): Choice | null {
   );
   if (minBox && task.minPrice !== null)
     wants.push({ el: minBox, kind: 'type', value: String(task.minPrice) });
-  if (maxBox && task.maxPrice !== null)
-    wants.push({ el: maxBox, kind: 'type', value: String(task.maxPrice) });
+  // "$200 to spend" is a cap only on a close reading; "under $75" always is.
+  const cap = task.maxPrice ?? (carefulReading(ctx.rules) ? task.budget : null);
+  if (maxBox && cap !== null) wants.push({ el: maxBox, kind: 'type', value: String(cap) });
   const rating = selectLabelled(usable, /rating/i);
   const o = rating && optionsOf(rating).find((x) => !/^any\b/i.test(x) && asksFor(goal, x, ctx.rules));
   if (rating && o) wants.push({ el: rating, kind: 'select', option: o });

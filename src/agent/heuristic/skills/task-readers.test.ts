@@ -148,7 +148,7 @@ describe('readShopTask', () => {
       ),
     ).toMatchObject({ ask: 'name', product: null });
     expect(
-      shop("I have $200 to spend on lighting. What's the best-rated product below that price?").maxPrice,
+      shop("I have $200 to spend on lighting. What's the best-rated product below that price?").budget,
     ).toBe(200);
     expect(
       shop(
@@ -223,9 +223,11 @@ describe('readTravelTask', () => {
       ask: 'name',
     });
     expect(
-      travel('My budget in London is $200 per night. Which hotel within that has the highest guest rating?')
-        .maxPrice,
-    ).toBe(200);
+      travel('My budget in London is $200 per night. Which hotel within that has the highest guest rating?'),
+    ).toMatchObject({ maxPrice: null, budget: 200 });
+    expect(
+      travel('Which hotel in Rome costing at most $250 a night has the best guest rating?').maxPrice,
+    ).toBe(250);
   });
 
   it('derives destination queries from a hotel name', () => {

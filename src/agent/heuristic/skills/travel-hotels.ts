@@ -7,6 +7,7 @@ import {
   asksFor,
   buttonMatching,
   type ControlWant,
+  carefulReading,
   click,
   finish,
   formDirty,
@@ -84,7 +85,9 @@ function listStep(ctx: SkillContext, task: TravelTask): Choice | null {
     if (isToggle(e) && asksFor(goal, labelOf(e), ctx.rules)) wants.push({ el: e, kind: 'tick' });
   }
   const max = usable.find((e) => /max(imum)? price/i.test(labelOf(e)) && !isToggle(e));
-  if (max && task.maxPrice !== null) wants.push({ el: max, kind: 'type', value: String(task.maxPrice) });
+  // "My budget is $200 per night" is a cap only on a close reading; "at most $200" always is.
+  const cap = task.maxPrice ?? (carefulReading(ctx.rules) ? task.budget : null);
+  if (max && cap !== null) wants.push({ el: max, kind: 'type', value: String(cap) });
   const sorter = selectLabelled(usable, /^sort/i);
   const sort = sortFor(goal, ctx.rules);
   if (sorter && sort) {

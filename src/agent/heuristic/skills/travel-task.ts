@@ -17,7 +17,10 @@ export interface TravelTask {
   date: string | null;
   checkout: string | null;
   flightNumber: string | null;
+  /** A price cap the task states as one ("at most $300", "$350 or less"). */
   maxPrice: number | null;
+  /** A budget ("my budget is $200 per night"): a cap too, on a closer reading. */
+  budget: number | null;
   /** Whether the task wants the earliest departure (a wording goal.ts does not know). */
   earliest: boolean;
   ask: 'price' | 'number' | 'airline-time' | 'fee' | 'name' | 'rating' | null;
@@ -64,8 +67,8 @@ export function readTravelTask(goal: TaskGoal): TravelTask {
   const max =
     t.match(/\b(?:at most|under|below|up to|no more than|within)\s+\$(\d[\d,]*)/i)?.[1] ??
     t.match(/\$(\d[\d,]*)\s+(?:or less|and under)\b/i)?.[1] ??
-    t.match(/\$(\d[\d,]*)\s+(?:a|per)\s+night\b/i)?.[1] ??
     null;
+  const budget = t.match(/\bbudget\b.*?\$(\d[\d,]*)/i)?.[1] ?? null;
   let ask: TravelTask['ask'] = null;
   if (goal.question) {
     if (/\bflight number\b/i.test(t)) ask = 'number';
@@ -104,6 +107,7 @@ export function readTravelTask(goal: TaskGoal): TravelTask {
     checkout: iso(stay?.[2]),
     flightNumber: t.match(/\bflight ([A-Z]{2} ?\d{1,4})\b/)?.[1] ?? null,
     maxPrice: max ? Number(max.replace(/,/g, '')) : null,
+    budget: budget ? Number(budget.replace(/,/g, '')) : null,
     earliest: /\bearliest\b|\bas early as possible\b/i.test(t),
     ask,
     fee: ask === 'fee' ? fee : null,
