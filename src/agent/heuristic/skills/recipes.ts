@@ -47,7 +47,9 @@ function isCookingTask(goal: TaskGoal, obs: Observation): boolean {
   // A recipe site: its search box or navigation is about recipes, or this is a recipe page.
   const site =
     onRecipePage(obs) ||
-    obs.elements.some((e) => /\brecipes?\b/i.test(`${labelOf(e)} ${e.attributes.placeholder ?? ''}`));
+    obs.elements.some(
+      (e) => /^recipes$/i.test(labelOf(e).trim()) || /search recipes/i.test(e.attributes.placeholder ?? ''),
+    );
   if (!site) return false;
   return COOKING.test(goal.text) || /\bcollection\b/i.test(goal.text);
 }
