@@ -49,7 +49,7 @@ export interface PipelinePreset {
  */
 const TINY: PipelinePreset = {
   name: 'tiny',
-  synthQueries: 24,
+  synthQueries: 12,
   trainTasks: 8,
   collect: { maxRounds: 2, stopAfter: 1, maxSteps: 15, screenshots: false },
   sft: { epochs: 2, batch: 32, lr: 0.002 },
@@ -63,12 +63,12 @@ const TINY: PipelinePreset = {
 const QUICK: PipelinePreset = {
   name: 'quick',
   synthQueries: 300,
-  trainTasks: 60,
+  trainTasks: 54,
   collect: { maxRounds: 3, stopAfter: 1, maxSteps: 25, screenshots: true },
-  sft: { epochs: 16, batch: 32, lr: 0.002 },
-  rollout: { tasks: 60, runs: 1, maxSteps: 20 },
+  sft: { epochs: 12, batch: 32, lr: 0.002 },
+  rollout: { tasks: 54, runs: 1, maxSteps: 20 },
   rl: { epochs: 4, minSteps: 10, maxSteps: 400, batchSize: 8, groupSize: 8 },
-  eval: { testTasks: 40, runs: 3, maxSteps: 20 },
+  eval: { testTasks: 30, runs: 3, maxSteps: 20 },
   workers: 2,
 };
 
@@ -78,7 +78,7 @@ const FULL: PipelinePreset = {
   synthQueries: 1500,
   trainTasks: 400,
   collect: { maxRounds: 5, stopAfter: 2, maxSteps: 30, screenshots: true },
-  sft: { epochs: 8, batch: 32, lr: 0.002 },
+  sft: { epochs: 12, batch: 32, lr: 0.002 },
   rollout: { tasks: 400, runs: 1, maxSteps: 30 },
   rl: { epochs: 4, minSteps: 20, maxSteps: 3000, batchSize: 8, groupSize: 8 },
   eval: { testTasks: 120, runs: 3, maxSteps: 30 },
