@@ -113,7 +113,7 @@ function sorting(t: Trajectory): Finding | null {
   if (sorted) return null;
   const cond = (t.verdict?.failedConditions ?? []).join(' ');
   for (const [re, value] of SORT_WORDS) {
-    if (re.test(t.task.objective) && (/\b(cheap|price|rating|rated|best|new|short|item|select|choice|pick)/i.test(cond) || cond === '')) {
+    if (re.test(t.task.objective) && (/\b(cheap|price|rating|rated|best|new|short|item|select|choice|pick|name)/i.test(cond) || cond === '')) {
       return { text: `The task asks for a superlative; sort the results by ${value} and take the first match.`, prefer: [{ kind: 'sort', value }] };
     }
   }
