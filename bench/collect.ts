@@ -8,11 +8,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { collect } from '../src/collect/collect.ts';
-import { RulesReflector } from '../src/collect/rules-reflector.ts';
 import { HeuristicAgent } from '../src/agent/heuristic/heuristic-agent.ts';
 import { openWorldRuntime } from '../src/cli/runtime.ts';
 import { sampleTasks } from '../src/cli/tasks-arg.ts';
+import { collect } from '../src/collect/collect.ts';
+import { RulesReflector } from '../src/collect/rules-reflector.ts';
 import { RunStore } from '../src/store/run-store.ts';
 import { generateWorldTasks } from '../src/world/tasks.ts';
 
@@ -48,7 +48,11 @@ try {
   await rt.close();
 }
 const base = rows[0].rate;
-console.log(`collection throughput, heuristic teacher, ${perSetting} world train tasks per setting (max 2 rounds)`);
+console.log(
+  `collection throughput, heuristic teacher, ${perSetting} world train tasks per setting (max 2 rounds)`,
+);
 for (const r of rows) {
-  console.log(`workers ${r.workers}: ${r.steps} steps in ${r.seconds.toFixed(1)} s = ${r.rate.toFixed(2)} steps/s (x${(r.rate / base).toFixed(2)} vs 1 worker)`);
+  console.log(
+    `workers ${r.workers}: ${r.steps} steps in ${r.seconds.toFixed(1)} s = ${r.rate.toFixed(2)} steps/s (x${(r.rate / base).toFixed(2)} vs 1 worker)`,
+  );
 }

@@ -6,7 +6,14 @@ import { Task } from '../core/task.ts';
 import type { Agent } from './agent.ts';
 import { type EpisodeEnv, runEpisode } from './episode.ts';
 
-const task = Task.parse({ id: 't1', suite: 'custom', site: 'x', objective: 'Press the button', startUrl: 'http://127.0.0.1/x', verifier: { kind: 'judge' } });
+const task = Task.parse({
+  id: 't1',
+  suite: 'custom',
+  site: 'x',
+  objective: 'Press the button',
+  startUrl: 'http://127.0.0.1/x',
+  verifier: { kind: 'judge' },
+});
 
 /** A scripted in-memory env: a counter page whose button increments a value; index 9 does not exist. */
 function counterEnv(): EpisodeEnv & { clicks: number } {
@@ -15,7 +22,15 @@ function counterEnv(): EpisodeEnv & { clicks: number } {
     obs(error: string | null = null) {
       return Observation.parse({
         url: 'http://127.0.0.1/x',
-        elements: [{ index: 0, tag: 'button', name: `Clicked ${env.clicks}`, bbox: { x: 0, y: 0, width: 10, height: 10 }, nodeKey: 'b' }],
+        elements: [
+          {
+            index: 0,
+            tag: 'button',
+            name: `Clicked ${env.clicks}`,
+            bbox: { x: 0, y: 0, width: 10, height: 10 },
+            nodeKey: 'b',
+          },
+        ],
         lastActionError: error,
       });
     },
@@ -50,7 +65,11 @@ function scripted(actions: Action[]): Agent & { seen: Observation[] } {
 
 describe('runEpisode', () => {
   it('runs to done, records the final answer, injects notes and memory', async () => {
-    const agent = scripted([{ type: 'click', index: 0 }, { type: 'click', index: 0 }, { type: 'done', text: 'two', success: true }]);
+    const agent = scripted([
+      { type: 'click', index: 0 },
+      { type: 'click', index: 0 },
+      { type: 'done', text: 'two', success: true },
+    ]);
     const t = await runEpisode({ agent, env: counterEnv(), task, notes: ['avoid X'] });
     expect(t.endReason).toBe('done');
     expect(t.finalAnswer).toBe('two');
@@ -61,7 +80,10 @@ describe('runEpisode', () => {
   });
 
   it('reports a failed action in the next observation instead of throwing', async () => {
-    const agent = scripted([{ type: 'click', index: 9 }, { type: 'done', text: '', success: false }]);
+    const agent = scripted([
+      { type: 'click', index: 9 },
+      { type: 'done', text: '', success: false },
+    ]);
     const t = await runEpisode({ agent, env: counterEnv(), task });
     expect(t.steps[0].result.error).toMatch(/no element with index 9/);
     expect(agent.seen[1].lastActionError).toMatch(/index 9/);
@@ -77,10 +99,20 @@ describe('runEpisode', () => {
   });
 
   it('stops at the step budget and ends with error when the agent throws', async () => {
-    const budget = await runEpisode({ agent: scripted([{ type: 'click', index: 0 }]), env: counterEnv(), task, maxSteps: 4 });
+    const budget = await runEpisode({
+      agent: scripted([{ type: 'click', index: 0 }]),
+      env: counterEnv(),
+      task,
+      maxSteps: 4,
+    });
     expect(budget.endReason).toBe('max_steps');
     expect(budget.steps).toHaveLength(4);
-    const failing: Agent = { id: 'f', act: async () => { throw new Error('model down'); } };
+    const failing: Agent = {
+      id: 'f',
+      act: async () => {
+        throw new Error('model down');
+      },
+    };
     const err = await runEpisode({ agent: failing, env: counterEnv(), task });
     expect(err.endReason).toBe('error');
     expect(err.endDetail).toMatch(/model down/);
@@ -97,7 +129,13 @@ describe('runEpisode', () => {
       agent: scripted([{ type: 'done', text: 'ok', success: true }]),
       env: counterEnv(),
       task,
-      verify: async (tr) => ({ success: tr.finalAnswer === 'ok', score: 1, reason: '', verifierId: 'v', failedConditions: [] }),
+      verify: async (tr) => ({
+        success: tr.finalAnswer === 'ok',
+        score: 1,
+        reason: '',
+        verifierId: 'v',
+        failedConditions: [],
+      }),
     });
     expect(t.verdict?.success).toBe(true);
   });

@@ -1,4 +1,4 @@
-import { formatAction, type Action } from '../core/action.ts';
+import { type Action, formatAction } from '../core/action.ts';
 import { makeAgentOutput } from '../core/agent-output.ts';
 import { TimeoutError } from '../core/errors.ts';
 import { newId } from '../core/ids.ts';
@@ -10,7 +10,10 @@ import { LoopDetector } from './fingerprint.ts';
 
 /** The part of BrowserEnv the episode loop drives. */
 export interface EpisodeEnv {
-  reset(task: { startUrl: string }, opts?: { cookies?: Array<{ name: string; value: string; url: string }> }): Promise<Observation>;
+  reset(
+    task: { startUrl: string },
+    opts?: { cookies?: Array<{ name: string; value: string; url: string }> },
+  ): Promise<Observation>;
   step(action: Action): Promise<Observation>;
 }
 
@@ -27,7 +30,10 @@ export interface RunEpisodeOptions {
   /** The same action on the same page fingerprint this many times ends the episode (default 3). */
   loopK?: number;
   /** Opens the task; default `env.reset({ startUrl: task.startUrl })`. World episodes bind a session here. */
-  start?: (env: EpisodeEnv, task: Task) => Promise<{ observation: Observation; sessionId?: string; objective?: string }>;
+  start?: (
+    env: EpisodeEnv,
+    task: Task,
+  ) => Promise<{ observation: Observation; sessionId?: string; objective?: string }>;
   /**
    * Asked after every executed action: true when the environment itself says the episode is over
    * (MiniWoB's WOB_DONE_GLOBAL). The episode then ends with reason `done`.
@@ -107,7 +113,11 @@ export async function runEpisode(opts: RunEpisodeOptions): Promise<Trajectory> {
     const t0 = Date.now();
     let decision: Awaited<ReturnType<Agent['act']>>;
     try {
-      decision = await withDeadline(agent.act({ task: view, observation: obs, history }), stepTimeoutMs, `agent ${agent.id} deciding step ${i}`);
+      decision = await withDeadline(
+        agent.act({ task: view, observation: obs, history }),
+        stepTimeoutMs,
+        `agent ${agent.id} deciding step ${i}`,
+      );
     } catch (e) {
       endReason = TimeoutError.isInstance(e) ? 'timeout' : 'error';
       endDetail = `agent failed at step ${i}: ${(e as Error).message}`;

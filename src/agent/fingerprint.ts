@@ -1,4 +1,4 @@
-import { formatAction, type Action } from '../core/action.ts';
+import { type Action, formatAction } from '../core/action.ts';
 import { sha256 } from '../core/ids.ts';
 import type { Observation } from '../core/observation.ts';
 

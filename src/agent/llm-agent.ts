@@ -1,5 +1,9 @@
 import { type Action, fromBrowserUse } from '../core/action.ts';
-import { type AgentOutput, AgentOutput as AgentOutputSchema, parseAgentOutput } from '../core/agent-output.ts';
+import {
+  type AgentOutput,
+  AgentOutput as AgentOutputSchema,
+  parseAgentOutput,
+} from '../core/agent-output.ts';
 import type { ChatModel } from '../models/chat-model.ts';
 import { generateObject } from '../models/generate-object.ts';
 import type { Agent, AgentDecision, AgentInput } from './agent.ts';
@@ -37,7 +41,8 @@ export class LlmAgent implements Agent {
 
   async act(input: AgentInput): Promise<AgentDecision> {
     const shot = input.observation.screenshot;
-    const screenshotUrl = (this.opts.vision ?? true) && shot?.data ? `data:${shot.mime};base64,${shot.data}` : null;
+    const screenshotUrl =
+      (this.opts.vision ?? true) && shot?.data ? `data:${shot.mime};base64,${shot.data}` : null;
     const messages = agentMessages({ ...input, includeNotes: true, screenshotUrl });
     const r = await generateObject(this.opts.model, StrictAgentOutput, {
       messages,

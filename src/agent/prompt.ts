@@ -10,7 +10,8 @@ export const PROMPT_VERSION = 1;
 /** The system prompt: who the agent is, the reply format and the action space (from the registry). */
 export function systemPrompt(): string {
   const actions = ACTION_TYPES.map(
-    (t) => `- ${t}: ${ACTION_DOCS[t].description} Example: {"${t}": ${JSON.stringify(ACTION_DOCS[t].example)}}`,
+    (t) =>
+      `- ${t}: ${ACTION_DOCS[t].description} Example: {"${t}": ${JSON.stringify(ACTION_DOCS[t].example)}}`,
   ).join('\n');
   return `You operate a web browser to carry out a user's task. At every step you receive the task, what you did so far, your memory, the current page as a numbered list of the elements you can interact with, and a screenshot.
 
@@ -32,7 +33,9 @@ function historyText(history: HistoryEntry[]): string {
   return history
     .map((h) => {
       const res = h.result.error ? `failed: ${h.result.error}` : 'ok';
-      const ev = h.output.evaluation_previous_goal ? ` evaluation: ${h.output.evaluation_previous_goal};` : '';
+      const ev = h.output.evaluation_previous_goal
+        ? ` evaluation: ${h.output.evaluation_previous_goal};`
+        : '';
       const goal = h.output.next_goal ? ` goal: ${h.output.next_goal};` : '';
       return `Step ${h.stepIndex + 1}:${ev}${goal} action: ${formatAction(h.action)} -> ${res}`;
     })
@@ -55,7 +58,10 @@ export interface AgentMessageOptions {
  */
 export function userContent(o: AgentMessageOptions): ChatContentPart[] {
   const obs = o.observation;
-  const tabs = obs.tabs.length > 1 ? `\nTabs: ${obs.tabs.map((t) => `[${t.id}]${t.active ? '*' : ''} ${t.title}`).join(' | ')}` : '';
+  const tabs =
+    obs.tabs.length > 1
+      ? `\nTabs: ${obs.tabs.map((t) => `[${t.id}]${t.active ? '*' : ''} ${t.title}`).join(' | ')}`
+      : '';
   const notes =
     o.includeNotes && obs.notes.length
       ? `\n<notes from earlier attempts>\n${obs.notes.map((n) => `- ${n}`).join('\n')}\n</notes from earlier attempts>\n`

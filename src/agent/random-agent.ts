@@ -29,13 +29,17 @@ export class RandomAgent implements Agent {
     const els = observation.elements;
     let action: Action;
     const r = this.rng.next();
-    if (history.length >= this.maxActions) action = { type: 'done', text: this.rng.pick(WORDS), success: true };
+    if (history.length >= this.maxActions)
+      action = { type: 'done', text: this.rng.pick(WORDS), success: true };
     else if (!els.length || r < 0.08) action = { type: 'scroll', down: this.rng.bool(0.7), pages: 1 };
     else if (r < 0.12) action = { type: 'go_back' };
     else {
       const e = this.rng.pick(els);
       const editable = e.tag === 'input' || e.tag === 'textarea';
-      action = editable && this.rng.bool(0.6) ? { type: 'input', index: e.index, text: this.rng.pick(WORDS), clear: true } : { type: 'click', index: e.index };
+      action =
+        editable && this.rng.bool(0.6)
+          ? { type: 'input', index: e.index, text: this.rng.pick(WORDS), clear: true }
+          : { type: 'click', index: e.index };
     }
     return { output: makeAgentOutput({ next_goal: 'random action' }, [action]), actions: [action] };
   }

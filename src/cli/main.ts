@@ -7,7 +7,7 @@ function rootProgram(): Command {
     .description(
       'Train web agents cheaply by mining their own failures (RMSWeb): collect teacher trajectories with\n' +
         'reflection, export SFT data, mine critical states, run Salvage-DS offline RL, evaluate.\n' +
-        'Run `rmsweb <command> --help` for a command\'s options.',
+        "Run `rmsweb <command> --help` for a command's options.",
     )
     .version('0.1.0')
     .showHelpAfterError('(run with --help for usage)');
@@ -29,7 +29,8 @@ export async function buildProgram(only?: string): Promise<Command> {
 /** Root help without loading any command module: names and summaries only. */
 function summaryProgram(): Command {
   const program = rootProgram();
-  for (const c of COMMANDS) program.command(c.name).description(c.summary).allowUnknownOption(true).allowExcessArguments(true);
+  for (const c of COMMANDS)
+    program.command(c.name).description(c.summary).allowUnknownOption(true).allowExcessArguments(true);
   return program;
 }
 
@@ -42,7 +43,12 @@ export async function main(argv: string[]): Promise<void> {
     await program.parseAsync(argv);
   } catch (e) {
     if (e instanceof CommanderError) {
-      if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help') process.exit(0);
+      if (
+        e.code === 'commander.helpDisplayed' ||
+        e.code === 'commander.version' ||
+        e.code === 'commander.help'
+      )
+        process.exit(0);
       process.exit(e.exitCode === 1 ? 2 : e.exitCode);
     }
     if (RmswebError.isInstance(e)) {

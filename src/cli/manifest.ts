@@ -1,13 +1,18 @@
 import { basename } from 'node:path';
-import type { RunStore } from '../store/run-store.ts';
 import { currentVersions } from '../store/manifest.ts';
+import type { RunStore } from '../store/run-store.ts';
 
 /**
  * Records a stage's exact config and seed in the run manifest. A rerun of the same stage keeps the
  * first creation time; a different config for a resumed stage is recorded as a new entry so the
  * manifest shows what each part of the run was produced with.
  */
-export function recordStage(store: RunStore, stage: string, config: Record<string, unknown>, seed: number): void {
+export function recordStage(
+  store: RunStore,
+  stage: string,
+  config: Record<string, unknown>,
+  seed: number,
+): void {
   const now = new Date().toISOString();
   const prev = store.readManifest();
   const stages = { ...(prev?.stages ?? {}) } as Record<string, unknown>;

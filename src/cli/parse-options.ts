@@ -20,7 +20,9 @@ export function abortOnSigint(what: string): { signal: AbortSignal; dispose(): v
   const handler = () => {
     hits++;
     if (hits > 1) process.exit(130);
-    process.stderr.write(`\n${what}: interrupted; finishing in-flight work and saving (Ctrl-C again to quit at once). Rerun the same command to resume.\n`);
+    process.stderr.write(
+      `\n${what}: interrupted; finishing in-flight work and saving (Ctrl-C again to quit at once). Rerun the same command to resume.\n`,
+    );
     ctl.abort();
   };
   process.on('SIGINT', handler);

@@ -11,7 +11,11 @@ export interface Progress {
  * Creates a bar `label [====    ] 12/200 | eta 3m | <extra>`; `extra` is a payload key the caller
  * fills (success rate, loss...). Without a TTY it prints a line every `everyPct` percent instead.
  */
-export function createProgress(label: string, total: number, opts: { force?: boolean; quiet?: boolean; everyPct?: number } = {}): Progress {
+export function createProgress(
+  label: string,
+  total: number,
+  opts: { force?: boolean; quiet?: boolean; everyPct?: number } = {},
+): Progress {
   if (opts.quiet) return { update() {}, setTotal() {}, stop() {} };
   if (process.stderr.isTTY || opts.force) {
     const bar = new cliProgress.SingleBar(
@@ -42,7 +46,9 @@ export function createProgress(label: string, total: number, opts: { force?: boo
       lastPct = pct;
       const el = (Date.now() - start) / 1000;
       const eta = done ? (el / done) * (t - done) : 0;
-      process.stderr.write(`${label}: ${done}/${t} (${pct}%) elapsed ${el.toFixed(0)}s eta ${eta.toFixed(0)}s ${formatPayload(payload)}\n`);
+      process.stderr.write(
+        `${label}: ${done}/${t} (${pct}%) elapsed ${el.toFixed(0)}s eta ${eta.toFixed(0)}s ${formatPayload(payload)}\n`,
+      );
     },
     setTotal: (n) => {
       t = n;

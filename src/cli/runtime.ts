@@ -2,20 +2,26 @@ import type { Agent } from '../agent/agent.ts';
 import type { EpisodeEnv } from '../agent/episode.ts';
 import { HeuristicAgent } from '../agent/heuristic/heuristic-agent.ts';
 import { LlmAgent } from '../agent/llm-agent.ts';
+import { RandomAgent } from '../agent/random-agent.ts';
 import { BrowserHost } from '../browser/index.ts';
-import type { Reflector } from '../collect/reflector.ts';
 import { LlmReflector } from '../collect/llm-reflector.ts';
+import type { Reflector } from '../collect/reflector.ts';
 import { RulesReflector } from '../collect/rules-reflector.ts';
 import { InputError } from '../core/errors.ts';
 import type { Task } from '../core/task.ts';
 import type { Trajectory, Verdict } from '../core/trajectory.ts';
+import {
+  AnswerMatchVerifier,
+  RubricVerifier,
+  type Verifier,
+  WebJudge,
+  WebVoyagerJudge,
+} from '../judge/index.ts';
 import { worldVerifier } from '../judge/world-verifier.ts';
-import { AnswerMatchVerifier, RubricVerifier, type Verifier, WebJudge, WebVoyagerJudge } from '../judge/index.ts';
 import { createChatModel } from '../models/openai-chat-model.ts';
 import { loadPolicyAgent } from '../policy/policy-agent.ts';
 import { ensureWorld } from '../world/ensure.ts';
 import { startWorldEpisode } from '../world/episode.ts';
-import { RandomAgent } from '../agent/random-agent.ts';
 
 /** Browser and world settings shared by every command that runs episodes. */
 export interface RuntimeOptions {
@@ -35,7 +41,10 @@ export interface WorldRuntime {
   origin: string;
   host: BrowserHost;
   makeEnv(): Promise<EpisodeEnv & { close(): Promise<void> }>;
-  start(env: EpisodeEnv, task: Task): Promise<{ observation: Trajectory['steps'][number]['observation']; sessionId?: string }>;
+  start(
+    env: EpisodeEnv,
+    task: Task,
+  ): Promise<{ observation: Trajectory['steps'][number]['observation']; sessionId?: string }>;
   verify(trajectory: Trajectory): Promise<Verdict>;
   close(): Promise<void>;
 }
@@ -81,23 +90,34 @@ export async function openWorldRuntime(o: RuntimeOptions = {}): Promise<WorldRun
  * the floor), `openai:<model>[@<url>]` (any OpenAI-compatible endpoint), `policy:<dir>` (the local
  * student checkpoint).
  */
-export async function resolveAgent(spec: string, opts: { seed?: number; greedy?: boolean } = {}): Promise<Agent> {
+export async function resolveAgent(
+  spec: string,
+  opts: { seed?: number; greedy?: boolean } = {},
+): Promise<Agent> {
   if (spec === 'heuristic') return new HeuristicAgent();
   if (spec === 'random') return new RandomAgent(opts.seed ?? 0);
   if (spec.startsWith('openai:')) return new LlmAgent({ model: createChatModel(spec, { role: 'teacher' }) });
-  if (spec.startsWith('policy:')) return loadPolicyAgent(spec.slice('policy:'.length), { seed: opts.seed, greedy: opts.greedy });
-  throw new InputError(`unknown agent "${spec}"; use heuristic, random, openai:<model>[@<url>] or policy:<dir>`, { field: 'agent' });
+  if (spec.startsWith('policy:'))
+    return loadPolicyAgent(spec.slice('policy:'.length), { seed: opts.seed, greedy: opts.greedy });
+  throw new InputError(
+    `unknown agent "${spec}"; use heuristic, random, openai:<model>[@<url>] or policy:<dir>`,
+    { field: 'agent' },
+  );
 }
 
 /** Resolves a reflector spec: `rules` (offline) or an `openai:` model. */
 export function resolveReflector(spec: string): Reflector {
   if (spec === 'rules') return new RulesReflector();
   if (spec.startsWith('openai:')) return new LlmReflector(createChatModel(spec, { role: 'reflector' }));
-  throw new InputError(`unknown reflector "${spec}"; use rules or openai:<model>[@<url>]`, { field: 'reflector' });
+  throw new InputError(`unknown reflector "${spec}"; use rules or openai:<model>[@<url>]`, {
+    field: 'reflector',
+  });
 }
 
 /** A browser for the live web (no world): episodes start at the task's own URL. */
-export async function openWebRuntime(o: RuntimeOptions & { allowlist?: string[] } = {}): Promise<Omit<WorldRuntime, 'origin' | 'verify' | 'start'>> {
+export async function openWebRuntime(
+  o: RuntimeOptions & { allowlist?: string[] } = {},
+): Promise<Omit<WorldRuntime, 'origin' | 'verify' | 'start'>> {
   const host = o.browserWs ? await BrowserHost.connect(o.browserWs) : await BrowserHost.launch();
   return {
     host,
@@ -121,8 +141,13 @@ export function resolveLiveJudge(suite: string, spec: string): (t: Trajectory) =
   else if (spec.startsWith('openai:')) {
     const model = createChatModel(spec, { role: 'judge' });
     verifier =
-      suite === 'online-mind2web' ? new WebJudge({ model }) : suite === 'webtailbench' ? new RubricVerifier({ model }) : new WebVoyagerJudge({ model });
-  } else throw new InputError(`unknown judge "${spec}"; use openai:MODEL[@URL] or answer`, { field: '--judge' });
+      suite === 'online-mind2web'
+        ? new WebJudge({ model })
+        : suite === 'webtailbench'
+          ? new RubricVerifier({ model })
+          : new WebVoyagerJudge({ model });
+  } else
+    throw new InputError(`unknown judge "${spec}"; use openai:MODEL[@URL] or answer`, { field: '--judge' });
   return (trajectory) =>
     verifier.verify({
       task: trajectory.task,

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { InputError, describeZodIssues } from '../core/errors.ts';
+import { describeZodIssues, InputError } from '../core/errors.ts';
 import { Rng } from '../core/rng.ts';
 import { Task } from '../core/task.ts';
 import { generateWorldTasks } from '../world/tasks.ts';
@@ -15,14 +15,18 @@ export function resolveTasks(spec: string, opts: { seed?: number; worldSeed?: nu
     const n = m[2] ? Number(m[2]) : all.length;
     return sampleTasks(all, n, opts.seed ?? 0);
   }
-  if (spec.startsWith('world')) throw new InputError(`bad --tasks "${spec}": use world:train[:N] or world:test[:N]`, { field: 'tasks' });
+  if (spec.startsWith('world'))
+    throw new InputError(`bad --tasks "${spec}": use world:train[:N] or world:test[:N]`, { field: 'tasks' });
   return readTaskFile(spec);
 }
 
 /** A seeded sample of n tasks, returned in a stable order (sorted by id) so runs line up. */
 export function sampleTasks(tasks: Task[], n: number, seed: number): Task[] {
   if (n >= tasks.length) return tasks.slice();
-  return new Rng(`tasks:${seed}`).shuffle(tasks).slice(0, n).sort((a, b) => a.id.localeCompare(b.id));
+  return new Rng(`tasks:${seed}`)
+    .shuffle(tasks)
+    .slice(0, n)
+    .sort((a, b) => a.id.localeCompare(b.id));
 }
 
 export function readTaskFile(file: string): Task[] {
@@ -62,7 +66,10 @@ function parseTask(v: unknown, file: string, n: number, unit: 'line' | 'item'): 
     throw new InputError(`not a valid Task: ${describeZodIssues(r.error.issues)}`, {
       file,
       ...(unit === 'line' ? { line: n } : {}),
-      field: unit === 'item' ? `[${n - 1}].${r.error.issues[0]?.path.join('.')}` : r.error.issues[0]?.path.join('.'),
+      field:
+        unit === 'item'
+          ? `[${n - 1}].${r.error.issues[0]?.path.join('.')}`
+          : r.error.issues[0]?.path.join('.'),
     });
   }
   return r.data;

@@ -17,7 +17,10 @@ export interface CollectOptions {
   makeEnv: () => Promise<EpisodeEnv & { close(): Promise<void> }>;
   reflector: Reflector;
   /** Opens a task in an env (world episodes bind a session); default env.reset. */
-  start?: (env: EpisodeEnv, task: Task) => Promise<{ observation: Trajectory['steps'][number]['observation']; sessionId?: string }>;
+  start?: (
+    env: EpisodeEnv,
+    task: Task,
+  ) => Promise<{ observation: Trajectory['steps'][number]['observation']; sessionId?: string }>;
   verify: (trajectory: Trajectory) => Promise<Verdict>;
   /** Parallel browser contexts (default 2). */
   workers?: number;
@@ -48,7 +51,12 @@ export function episodeKey(taskId: string, round: number): string {
 }
 
 /** Rebuilds a task's collection state from the store (also used by queued collection). */
-export function progressFromStore(store: RunStore, task: Task, maxRounds: number, stopAfter: number): TaskProgress {
+export function progressFromStore(
+  store: RunStore,
+  task: Task,
+  maxRounds: number,
+  stopAfter: number,
+): TaskProgress {
   const summaries = store.listTrajectorySummaries({ taskId: task.id, tag: 'collect' });
   const rounds = new Set(summaries.map((s) => s.round));
   let round = 0;

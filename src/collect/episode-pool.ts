@@ -36,7 +36,9 @@ export interface EpisodePoolOptions {
  * Runs independent episodes over `workers` browser contexts and saves each trajectory under its
  * job key, skipping keys already stored: rerunning the same jobs resumes. Used by rollout and eval.
  */
-export async function runEpisodePool(opts: EpisodePoolOptions): Promise<{ ran: number; skipped: number; errors: number }> {
+export async function runEpisodePool(
+  opts: EpisodePoolOptions,
+): Promise<{ ran: number; skipped: number; errors: number }> {
   const pending = opts.jobs.filter((j) => !opts.store.hasEpisode(j.key));
   const skipped = opts.jobs.length - pending.length;
   let ran = 0;

@@ -31,7 +31,9 @@ export class LlmReflector implements Reflector {
         return `${s.index + 1}. on ${s.observation.url}: ${formatAction(s.action)}${err} — goal: ${s.output.next_goal}`;
       })
       .join('\n');
-    const prev = previous.length ? `\nNotes given before this attempt:\n${previous.map((p) => `- ${p.text}`).join('\n')}` : '';
+    const prev = previous.length
+      ? `\nNotes given before this attempt:\n${previous.map((p) => `- ${p.text}`).join('\n')}`
+      : '';
     const user = `Task: ${trajectory.task.objective}
 Outcome: ${trajectory.endReason} (${trajectory.endDetail}); final answer: ${trajectory.finalAnswer ?? '(none)'}
 Judge: ${trajectory.verdict?.reason ?? 'no verdict'}${prev}

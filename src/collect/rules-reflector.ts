@@ -1,10 +1,10 @@
-import { normalizeText } from '../core/action-equivalence.ts';
+import { parseGoal, phraseMatch } from '../agent/heuristic/goal.ts';
+import { isSelect, labelOf, optionsOf } from '../agent/heuristic/page.ts';
 import { formatAction } from '../core/action.ts';
+import { normalizeText } from '../core/action-equivalence.ts';
 import { newId } from '../core/ids.ts';
 import type { Reflection, ReflectionRule } from '../core/reflection.ts';
 import type { Trajectory } from '../core/trajectory.ts';
-import { parseGoal, phraseMatch } from '../agent/heuristic/goal.ts';
-import { isSelect, labelOf, optionsOf } from '../agent/heuristic/page.ts';
 import type { ReflectInput, Reflector } from './reflector.ts';
 
 interface Finding {
@@ -34,17 +34,30 @@ export class RulesReflector implements Reflector {
   readonly id = 'rules';
 
   async reflect({ trajectory: t }: ReflectInput): Promise<Reflection> {
-    const findings = [lookalike(t), overlay(t), sorting(t), paging(t), nearMissSelect(t), invalidForm(t), answer(t), loop(t)].filter(
-      (f): f is Finding => f !== null,
-    );
-    const failed = t.verdict?.failedConditions.length ? ` Unmet: ${t.verdict.failedConditions.join(', ')}.` : '';
+    const findings = [
+      lookalike(t),
+      overlay(t),
+      sorting(t),
+      paging(t),
+      nearMissSelect(t),
+      invalidForm(t),
+      answer(t),
+      loop(t),
+    ].filter((f): f is Finding => f !== null);
+    const failed = t.verdict?.failedConditions.length
+      ? ` Unmet: ${t.verdict.failedConditions.join(', ')}.`
+      : '';
     const head = `Attempt ${t.round + 1} failed (${t.endReason}).${failed}`;
     const body = findings.length
       ? findings.map((f) => f.text).join(' ')
       : 'Re-read the task and check every constraint before finishing; look beyond the first screen and first page of results.';
     const prefer = dedupe(findings.flatMap((f) => f.prefer ?? []));
     const avoid = dedupe(findings.flatMap((f) => f.avoid ?? []));
-    if (!findings.length) prefer.push({ kind: 'page', why: 'target may be on a later page' }, { kind: 'dismiss', why: 'overlays may hide targets' });
+    if (!findings.length)
+      prefer.push(
+        { kind: 'page', why: 'target may be on a later page' },
+        { kind: 'dismiss', why: 'overlays may hide targets' },
+      );
     return {
       schemaVersion: 1,
       id: newId('refl'),
@@ -99,7 +112,9 @@ function lookalike(t: Trajectory): Finding | null {
 }
 
 function overlay(t: Trajectory): Finding | null {
-  const blocked = t.steps.some((s) => s.result.error && /covered|intercept|obscured|overlay/i.test(s.result.error));
+  const blocked = t.steps.some(
+    (s) => s.result.error && /covered|intercept|obscured|overlay/i.test(s.result.error),
+  );
   const present = t.steps.some((s) => s.observation.elements.some((e) => e.attributes.covered === 'true'));
   if (!blocked && !present) return null;
   return {
@@ -109,12 +124,20 @@ function overlay(t: Trajectory): Finding | null {
 }
 
 function sorting(t: Trajectory): Finding | null {
-  const sorted = t.steps.some((s) => s.action.type === 'select_dropdown' && /sort|price|rating|new/i.test(s.action.text));
+  const sorted = t.steps.some(
+    (s) => s.action.type === 'select_dropdown' && /sort|price|rating|new/i.test(s.action.text),
+  );
   if (sorted) return null;
   const cond = (t.verdict?.failedConditions ?? []).join(' ');
   for (const [re, value] of SORT_WORDS) {
-    if (re.test(t.task.objective) && (/\b(cheap|price|rating|rated|best|new|short|item|select|choice|pick|name)/i.test(cond) || cond === '')) {
-      return { text: `The task asks for a superlative; sort the results by ${value} and take the first match.`, prefer: [{ kind: 'sort', value }] };
+    if (
+      re.test(t.task.objective) &&
+      (/\b(cheap|price|rating|rated|best|new|short|item|select|choice|pick|name)/i.test(cond) || cond === '')
+    ) {
+      return {
+        text: `The task asks for a superlative; sort the results by ${value} and take the first match.`,
+        prefer: [{ kind: 'sort', value }],
+      };
     }
   }
   return null;
@@ -123,9 +146,14 @@ function sorting(t: Trajectory): Finding | null {
 function paging(t: Trajectory): Finding | null {
   const last = t.steps.at(-1);
   const gaveUp = last?.action.type === 'done' && !last.action.success;
-  const hadNext = t.steps.some((s) => s.observation.elements.some((e) => /^(next|next page|›|»)$/i.test(labelOf(e).trim())));
+  const hadNext = t.steps.some((s) =>
+    s.observation.elements.some((e) => /^(next|next page|›|»)$/i.test(labelOf(e).trim())),
+  );
   if ((gaveUp || t.endReason === 'loop' || t.endReason === 'max_steps') && hadNext) {
-    return { text: 'The target was not on the first page of results; go to the next page (or search by name) before giving up.', prefer: [{ kind: 'page' }] };
+    return {
+      text: 'The target was not on the first page of results; go to the next page (or search by name) before giving up.',
+      prefer: [{ kind: 'page' }],
+    };
   }
   return null;
 }
@@ -154,9 +182,13 @@ function nearMissSelect(t: Trajectory): Finding | null {
 function invalidForm(t: Trajectory): Finding | null {
   const last = t.steps.at(-1)?.observation;
   if (!last) return null;
-  const errors = last.texts.map((x) => x.text).filter((x) => /\b(required|invalid|must be|please enter|please select|is not valid)\b/i.test(x));
+  const errors = last.texts
+    .map((x) => x.text)
+    .filter((x) => /\b(required|invalid|must be|please enter|please select|is not valid)\b/i.test(x));
   if (!errors.length) return null;
-  return { text: `The form was rejected: ${errors.slice(0, 2).join(' ')} Fill every required field with the task's values in the right format.` };
+  return {
+    text: `The form was rejected: ${errors.slice(0, 2).join(' ')} Fill every required field with the task's values in the right format.`,
+  };
 }
 
 function answer(t: Trajectory): Finding | null {
@@ -173,5 +205,7 @@ function answer(t: Trajectory): Finding | null {
 function loop(t: Trajectory): Finding | null {
   if (t.endReason !== 'loop') return null;
   const a = t.steps.at(-1)?.action;
-  return { text: `It repeated ${a ? formatAction(a) : 'the same action'} without effect; try a different element or route.` };
+  return {
+    text: `It repeated ${a ? formatAction(a) : 'the same action'} without effect; try a different element or route.`,
+  };
 }

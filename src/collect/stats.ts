@@ -25,7 +25,12 @@ export interface RunStats {
   /** Mean actions of successful attempts without notes and with notes, and the relative change. */
   meanActionsSolved: { withoutNotes: number | null; withNotes: number | null; relativeChange: number | null };
   /** Mean actions per task, on tasks solved both without and with notes (paired, fairer). */
-  pairedMeanActions: { tasks: number; withoutNotes: number | null; withNotes: number | null; relativeChange: number | null };
+  pairedMeanActions: {
+    tasks: number;
+    withoutNotes: number | null;
+    withNotes: number | null;
+    relativeChange: number | null;
+  };
 }
 
 function slice(rows: TrajectorySummary[]): SliceStats {
@@ -48,7 +53,8 @@ const rel = (a: number | null, b: number | null): number | null => (a && b !== n
 export function computeRunStats(store: RunStore, tag = 'collect'): RunStats {
   const rows = store.listTrajectorySummaries({ tag });
   const perSite: Record<string, SliceStats> = {};
-  for (const site of [...new Set(rows.map((r) => r.site))].sort()) perSite[site] = slice(rows.filter((r) => r.site === site));
+  for (const site of [...new Set(rows.map((r) => r.site))].sort())
+    perSite[site] = slice(rows.filter((r) => r.site === site));
   const maxRound = rows.reduce((m, r) => Math.max(m, r.round), -1);
   const byRound = [];
   for (let round = 0; round <= maxRound; round++) {
@@ -98,7 +104,12 @@ export function computeRunStats(store: RunStore, tag = 'collect'): RunStats {
     firstRoundSolveRate: byTask.size ? firstRound / byTask.size : 0,
     secondRoundSolveRateAfterFailure: failedFirst ? solvedSecond / failedFirst : 0,
     meanActionsSolved: { withoutNotes: without, withNotes, relativeChange: rel(without, withNotes) },
-    pairedMeanActions: { tasks: pairedWith.length, withoutNotes: pw, withNotes: pn, relativeChange: rel(pw, pn) },
+    pairedMeanActions: {
+      tasks: pairedWith.length,
+      withoutNotes: pw,
+      withNotes: pn,
+      relativeChange: rel(pw, pn),
+    },
   };
 }
 
@@ -108,21 +119,32 @@ const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
 export function formatRunStats(s: RunStats): string {
   const lines: string[] = [];
   const o = s.overall;
-  lines.push(`tasks ${o.tasks}  attempts ${o.attempts}  successful attempts ${o.successfulAttempts}  tasks solved ${o.tasksSolved} (${pct(o.taskSuccessRate)})  steps ${o.steps}`);
+  lines.push(
+    `tasks ${o.tasks}  attempts ${o.attempts}  successful attempts ${o.successfulAttempts}  tasks solved ${o.tasksSolved} (${pct(o.taskSuccessRate)})  steps ${o.steps}`,
+  );
   lines.push('', 'per site:');
   for (const [site, x] of Object.entries(s.perSite)) {
-    lines.push(`  ${site.padEnd(10)} tasks ${String(x.tasks).padStart(4)}  attempts ${String(x.attempts).padStart(5)}  solved ${String(x.tasksSolved).padStart(4)} (${pct(x.taskSuccessRate)})  steps ${x.steps}`);
+    lines.push(
+      `  ${site.padEnd(10)} tasks ${String(x.tasks).padStart(4)}  attempts ${String(x.attempts).padStart(5)}  solved ${String(x.tasksSolved).padStart(4)} (${pct(x.taskSuccessRate)})  steps ${x.steps}`,
+    );
   }
   lines.push('', 'success by round:');
-  for (const r of s.byRound) lines.push(`  round ${r.round}: ${r.successes}/${r.attempts} attempts succeeded (${pct(r.successRate)})`);
+  for (const r of s.byRound)
+    lines.push(`  round ${r.round}: ${r.successes}/${r.attempts} attempts succeeded (${pct(r.successRate)})`);
   lines.push('');
   lines.push(`tasks solved in round 0 (no notes): ${pct(s.firstRoundSolveRate)}`);
-  lines.push(`round-1 success after a round-0 failure (with notes): ${pct(s.secondRoundSolveRateAfterFailure)}`);
+  lines.push(
+    `round-1 success after a round-0 failure (with notes): ${pct(s.secondRoundSolveRateAfterFailure)}`,
+  );
   lines.push(`solved tasks solved only after reflection: ${pct(s.solvedOnlyAfterReflection)}`);
   const f = (x: number | null) => (x === null ? 'n/a' : x.toFixed(2));
   const m = s.meanActionsSolved;
-  lines.push(`mean actions on successful attempts: without notes ${f(m.withoutNotes)}, with notes ${f(m.withNotes)} (${m.relativeChange === null ? 'n/a' : pct(m.relativeChange)})`);
+  lines.push(
+    `mean actions on successful attempts: without notes ${f(m.withoutNotes)}, with notes ${f(m.withNotes)} (${m.relativeChange === null ? 'n/a' : pct(m.relativeChange)})`,
+  );
   const p = s.pairedMeanActions;
-  lines.push(`  paired over ${p.tasks} tasks solved both ways: without ${f(p.withoutNotes)}, with ${f(p.withNotes)} (${p.relativeChange === null ? 'n/a' : pct(p.relativeChange)})`);
+  lines.push(
+    `  paired over ${p.tasks} tasks solved both ways: without ${f(p.withoutNotes)}, with ${f(p.withNotes)} (${p.relativeChange === null ? 'n/a' : pct(p.relativeChange)})`,
+  );
   return lines.join('\n');
 }

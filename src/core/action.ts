@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { InputError, describeZodIssues } from './errors.ts';
+import { describeZodIssues, InputError } from './errors.ts';
 
 /**
  * The action space, mirroring Browser Use's action names. One registry entry per action holds
@@ -11,7 +11,11 @@ export const ACTION_PARAMS = {
   go_back: z.object({}),
   wait: z.object({ seconds: z.number().min(0).max(30).default(1) }),
   click: z.object({ index: z.number().int().nonnegative() }),
-  input: z.object({ index: z.number().int().nonnegative(), text: z.string(), clear: z.boolean().default(true) }),
+  input: z.object({
+    index: z.number().int().nonnegative(),
+    text: z.string(),
+    clear: z.boolean().default(true),
+  }),
   select_dropdown: z.object({ index: z.number().int().nonnegative(), text: z.string() }),
   scroll: z.object({
     down: z.boolean().default(true),
@@ -28,17 +32,36 @@ export type ActionType = keyof typeof ACTION_PARAMS;
 export const ACTION_TYPES = Object.keys(ACTION_PARAMS) as ActionType[];
 
 export const ACTION_DOCS: Record<ActionType, { description: string; example: Record<string, unknown> }> = {
-  navigate: { description: 'Open a URL in the current tab (or a new one).', example: { url: 'https://example.com', new_tab: false } },
+  navigate: {
+    description: 'Open a URL in the current tab (or a new one).',
+    example: { url: 'https://example.com', new_tab: false },
+  },
   go_back: { description: 'Go back to the previous page in this tab.', example: {} },
   wait: { description: 'Wait for the page to settle, in seconds.', example: { seconds: 2 } },
   click: { description: 'Click the element with this index.', example: { index: 12 } },
-  input: { description: 'Type text into the input with this index (clears it first unless clear is false).', example: { index: 4, text: 'trail shoes', clear: true } },
-  select_dropdown: { description: 'Choose the option with this visible text in the select with this index.', example: { index: 7, text: 'Price: low to high' } },
-  scroll: { description: 'Scroll the page (or the element with index) down or up by a number of pages.', example: { down: true, pages: 1 } },
-  send_keys: { description: 'Send keys to the focused element, e.g. Enter, Escape, Control+a.', example: { keys: 'Enter' } },
+  input: {
+    description: 'Type text into the input with this index (clears it first unless clear is false).',
+    example: { index: 4, text: 'trail shoes', clear: true },
+  },
+  select_dropdown: {
+    description: 'Choose the option with this visible text in the select with this index.',
+    example: { index: 7, text: 'Price: low to high' },
+  },
+  scroll: {
+    description: 'Scroll the page (or the element with index) down or up by a number of pages.',
+    example: { down: true, pages: 1 },
+  },
+  send_keys: {
+    description: 'Send keys to the focused element, e.g. Enter, Escape, Control+a.',
+    example: { keys: 'Enter' },
+  },
   switch_tab: { description: 'Switch to the tab with this id.', example: { tab_id: '1' } },
   close_tab: { description: 'Close the tab with this id.', example: { tab_id: '1' } },
-  done: { description: 'Finish the task: text is the final answer or summary; success says whether it was achieved.', example: { text: 'The cheapest flight costs $182.', success: true } },
+  done: {
+    description:
+      'Finish the task: text is the final answer or summary; success says whether it was achieved.',
+    example: { text: 'The cheapest flight costs $182.', success: true },
+  },
 };
 
 /** The internal action: a discriminated union on `type`. */
@@ -62,22 +85,30 @@ export type ActionOf<T extends ActionType> = Extract<Action, { type: T }>;
 export type BrowserUseAction = { [K in ActionType]?: Record<string, unknown> };
 export const BrowserUseActionSchema = z
   .record(z.string(), z.record(z.string(), z.unknown()).nullable())
-  .refine((o) => Object.keys(o).length === 1, { message: 'an action object must have exactly one key (the action name)' });
+  .refine((o) => Object.keys(o).length === 1, {
+    message: 'an action object must have exactly one key (the action name)',
+  });
 
 /** Parses and validates an internal action; errors name the failing field. */
 export function parseAction(input: unknown): Action {
   const r = Action.safeParse(input);
-  if (!r.success) throw new InputError(`invalid action: ${describeZodIssues(r.error.issues)}`, { field: String(r.error.issues[0]?.path.join('.') ?? '') });
+  if (!r.success)
+    throw new InputError(`invalid action: ${describeZodIssues(r.error.issues)}`, {
+      field: String(r.error.issues[0]?.path.join('.') ?? ''),
+    });
   return r.data;
 }
 
 /** Converts Browser Use's `{name: params}` shape into an internal action, validating params. */
 export function fromBrowserUse(obj: unknown): Action {
   const shape = BrowserUseActionSchema.safeParse(obj);
-  if (!shape.success) throw new InputError(`invalid action: ${describeZodIssues(shape.error.issues)}`, { field: 'action' });
+  if (!shape.success)
+    throw new InputError(`invalid action: ${describeZodIssues(shape.error.issues)}`, { field: 'action' });
   const [name, params] = Object.entries(shape.data)[0];
   if (!(name in ACTION_PARAMS)) {
-    throw new InputError(`unknown action "${name}"; expected one of ${ACTION_TYPES.join(', ')}`, { field: 'action' });
+    throw new InputError(`unknown action "${name}"; expected one of ${ACTION_TYPES.join(', ')}`, {
+      field: 'action',
+    });
   }
   const r = ACTION_PARAMS[name as ActionType].safeParse(params ?? {});
   if (!r.success) {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { type Action, BrowserUseActionSchema, fromBrowserUse, toBrowserUse } from './action.ts';
-import { InputError, describeZodIssues } from './errors.ts';
+import { describeZodIssues, InputError } from './errors.ts';
 
 /**
  * What an agent returns at each step: Browser Use's output schema, so records are compatible
@@ -32,12 +32,17 @@ export function makeAgentOutput(
 /** Parses an AgentOutput (from a model's JSON) and converts its actions to internal ones. */
 export function parseAgentOutput(input: unknown): { output: AgentOutput; actions: Action[] } {
   const r = AgentOutput.safeParse(input);
-  if (!r.success) throw new InputError(`invalid agent output: ${describeZodIssues(r.error.issues)}`, { field: String(r.error.issues[0]?.path.join('.')) });
+  if (!r.success)
+    throw new InputError(`invalid agent output: ${describeZodIssues(r.error.issues)}`, {
+      field: String(r.error.issues[0]?.path.join('.')),
+    });
   const actions = r.data.action.map((a, i) => {
     try {
       return fromBrowserUse(a);
     } catch (e) {
-      throw new InputError(`invalid agent output: action[${i}]: ${(e as Error).message}`, { field: `action.${i}` });
+      throw new InputError(`invalid agent output: action[${i}]: ${(e as Error).message}`, {
+        field: `action.${i}`,
+      });
     }
   });
   return { output: r.data, actions };

@@ -69,8 +69,16 @@ export class InputError extends RmswebError {
   readonly file?: string;
   readonly line?: number;
   readonly field?: string;
-  constructor(message: string, where: { file?: string; line?: number; field?: string } = {}, cause?: unknown) {
-    const loc = [where.file, where.line !== undefined ? `line ${where.line}` : undefined, where.field ? `field ${where.field}` : undefined]
+  constructor(
+    message: string,
+    where: { file?: string; line?: number; field?: string } = {},
+    cause?: unknown,
+  ) {
+    const loc = [
+      where.file,
+      where.line !== undefined ? `line ${where.line}` : undefined,
+      where.field ? `field ${where.field}` : undefined,
+    ]
       .filter(Boolean)
       .join(', ');
     super(loc ? `${loc}: ${message}` : message, { code: 'INPUT', details: where, cause });
@@ -88,7 +96,10 @@ export class InputError extends RmswebError {
 export class ModelApiError extends RmswebError {
   readonly status?: number;
   readonly url?: string;
-  constructor(message: string, opts: { status?: number; url?: string; isRetryable: boolean; cause?: unknown }) {
+  constructor(
+    message: string,
+    opts: { status?: number; url?: string; isRetryable: boolean; cause?: unknown },
+  ) {
     super(message, {
       code: 'MODEL_API',
       isRetryable: opts.isRetryable,

@@ -10,7 +10,20 @@ export const REFLECTION_SCHEMA_VERSION = 1;
  * - value: an argument (text to type, sort order, filter value).
  */
 export const ReflectionRule = z.object({
-  kind: z.enum(['click', 'input', 'select', 'navigate', 'scroll', 'done', 'sort', 'filter', 'page', 'dismiss', 'wait', 'any']),
+  kind: z.enum([
+    'click',
+    'input',
+    'select',
+    'navigate',
+    'scroll',
+    'done',
+    'sort',
+    'filter',
+    'page',
+    'dismiss',
+    'wait',
+    'any',
+  ]),
   target: z.string().optional(),
   value: z.string().optional(),
   why: z.string().optional(),
@@ -51,8 +64,14 @@ export function parseNoteRules(note: string): { avoid: ReflectionRule[]; prefer:
   try {
     const raw = JSON.parse(note.slice(at + RULES_MARK.length));
     return {
-      avoid: z.array(ReflectionRule).catch([]).parse(raw.avoid ?? []),
-      prefer: z.array(ReflectionRule).catch([]).parse(raw.prefer ?? []),
+      avoid: z
+        .array(ReflectionRule)
+        .catch([])
+        .parse(raw.avoid ?? []),
+      prefer: z
+        .array(ReflectionRule)
+        .catch([])
+        .parse(raw.prefer ?? []),
     };
   } catch {
     return { avoid: [], prefer: [] };

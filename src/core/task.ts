@@ -3,7 +3,14 @@ import { z } from 'zod';
 export const TASK_SCHEMA_VERSION = 1;
 
 /** Which benchmark or source a task comes from. */
-export const SuiteName = z.enum(['world', 'webvoyager', 'online-mind2web', 'webtailbench', 'miniwob', 'custom']);
+export const SuiteName = z.enum([
+  'world',
+  'webvoyager',
+  'online-mind2web',
+  'webtailbench',
+  'miniwob',
+  'custom',
+]);
 export type SuiteName = z.infer<typeof SuiteName>;
 
 export const TaskLevel = z.enum(['easy', 'medium', 'hard']);

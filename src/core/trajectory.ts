@@ -32,7 +32,13 @@ export const Step = z.object({
   /** The action actually executed (the first of output.action). */
   action: Action,
   result: ActionResult,
-  timing: z.object({ modelMs: z.number().default(0), actMs: z.number().default(0), observeMs: z.number().default(0) }).default({ modelMs: 0, actMs: 0, observeMs: 0 }),
+  timing: z
+    .object({
+      modelMs: z.number().default(0),
+      actMs: z.number().default(0),
+      observeMs: z.number().default(0),
+    })
+    .default({ modelMs: 0, actMs: 0, observeMs: 0 }),
   usage: Usage.optional(),
   /** Log-probability of `action` under the agent's policy, when the agent knows it. */
   logProb: z.number().optional(),

@@ -50,14 +50,20 @@ function rate(trajs: Trajectory[], runs: number[]): RateOverRuns {
   };
 }
 
-function groupBy(trajs: Trajectory[], key: (t: Trajectory) => string | undefined, runs: number[]): Record<string, RateOverRuns> {
+function groupBy(
+  trajs: Trajectory[],
+  key: (t: Trajectory) => string | undefined,
+  runs: number[],
+): Record<string, RateOverRuns> {
   const groups = new Map<string, Trajectory[]>();
   for (const t of trajs) {
     const k = key(t);
     if (k === undefined) continue;
     groups.set(k, [...(groups.get(k) ?? []), t]);
   }
-  return Object.fromEntries([...groups.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => [k, rate(v, runs)]));
+  return Object.fromEntries(
+    [...groups.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => [k, rate(v, runs)]),
+  );
 }
 
 /**

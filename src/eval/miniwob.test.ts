@@ -31,8 +31,12 @@ function clicker(name: string): Agent {
   return {
     id: `click-${name}`,
     async act({ observation, task }) {
-      const target = task.objective.includes(name) ? observation.elements.find((e) => e.name === name) : undefined;
-      const a: Action = target ? { type: 'click', index: target.index } : { type: 'done', text: '', success: false };
+      const target = task.objective.includes(name)
+        ? observation.elements.find((e) => e.name === name)
+        : undefined;
+      const a: Action = target
+        ? { type: 'click', index: target.index }
+        : { type: 'done', text: '', success: false };
       return { output: makeAgentOutput({}, [a]), actions: [a] };
     },
   };
@@ -67,12 +71,26 @@ describe('miniwob suite', () => {
     const hooks = miniwobHooks();
     const env = await host.newEnv({ screenshot: { enabled: false } });
     try {
-      const ok = await runEpisode({ agent: clicker('OK'), env, task, start: hooks.start, isTerminal: hooks.isTerminal, verify: hooks.verify });
+      const ok = await runEpisode({
+        agent: clicker('OK'),
+        env,
+        task,
+        start: hooks.start,
+        isTerminal: hooks.isTerminal,
+        verify: hooks.verify,
+      });
       expect(ok.task.objective).toBe('Click on the "OK" button.');
       expect(ok.endReason).toBe('done');
       expect(ok.endDetail).toMatch(/environment signalled/);
       expect(ok.verdict?.success).toBe(true);
-      const wrong = await runEpisode({ agent: clicker('Cancel'), env, task, start: hooks.start, isTerminal: hooks.isTerminal, verify: hooks.verify });
+      const wrong = await runEpisode({
+        agent: clicker('Cancel'),
+        env,
+        task,
+        start: hooks.start,
+        isTerminal: hooks.isTerminal,
+        verify: hooks.verify,
+      });
       expect(wrong.verdict?.success).toBe(false);
       expect(wrong.verdict?.reason).toMatch(/raw reward -1|raw reward 0/);
     } finally {

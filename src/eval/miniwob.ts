@@ -1,5 +1,5 @@
-import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
-import { type Server, createServer } from 'node:http';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { extname, join, normalize, resolve } from 'node:path';
 import type { EpisodeEnv } from '../agent/episode.ts';
@@ -21,7 +21,10 @@ import type { Trajectory, Verdict } from '../core/trajectory.ts';
 export function listMiniwobEnvs(dir: string): string[] {
   const sub = join(dir, 'miniwob');
   if (!existsSync(sub) || !statSync(sub).isDirectory()) {
-    throw new InputError(`no miniwob/ folder in ${dir}: --miniwob-dir must point at MiniWoB++'s html folder (the one holding core/ and miniwob/)`, { field: '--miniwob-dir' });
+    throw new InputError(
+      `no miniwob/ folder in ${dir}: --miniwob-dir must point at MiniWoB++'s html folder (the one holding core/ and miniwob/)`,
+      { field: '--miniwob-dir' },
+    );
   }
   return readdirSync(sub)
     .filter((f) => f.endsWith('.html'))
@@ -73,7 +76,10 @@ export async function serveMiniwob(dir: string): Promise<{ origin: string; close
 
 /** The env surface a MiniWoB episode needs: BrowserEnv's page access plus observe. */
 interface PageEnv extends EpisodeEnv {
-  page: { waitForFunction(fn: string, arg?: unknown, opts?: { timeout?: number }): Promise<unknown>; evaluate<T>(fn: string): Promise<T> };
+  page: {
+    waitForFunction(fn: string, arg?: unknown, opts?: { timeout?: number }): Promise<unknown>;
+    evaluate<T>(fn: string): Promise<T>;
+  };
   observe(): Promise<Observation>;
 }
 
@@ -85,20 +91,30 @@ interface PageEnv extends EpisodeEnv {
 export function miniwobHooks(opts: { readyTimeoutMs?: number } = {}) {
   const rewards = new Map<string, number>();
   return {
-    async start(env: EpisodeEnv, task: Task): Promise<{ observation: Observation; sessionId: string; objective: string }> {
+    async start(
+      env: EpisodeEnv,
+      task: Task,
+    ): Promise<{ observation: Observation; sessionId: string; objective: string }> {
       const penv = env as PageEnv;
       await env.reset({ startUrl: task.startUrl });
-      await penv.page.waitForFunction('window.WOB_TASK_READY === true', undefined, { timeout: opts.readyTimeoutMs ?? 10_000 });
+      await penv.page.waitForFunction('window.WOB_TASK_READY === true', undefined, {
+        timeout: opts.readyTimeoutMs ?? 10_000,
+      });
       await penv.page.evaluate('core.startEpisodeReal()');
       const utterance = await penv.page.evaluate<unknown>('core.getUtterance()');
-      const text = typeof utterance === 'string' ? utterance : String((utterance as { utterance?: string })?.utterance ?? '');
+      const text =
+        typeof utterance === 'string'
+          ? utterance
+          : String((utterance as { utterance?: string })?.utterance ?? '');
       const sessionId = newId('wob');
       rewards.set(sessionId, 0);
       return { observation: await penv.observe(), sessionId, objective: text };
     },
     async isTerminal(env: EpisodeEnv, sessionId: string | undefined): Promise<boolean> {
       const penv = env as PageEnv;
-      const r = await penv.page.evaluate<{ done: boolean; reward: number }>('({ done: !!window.WOB_DONE_GLOBAL, reward: Number(window.WOB_RAW_REWARD_GLOBAL || 0) })');
+      const r = await penv.page.evaluate<{ done: boolean; reward: number }>(
+        '({ done: !!window.WOB_DONE_GLOBAL, reward: Number(window.WOB_RAW_REWARD_GLOBAL || 0) })',
+      );
       if (sessionId) rewards.set(sessionId, r.reward);
       return r.done;
     },

@@ -5,22 +5,43 @@ import { summarizeEval } from './metrics.ts';
 import { renderHtml, renderMarkdown } from './report.ts';
 
 function traj(taskId: string, site: string, run: number, success: boolean, steps: number): Trajectory {
-  const task = Task.parse({ id: taskId, suite: 'world', site, objective: 'o', startUrl: 'http://x/', level: 'easy', verifier: { kind: 'judge' } });
+  const task = Task.parse({
+    id: taskId,
+    suite: 'world',
+    site,
+    objective: 'o',
+    startUrl: 'http://x/',
+    level: 'easy',
+    verifier: { kind: 'judge' },
+  });
   return {
-    schemaVersion: 1, id: `${taskId}-${run}`, task, agentId: 'a', round: run, notes: [], finalAnswer: null,
-    steps: Array.from({ length: steps }, () => ({}) as never), endReason: 'done', endDetail: '',
+    schemaVersion: 1,
+    id: `${taskId}-${run}`,
+    task,
+    agentId: 'a',
+    round: run,
+    notes: [],
+    finalAnswer: null,
+    steps: Array.from({ length: steps }, () => ({}) as never),
+    endReason: 'done',
+    endDetail: '',
     verdict: { success, score: success ? 1 : 0, reason: '', verifierId: 'v', failedConditions: [] },
     usage: { promptTokens: 0, completionTokens: 0, costUsd: 0.01, calls: 1 },
-    startedAt: '2026-01-01T00:00:00Z', endedAt: '2026-01-01T00:00:02Z', tags: [],
+    startedAt: '2026-01-01T00:00:00Z',
+    endedAt: '2026-01-01T00:00:02Z',
+    tags: [],
   };
 }
 
 describe('summarizeEval', () => {
   it('averages pass@1 over runs with its spread, per site, and steps on solved tasks', () => {
     const ts = [
-      traj('a', 'shop', 0, true, 4), traj('b', 'mail', 0, false, 9),
-      traj('a', 'shop', 1, true, 6), traj('b', 'mail', 1, true, 3),
-      traj('a', 'shop', 2, false, 30), traj('b', 'mail', 2, false, 30),
+      traj('a', 'shop', 0, true, 4),
+      traj('b', 'mail', 0, false, 9),
+      traj('a', 'shop', 1, true, 6),
+      traj('b', 'mail', 1, true, 3),
+      traj('a', 'shop', 2, false, 30),
+      traj('b', 'mail', 2, false, 30),
     ];
     const s = summarizeEval(ts, { agentId: 'a', suite: 'world' });
     expect(s.runs).toBe(3);
@@ -34,10 +55,23 @@ describe('summarizeEval', () => {
   });
 
   it('renders markdown and self-contained HTML with SVG plots', () => {
-    const s = summarizeEval([traj('a', 'shop', 0, true, 4), traj('b', 'mail', 0, false, 5)], { agentId: 'heuristic', suite: 'world' });
+    const s = summarizeEval([traj('a', 'shop', 0, true, 4), traj('b', 'mail', 0, false, 5)], {
+      agentId: 'heuristic',
+      suite: 'world',
+    });
     const d = {
-      title: 'Demo', createdAt: 'now', stages: [{ stage: 'teacher', summary: s }],
-      rlCurves: [{ name: 'salvage-ds', points: [{ step: 1, values: { 'charts/mean_reward': 0.1, 'losses/total': 2 } }, { step: 2, values: { 'charts/mean_reward': 0.3, 'losses/total': 1.5 } }] }],
+      title: 'Demo',
+      createdAt: 'now',
+      stages: [{ stage: 'teacher', summary: s }],
+      rlCurves: [
+        {
+          name: 'salvage-ds',
+          points: [
+            { step: 1, values: { 'charts/mean_reward': 0.1, 'losses/total': 2 } },
+            { step: 2, values: { 'charts/mean_reward': 0.3, 'losses/total': 1.5 } },
+          ],
+        },
+      ],
     };
     const md = renderMarkdown(d);
     expect(md).toContain('| teacher | heuristic | 50.0% ± 0.0');

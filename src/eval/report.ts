@@ -59,7 +59,14 @@ export function stagesTable(stages: StageResult[]): string {
 export function ablationTable(rows: AblationRow[]): string {
   const head = '| row | pass@1 (mean ± sd) | steps on solved | RL rollouts sampled | train wall s |';
   const sep = '|---|---|---|---|---|';
-  return [head, sep, ...rows.map((r) => `| ${r.row} | ${formatRate(r.pass1)} | ${num(r.meanStepsSolved)} | ${r.rollouts} | ${r.trainSeconds.toFixed(1)} |`)].join('\n');
+  return [
+    head,
+    sep,
+    ...rows.map(
+      (r) =>
+        `| ${r.row} | ${formatRate(r.pass1)} | ${num(r.meanStepsSolved)} | ${r.rollouts} | ${r.trainSeconds.toFixed(1)} |`,
+    ),
+  ].join('\n');
 }
 
 /** Renders the report as markdown. */
@@ -70,13 +77,26 @@ export function renderMarkdown(d: ReportData): string {
   if (d.collection) {
     const c = d.collection;
     out.push('## Collection with reflection', '');
-    out.push(`- tasks ${c.overall.tasks}, attempts ${c.overall.attempts}, tasks solved ${c.overall.tasksSolved} (${pct(c.overall.taskSuccessRate)})`);
-    out.push(`- solved in round 0: ${pct(c.firstRoundSolveRate)}; round-1 success after a failure: ${pct(c.secondRoundSolveRateAfterFailure)}; solved only after reflection: ${pct(c.solvedOnlyAfterReflection)}`);
-    out.push(`- mean actions on solved attempts: without notes ${num(c.meanActionsSolved.withoutNotes)}, with notes ${num(c.meanActionsSolved.withNotes)}`, '');
+    out.push(
+      `- tasks ${c.overall.tasks}, attempts ${c.overall.attempts}, tasks solved ${c.overall.tasksSolved} (${pct(c.overall.taskSuccessRate)})`,
+    );
+    out.push(
+      `- solved in round 0: ${pct(c.firstRoundSolveRate)}; round-1 success after a failure: ${pct(c.secondRoundSolveRateAfterFailure)}; solved only after reflection: ${pct(c.solvedOnlyAfterReflection)}`,
+    );
+    out.push(
+      `- mean actions on solved attempts: without notes ${num(c.meanActionsSolved.withoutNotes)}, with notes ${num(c.meanActionsSolved.withNotes)}`,
+      '',
+    );
   }
   for (const s of d.sections ?? []) out.push(`## ${s.title}`, '', ...s.lines, '');
   if (d.mining) out.push('## Mining', '', '```json', JSON.stringify(d.mining, null, 2), '```', '');
-  if (d.timings) out.push('## Wall time', '', ...Object.entries(d.timings).map(([k, v]) => `- ${k}: ${v.toFixed(1)} s`), '');
+  if (d.timings)
+    out.push(
+      '## Wall time',
+      '',
+      ...Object.entries(d.timings).map(([k, v]) => `- ${k}: ${v.toFixed(1)} s`),
+      '',
+    );
   return out.join('\n');
 }
 
@@ -86,28 +106,72 @@ export function renderHtml(d: ReportData): string {
   if (d.stages.length) {
     const sites = [...new Set(d.stages.flatMap((s) => Object.keys(s.summary.perSite)))].sort();
     const groups: BarGroup[] = [
-      { label: 'overall', values: d.stages.map((s) => ({ series: s.stage, value: s.summary.pass1.mean, error: s.summary.pass1.std })) },
+      {
+        label: 'overall',
+        values: d.stages.map((s) => ({
+          series: s.stage,
+          value: s.summary.pass1.mean,
+          error: s.summary.pass1.std,
+        })),
+      },
       ...sites.map((site) => ({
         label: site,
-        values: d.stages.map((s) => ({ series: s.stage, value: s.summary.perSite[site]?.mean ?? 0, error: s.summary.perSite[site]?.std })),
+        values: d.stages.map((s) => ({
+          series: s.stage,
+          value: s.summary.perSite[site]?.mean ?? 0,
+          error: s.summary.perSite[site]?.std,
+        })),
       })),
     ];
     charts.push(barChart({ title: 'Success (pass@1) per site and stage', groups, yMax: 1, percent: true }));
     for (const s of d.stages) {
       if (Object.keys(s.summary.stepsHistogram).length) {
-        charts.push(histogram({ title: `Steps on solved tasks: ${s.stage}`, counts: s.summary.stepsHistogram, xLabel: 'episodes' }));
+        charts.push(
+          histogram({
+            title: `Steps on solved tasks: ${s.stage}`,
+            counts: s.summary.stepsHistogram,
+            xLabel: 'episodes',
+          }),
+        );
       }
     }
   }
   if (d.ablation?.length) {
-    charts.push(barChart({ title: 'Ablation: pass@1', groups: d.ablation.map((r) => ({ label: r.row.slice(0, 18), values: [{ series: 'pass@1', value: r.pass1.mean, error: r.pass1.std }] })), yMax: 1, percent: true }));
+    charts.push(
+      barChart({
+        title: 'Ablation: pass@1',
+        groups: d.ablation.map((r) => ({
+          label: r.row.slice(0, 18),
+          values: [{ series: 'pass@1', value: r.pass1.mean, error: r.pass1.std }],
+        })),
+        yMax: 1,
+        percent: true,
+      }),
+    );
   }
   for (const curve of d.rlCurves ?? []) {
     const keys = [...new Set(curve.points.flatMap((p) => Object.keys(p.values)))];
     const pick = (pred: (k: string) => boolean) =>
-      keys.filter(pred).map((k) => ({ name: k, points: curve.points.map((p) => [p.step, p.values[k]] as [number, number]) }));
-    charts.push(lineChart({ title: `${curve.name}: reward and gates`, series: pick((k) => k.startsWith('charts/') && !k.includes('kl') && !k.includes('rollouts')), xLabel: 'step' }));
-    charts.push(lineChart({ title: `${curve.name}: losses and KL`, series: pick((k) => k.startsWith('losses/') || k.includes('kl')), xLabel: 'step' }));
+      keys
+        .filter(pred)
+        .map((k) => ({
+          name: k,
+          points: curve.points.map((p) => [p.step, p.values[k]] as [number, number]),
+        }));
+    charts.push(
+      lineChart({
+        title: `${curve.name}: reward and gates`,
+        series: pick((k) => k.startsWith('charts/') && !k.includes('kl') && !k.includes('rollouts')),
+        xLabel: 'step',
+      }),
+    );
+    charts.push(
+      lineChart({
+        title: `${curve.name}: losses and KL`,
+        series: pick((k) => k.startsWith('losses/') || k.includes('kl')),
+        xLabel: 'step',
+      }),
+    );
   }
   const md = renderMarkdown({ ...d, mining: undefined });
   const tables = mdTablesToHtml(md);
@@ -129,11 +193,19 @@ function mdTablesToHtml(md: string): string {
     if (l.startsWith('|')) {
       const rows: string[][] = [];
       while (i < lines.length && lines[i].startsWith('|')) {
-        if (!/^\|(-+\|)+$/.test(lines[i].replace(/\s/g, ''))) rows.push(lines[i].split('|').slice(1, -1).map((c) => c.trim()));
+        if (!/^\|(-+\|)+$/.test(lines[i].replace(/\s/g, '')))
+          rows.push(
+            lines[i]
+              .split('|')
+              .slice(1, -1)
+              .map((c) => c.trim()),
+          );
         i++;
       }
       i--;
-      out.push(`<table>${rows.map((r, j) => `<tr>${r.map((c) => (j === 0 ? `<th>${escapeHtml(c)}</th>` : `<td>${escapeHtml(c)}</td>`)).join('')}</tr>`).join('')}</table>`);
+      out.push(
+        `<table>${rows.map((r, j) => `<tr>${r.map((c) => (j === 0 ? `<th>${escapeHtml(c)}</th>` : `<td>${escapeHtml(c)}</td>`)).join('')}</tr>`).join('')}</table>`,
+      );
     } else if (l.startsWith('# ')) out.push(`<h1>${escapeHtml(l.slice(2))}</h1>`);
     else if (l.startsWith('## ')) out.push(`<h2>${escapeHtml(l.slice(3))}</h2>`);
     else if (l.startsWith('- ')) out.push(`<li>${escapeHtml(l.slice(2))}</li>`);
@@ -145,7 +217,11 @@ function mdTablesToHtml(md: string): string {
 /** Writes report.json, report.md and report.html into dir; returns their paths. */
 export function writeReport(dir: string, d: ReportData): { json: string; markdown: string; html: string } {
   mkdirSync(dir, { recursive: true });
-  const paths = { json: join(dir, 'report.json'), markdown: join(dir, 'report.md'), html: join(dir, 'report.html') };
+  const paths = {
+    json: join(dir, 'report.json'),
+    markdown: join(dir, 'report.md'),
+    html: join(dir, 'report.html'),
+  };
   writeFileSync(paths.json, JSON.stringify(d, null, 2));
   writeFileSync(paths.markdown, renderMarkdown(d));
   writeFileSync(paths.html, renderHtml(d));

@@ -68,7 +68,8 @@ export function evalJobs(label: string, tasks: Task[], runs: number): EpisodeJob
   const tag = evalTag(label);
   const jobs: EpisodeJob[] = [];
   for (let r = 0; r < runs; r++) {
-    for (const task of tasks) jobs.push({ task, key: `${tag}:${task.id}#${r}`, round: r, tags: ['eval', tag], seed: r });
+    for (const task of tasks)
+      jobs.push({ task, key: `${tag}:${task.id}#${r}`, round: r, tags: ['eval', tag], seed: r });
   }
   return jobs;
 }
@@ -80,7 +81,9 @@ export function summarizeStoredEval(
 ): EvalSummary & { complete: boolean } {
   const runs = o.runs ?? 3;
   const ids = new Set(o.tasks.map((t) => t.id));
-  const trajs = o.store.listTrajectories({ tag: evalTag(o.label) }).filter((t) => ids.has(t.task.id) && t.round < runs);
+  const trajs = o.store
+    .listTrajectories({ tag: evalTag(o.label) })
+    .filter((t) => ids.has(t.task.id) && t.round < runs);
   const summary = summarizeEval(trajs, { agentId: o.agentId, suite: o.suite });
   return { ...summary, complete: trajs.length === o.tasks.length * runs && errors === 0 };
 }

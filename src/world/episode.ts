@@ -6,7 +6,10 @@ import { resolveWorldUrl } from './tasks.ts';
 
 /** The part of BrowserEnv a world episode needs (kept minimal so world/ does not depend on its details). */
 export interface ResettableEnv {
-  reset(task: { startUrl: string }, opts?: { cookies?: Array<{ name: string; value: string; url: string }> }): Promise<Observation>;
+  reset(
+    task: { startUrl: string },
+    opts?: { cookies?: Array<{ name: string; value: string; url: string }> },
+  ): Promise<Observation>;
 }
 
 /**
@@ -20,6 +23,9 @@ export async function startWorldEpisode(
   sessionId = `sess_${randomBytes(8).toString('hex')}`,
 ): Promise<{ sessionId: string; observation: Observation; startUrl: string }> {
   const startUrl = resolveWorldUrl(task.startUrl, worldOrigin);
-  const observation = await env.reset({ startUrl }, { cookies: [{ name: SESSION_COOKIE, value: sessionId, url: worldOrigin }] });
+  const observation = await env.reset(
+    { startUrl },
+    { cookies: [{ name: SESSION_COOKIE, value: sessionId, url: worldOrigin }] },
+  );
   return { sessionId, observation, startUrl };
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Task } from '../core/task.ts';
 import type { SiteRequest, SiteResponse } from './site.ts';
@@ -135,7 +135,10 @@ export class WorldServer {
     const state = this.world.state(sessionId, siteId);
     const out: SiteResponse = await site.handle(sreq, state);
     if (out.delayMs) await new Promise((r) => setTimeout(r, out.delayMs));
-    const headers: Record<string, string | string[]> = { ...(out.headers ?? {}), 'cache-control': 'no-store' };
+    const headers: Record<string, string | string[]> = {
+      ...(out.headers ?? {}),
+      'cache-control': 'no-store',
+    };
     if (setCookie.length) headers['set-cookie'] = setCookie;
     if (out.redirect) {
       res.writeHead(out.status ?? 303, { ...headers, location: out.redirect });
@@ -151,11 +154,21 @@ export class WorldServer {
     res.end(out.html ?? '');
   }
 
-  private async control(req: IncomingMessage, res: ServerResponse, url: URL, cookieSession: string): Promise<void> {
+  private async control(
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: URL,
+    cookieSession: string,
+  ): Promise<void> {
     const what = url.pathname.slice('/__world/'.length);
     const session = url.searchParams.get('session') ?? cookieSession;
     if (what === 'health') {
-      return send(res, 200, JSON.stringify({ ok: true, seed: this.world.seed, sites: [...this.world.sites.keys()] }), 'application/json');
+      return send(
+        res,
+        200,
+        JSON.stringify({ ok: true, seed: this.world.seed, sites: [...this.world.sites.keys()] }),
+        'application/json',
+      );
     }
     if (what === 'ui' && req.method === 'POST') {
       const site = url.searchParams.get('site') ?? '';
@@ -174,13 +187,15 @@ export class WorldServer {
     }
     if (what === 'state') {
       const site = url.searchParams.get('site') ?? '';
-      if (!this.world.sites.has(site)) return send(res, 404, JSON.stringify({ error: `unknown site ${site}` }), 'application/json');
+      if (!this.world.sites.has(site))
+        return send(res, 404, JSON.stringify({ error: `unknown site ${site}` }), 'application/json');
       return send(res, 200, JSON.stringify(this.world.state(session, site), setReplacer), 'application/json');
     }
     if (what === 'check' && req.method === 'POST') {
       const body = JSON.parse((await readBody(req)) || '{}');
       const task = Task.safeParse(body.task);
-      if (!task.success) return send(res, 400, JSON.stringify({ error: 'body.task is not a valid Task' }), 'application/json');
+      if (!task.success)
+        return send(res, 400, JSON.stringify({ error: 'body.task is not a valid Task' }), 'application/json');
       const verdict = this.world.verify(task.data, String(body.session ?? session), body.answer ?? null);
       return send(res, 200, JSON.stringify(verdict), 'application/json');
     }
@@ -201,7 +216,13 @@ function setReplacer(_k: string, v: unknown): unknown {
   return v;
 }
 
-function send(res: ServerResponse, status: number, body: string, type: string, setCookie: string[] = []): void {
+function send(
+  res: ServerResponse,
+  status: number,
+  body: string,
+  type: string,
+  setCookie: string[] = [],
+): void {
   const headers: Record<string, string | string[]> = { 'content-type': type, 'cache-control': 'no-store' };
   if (setCookie.length) headers['set-cookie'] = setCookie;
   res.writeHead(status, headers);

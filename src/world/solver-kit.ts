@@ -71,7 +71,9 @@ export class EnvSolverDriver implements SolverDriver {
     this.count++;
     this.current = await this.env.step(action);
     if (strict && this.current.lastActionError) {
-      throw new Error(`reference solver action ${JSON.stringify(action)} failed: ${this.current.lastActionError}`);
+      throw new Error(
+        `reference solver action ${JSON.stringify(action)} failed: ${this.current.lastActionError}`,
+      );
     }
     return this.current;
   }
@@ -141,7 +143,8 @@ export class EnvSolverDriver implements SolverDriver {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       if (pred(this.current)) return this.current;
-      if (Date.now() > deadline) throw new Error(`reference solver timed out waiting for ${what} on ${this.current.url}`);
+      if (Date.now() > deadline)
+        throw new Error(`reference solver timed out waiting for ${what} on ${this.current.url}`);
       await this.act({ type: 'wait', seconds: 0.5 });
     }
   }

@@ -1,5 +1,5 @@
 import { Rng } from '../core/rng.ts';
-import { type Task, levelFromReferenceLength } from '../core/task.ts';
+import { levelFromReferenceLength, type Task } from '../core/task.ts';
 import { DEFAULT_WORLD_PORT, DEFAULT_WORLD_SEED, splitOf } from './split.ts';
 import { World } from './world.ts';
 
@@ -42,7 +42,9 @@ export function generateWorldTasks(opts: WorldTaskOptions = {}): Task[] {
           const draft = template.generate({ rng, split, data: site.data, index: i });
           if (!draft) break;
           if (splitOf(draft.splitKey) !== split) {
-            throw new Error(`template ${template.id} drew splitKey "${draft.splitKey}" outside the ${split} split`);
+            throw new Error(
+              `template ${template.id} drew splitKey "${draft.splitKey}" outside the ${split} split`,
+            );
           }
           if (seen.has(draft.objective)) continue;
           seen.add(draft.objective);
@@ -57,7 +59,11 @@ export function generateWorldTasks(opts: WorldTaskOptions = {}): Task[] {
             split,
             referenceLength: draft.referenceLength,
             category: template.id.split('.').slice(1).join('.'),
-            verifier: { kind: 'world', template: template.id, params: draft.params as Record<string, unknown> },
+            verifier: {
+              kind: 'world',
+              template: template.id,
+              params: draft.params as Record<string, unknown>,
+            },
             // Agents never see meta; tests use the split key to prove train and test are disjoint.
             meta: { splitKey: draft.splitKey },
           });

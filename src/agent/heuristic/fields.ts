@@ -10,8 +10,12 @@ import type { Element } from '../../core/observation.ts';
 const EMAIL = /[\w.+-]+@[\w-]+(?:\.[\w-]+)+/;
 const PHONE = /\(?\d{3}\)?[ .-]?\d{3}[ .-]\d{4}/;
 const MONTHS = 'january|february|march|april|may|june|july|august|september|october|november|december';
-const DATE = new RegExp(`\\b(?:\\d{1,2}/\\d{1,2}/\\d{4}|\\d{4}-\\d{2}-\\d{2}|(?:${MONTHS}) \\d{1,2}, \\d{4})\\b`, 'gi');
-const ADDRESS = /(\d+ [A-Z][\w.]*(?: [A-Z][\w.]*)*(?: (?:Apt|Unit|Suite) \w+)?),? ([A-Z][a-z]+(?: [A-Z][a-z]+)*),? ([A-Z][a-z]+(?: [A-Z][a-z]+)*|[A-Z]{2}) (\d{5})/;
+const DATE = new RegExp(
+  `\\b(?:\\d{1,2}/\\d{1,2}/\\d{4}|\\d{4}-\\d{2}-\\d{2}|(?:${MONTHS}) \\d{1,2}, \\d{4})\\b`,
+  'gi',
+);
+const ADDRESS =
+  /(\d+ [A-Z][\w.]*(?: [A-Z][\w.]*)*(?: (?:Apt|Unit|Suite) \w+)?),? ([A-Z][a-z]+(?: [A-Z][a-z]+)*),? ([A-Z][a-z]+(?: [A-Z][a-z]+)*|[A-Z]{2}) (\d{5})/;
 
 /** Label words that mean the same field. */
 const SYNONYMS: Array<[RegExp, string[]]> = [
@@ -36,7 +40,14 @@ const SYNONYMS: Array<[RegExp, string[]]> = [
 
 /** Words of a field's label: name, aria-label, placeholder, name attribute. */
 export function fieldLabel(e: Element): string {
-  return [e.name, e.attributes['aria-label'], e.attributes.placeholder, e.attributes.name?.replace(/[_-]/g, ' ')].filter(Boolean).join(' ');
+  return [
+    e.name,
+    e.attributes['aria-label'],
+    e.attributes.placeholder,
+    e.attributes.name?.replace(/[_-]/g, ' '),
+  ]
+    .filter(Boolean)
+    .join(' ');
 }
 
 function cutValue(rest: string): string {
@@ -105,10 +116,17 @@ export function valueForField(label: string, type: string, text: string): string
     if (d) return d;
   }
   const addr = text.match(ADDRESS);
-  if (/\bzip|postal/.test(l)) return anchoredValue(text, ['zip', 'zip code'])?.match(/\d{5}/)?.[0] ?? addr?.[4] ?? text.match(/\b\d{5}\b/)?.[0] ?? null;
+  if (/\bzip|postal/.test(l))
+    return (
+      anchoredValue(text, ['zip', 'zip code'])?.match(/\d{5}/)?.[0] ??
+      addr?.[4] ??
+      text.match(/\b\d{5}\b/)?.[0] ??
+      null
+    );
   if (/\bcity\b/.test(l)) return addr?.[2] ?? null;
   if (/\bstate\b/.test(l)) return addr?.[3] ?? null;
-  if (/street|address/.test(l)) return addr?.[1] ?? anchoredValue(text, ['address', 'street'])?.replace(/,?\s*zip.*$/i, '') ?? null;
+  if (/street|address/.test(l))
+    return addr?.[1] ?? anchoredValue(text, ['address', 'street'])?.replace(/,?\s*zip.*$/i, '') ?? null;
   if (/\bname\b/.test(l) && !/user|business|company|pet|collection|list/.test(l)) {
     const n = personName(text);
     if (n) {

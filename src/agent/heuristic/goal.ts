@@ -22,8 +22,38 @@ export interface TaskGoal {
 
 export type SortIntent = 'price-asc' | 'price-desc' | 'rating' | 'newest' | 'shortest';
 
-const QUESTION_RE = /^(what|how|which|who|when|where|is|are|does|do|find out|look up|tell me|check|report)\b/i;
-const STOP = new Set(['the', 'a', 'an', 'and', 'with', 'for', 'of', 'to', 'in', 'on', 'at', 'as', 'is', 'be', 'your', 'my', 'me', 'it', 'that', 'then', 'by', 'from', 'use', 'set', 'enter', 'type', 'put', 'fill']);
+const QUESTION_RE =
+  /^(what|how|which|who|when|where|is|are|does|do|find out|look up|tell me|check|report)\b/i;
+const STOP = new Set([
+  'the',
+  'a',
+  'an',
+  'and',
+  'with',
+  'for',
+  'of',
+  'to',
+  'in',
+  'on',
+  'at',
+  'as',
+  'is',
+  'be',
+  'your',
+  'my',
+  'me',
+  'it',
+  'that',
+  'then',
+  'by',
+  'from',
+  'use',
+  'set',
+  'enter',
+  'type',
+  'put',
+  'fill',
+]);
 
 // The superlatives the heuristic knows. It misses rarer wordings ("most affordable", "budget"),
 // which is one of the ways it fails for a realistic reason and learns from a reflection note.
@@ -35,14 +65,49 @@ const SORTS: Array<[RegExp, SortIntent]> = [
   [/\b(shortest|fastest|quickest)\b/i, 'shortest'],
 ];
 
-const INTENTS = ['buy', 'purchase', 'order', 'add', 'book', 'reserve', 'send', 'reply', 'forward', 'submit', 'apply', 'save', 'schedule', 'archive', 'delete', 'move', 'label', 'star', 'subscribe', 'cancel', 'update', 'change', 'register', 'renew', 'request', 'contact', 'compose', 'email', 'write'];
+const INTENTS = [
+  'buy',
+  'purchase',
+  'order',
+  'add',
+  'book',
+  'reserve',
+  'send',
+  'reply',
+  'forward',
+  'submit',
+  'apply',
+  'save',
+  'schedule',
+  'archive',
+  'delete',
+  'move',
+  'label',
+  'star',
+  'subscribe',
+  'cancel',
+  'update',
+  'change',
+  'register',
+  'renew',
+  'request',
+  'contact',
+  'compose',
+  'email',
+  'write',
+];
 
 /** Parses an objective into the constraints the heuristic teacher acts on. */
 export function parseGoal(text: string): TaskGoal {
-  const quoted = [...text.matchAll(/["\u201c]([^"\u201d]+)["\u201d]/g)].map((m) => m[1].trim()).filter(Boolean);
+  const quoted = [...text.matchAll(/["\u201c]([^"\u201d]+)["\u201d]/g)]
+    .map((m) => m[1].trim())
+    .filter(Boolean);
   const fields: TaskGoal['fields'] = [];
   for (const m of text.matchAll(/((?:[A-Za-z][\w'-]*\s+){1,4})["\u201c]([^"\u201d]+)["\u201d]/g)) {
-    const words = m[1].trim().split(/\s+/).filter((w) => !STOP.has(w.toLowerCase()));
+    const words = m[1]
+      .trim()
+      .split(/\s+/)
+      .filter((w) => !STOP.has(w.toLowerCase()));
     if (words.length) fields.push({ label: words.slice(-3).join(' '), value: m[2].trim() });
   }
   for (const m of text.matchAll(/[\w.+-]+@[\w-]+(?:\.[\w-]+)+/g)) {
@@ -52,12 +117,21 @@ export function parseGoal(text: string): TaskGoal {
   for (const m of text.matchAll(/\b([A-Z][\w'&-]*(?:\s+(?:[A-Z0-9][\w'&-]*|of|and|de|la|&))+)/g)) {
     const n = m[1].trim();
     // A date ("April 4") is not the name of a thing to find.
-    const isDate = /^(January|February|March|April|May|June|July|August|September|October|November|December) \d/.test(n);
-    if (!names.includes(n) && !isDate && !/^(What|How|Which|Find|Add|Buy|Book|Send|Go|Open|Please|I|The|Tell)\b/.test(n)) names.push(n);
+    const isDate =
+      /^(January|February|March|April|May|June|July|August|September|October|November|December) \d/.test(n);
+    if (
+      !names.includes(n) &&
+      !isDate &&
+      !/^(What|How|Which|Find|Add|Buy|Book|Send|Go|Open|Please|I|The|Tell)\b/.test(n)
+    )
+      names.push(n);
   }
   let sort: SortIntent | null = null;
   for (const [re, s] of SORTS) if (re.test(text)) sort = s;
-  const question = QUESTION_RE.test(text.trim()) || /\?\s*$/.test(text.trim()) || /\b(report|tell me|what is|how many|how much)\b/i.test(text);
+  const question =
+    QUESTION_RE.test(text.trim()) ||
+    /\?\s*$/.test(text.trim()) ||
+    /\b(report|tell me|what is|how many|how much)\b/i.test(text);
   const askFor = askedAttribute(text);
   const toks = textTokens(text);
   return {
@@ -74,18 +148,28 @@ export function parseGoal(text: string): TaskGoal {
 }
 
 /** Token-overlap score of a candidate text against a phrase: recall of the phrase's tokens, penalised for extra tokens. */
-export function phraseMatch(phrase: string, candidate: string): { recall: number; exact: boolean; extra: number } {
+export function phraseMatch(
+  phrase: string,
+  candidate: string,
+): { recall: number; exact: boolean; extra: number } {
   const p = textTokens(phrase);
   const c = textTokens(candidate);
   if (!p.length || !c.length) return { recall: 0, exact: false, extra: c.length };
   const cs = new Set(c);
   const hit = p.filter((t) => cs.has(t)).length;
-  return { recall: hit / p.length, exact: normalizeText(phrase) === normalizeText(candidate), extra: c.filter((t) => !p.includes(t)).length };
+  return {
+    recall: hit / p.length,
+    exact: normalizeText(phrase) === normalizeText(candidate),
+    extra: c.filter((t) => !p.includes(t)).length,
+  };
 }
 
 /** Words of the page label that holds the answer to the task's question ("price", "total time"). */
 const ASKED: Array<[RegExp, string]> = [
-  [/\bhow much (?:does|do|is|are)\b.*\bcost\b|\bprice\b|\bhow much do i owe\b|\bamount due\b|\btotal amount\b/i, 'price total amount due'],
+  [
+    /\bhow much (?:does|do|is|are)\b.*\bcost\b|\bprice\b|\bhow much do i owe\b|\bamount due\b|\btotal amount\b/i,
+    'price total amount due',
+  ],
   [/\bhow (?:many minutes|long)\b|\btotal time\b/i, 'total time'],
   [/\bcalories\b/i, 'calories'],
   [/\btemperature\b|\boven\b/i, 'oven temperature'],
@@ -100,6 +184,8 @@ const ASKED: Array<[RegExp, string]> = [
 
 function askedAttribute(text: string): string | null {
   for (const [re, words] of ASKED) if (re.test(text)) return words;
-  const m = text.match(/\b(?:what|which)(?:'s| is| are| was)\s+(?:the\s+)?(?:current\s+)?([\w\s-]{2,40}?)\s+(?:of|for|in|on|from)\b/i);
+  const m = text.match(
+    /\b(?:what|which)(?:'s| is| are| was)\s+(?:the\s+)?(?:current\s+)?([\w\s-]{2,40}?)\s+(?:of|for|in|on|from)\b/i,
+  );
   return m ? m[1].toLowerCase() : null;
 }

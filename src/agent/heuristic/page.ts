@@ -3,7 +3,9 @@ import type { Element, Observation } from '../../core/observation.ts';
 
 /** Readable label of an element: accessible name, else aria-label, placeholder, text, name attribute. */
 export function labelOf(e: Element): string {
-  return e.name || e.attributes['aria-label'] || e.attributes.placeholder || e.text || e.attributes.name || '';
+  return (
+    e.name || e.attributes['aria-label'] || e.attributes.placeholder || e.text || e.attributes.name || ''
+  );
 }
 
 export function isEditable(e: Element): boolean {
@@ -20,7 +22,12 @@ export function isSelect(e: Element): boolean {
 
 export function isToggle(e: Element): boolean {
   const t = (e.attributes.type ?? '').toLowerCase();
-  return (e.tag === 'input' && (t === 'checkbox' || t === 'radio')) || e.role === 'checkbox' || e.role === 'radio' || e.role === 'switch';
+  return (
+    (e.tag === 'input' && (t === 'checkbox' || t === 'radio')) ||
+    e.role === 'checkbox' ||
+    e.role === 'radio' ||
+    e.role === 'switch'
+  );
 }
 
 export function isChecked(e: Element): boolean {
@@ -29,11 +36,25 @@ export function isChecked(e: Element): boolean {
 }
 
 export function isClickable(e: Element): boolean {
-  return (e.tag === 'a' || e.tag === 'button' || e.role === 'button' || e.role === 'link' || e.role === 'tab' || e.role === 'option' || e.role === 'menuitem' || (e.tag === 'input' && ['submit', 'button'].includes((e.attributes.type ?? '').toLowerCase()))) && !isEditable(e);
+  return (
+    (e.tag === 'a' ||
+      e.tag === 'button' ||
+      e.role === 'button' ||
+      e.role === 'link' ||
+      e.role === 'tab' ||
+      e.role === 'option' ||
+      e.role === 'menuitem' ||
+      (e.tag === 'input' && ['submit', 'button'].includes((e.attributes.type ?? '').toLowerCase()))) &&
+    !isEditable(e)
+  );
 }
 
 export function isDisabled(e: Element): boolean {
-  return e.attributes.disabled === 'true' || e.attributes.disabled === '' || e.attributes['aria-disabled'] === 'true';
+  return (
+    e.attributes.disabled === 'true' ||
+    e.attributes.disabled === '' ||
+    e.attributes['aria-disabled'] === 'true'
+  );
 }
 
 export function isCovered(e: Element): boolean {
@@ -42,14 +63,20 @@ export function isCovered(e: Element): boolean {
 
 export function isSearchBox(e: Element): boolean {
   if (!isEditable(e)) return false;
-  const l = `${e.attributes.type ?? ''} ${e.attributes.name ?? ''} ${e.attributes.placeholder ?? ''} ${e.name}`.toLowerCase();
+  const l =
+    `${e.attributes.type ?? ''} ${e.attributes.name ?? ''} ${e.attributes.placeholder ?? ''} ${e.name}`.toLowerCase();
   return /\bsearch\b|\bq\b/.test(l) || e.role === 'searchbox';
 }
 
 /** Options of a select, when the observation lists them (attribute `options`, separated by `|`). */
 export function optionsOf(e: Element): string[] {
   const raw = e.attributes.options;
-  return raw ? raw.split('|').map((s) => s.trim()).filter(Boolean) : [];
+  return raw
+    ? raw
+        .split('|')
+        .map((s) => s.trim())
+        .filter(Boolean)
+    : [];
 }
 
 export function selectedOf(e: Element): string {

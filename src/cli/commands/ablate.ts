@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { z } from 'zod';
 import { abortOnSigint, parseOptions } from '../parse-options.ts';
 import { runAblation } from '../pipeline/ablate.ts';
+import { stepTable } from '../pipeline/ablation-table.ts';
 import { PipelineContext } from '../pipeline/context.ts';
 import { presetByName } from '../pipeline/presets.ts';
 import { PipelineInterrupted } from '../pipeline/stage.ts';
@@ -63,7 +64,7 @@ export function registerAblate(program: Command): void {
         const r = await runAblation(ctx, { from: o.from });
         const total = Object.values(r.timings).reduce((a, b) => a + b, 0);
         process.stdout.write(
-          `\n${r.table}\n\n` +
+          `\n${r.table}\n\n${stepTable(r.rows)}\n\n` +
             r.targets
               .map(
                 (t) =>

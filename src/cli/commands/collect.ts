@@ -2,15 +2,15 @@ import type { Command } from 'commander';
 import { z } from 'zod';
 import { type CollectOptions, collect } from '../../collect/collect.ts';
 import { computeRunStats, formatRunStats } from '../../collect/stats.ts';
+import { InputError } from '../../core/errors.ts';
+import { collectViaQueue } from '../../queue/queued-collect.ts';
 import { RunStore } from '../../store/run-store.ts';
 import { recordStage } from '../manifest.ts';
 import { abortOnSigint, parseOptions } from '../parse-options.ts';
 import { createProgress } from '../progress.ts';
+import { openQueueCoordinator, QUEUE_OPTION_HELP } from '../queue-mode.ts';
 import { openWorldRuntime, resolveAgent, resolveReflector } from '../runtime.ts';
 import { resolveTasks } from '../tasks-arg.ts';
-import { InputError } from '../../core/errors.ts';
-import { collectViaQueue } from '../../queue/queued-collect.ts';
-import { openQueueCoordinator, QUEUE_OPTION_HELP } from '../queue-mode.ts';
 
 const Options = z.object({
   tasks: z.string().min(1),
@@ -59,19 +59,26 @@ export function registerCollect(program: Command): void {
     .action(async (raw) => {
       const o = parseOptions(Options, raw, 'collect');
       if (o.judge !== 'programmatic') {
-        throw new InputError('collect on world tasks uses the programmatic verifier; LLM judges apply to live suites (rmsweb eval)', { field: '--judge' });
+        throw new InputError(
+          'collect on world tasks uses the programmatic verifier; LLM judges apply to live suites (rmsweb eval)',
+          { field: '--judge' },
+        );
       }
       const tasks = resolveTasks(o.tasks, { seed: o.seed, worldSeed: o.worldSeed });
       const store = RunStore.open(o.out);
       recordStage(store, 'collect', { ...o, tasks: o.tasks, taskCount: tasks.length }, o.seed);
-      const rt = o.queue ? null : await openWorldRuntime({ port: o.port, seed: o.worldSeed, browserWs: o.browserWs });
+      const rt = o.queue
+        ? null
+        : await openWorldRuntime({ port: o.port, seed: o.worldSeed, browserWs: o.browserWs });
       const queue = o.queue ? await openQueueCoordinator(o.queue, store, { quiet: o.quiet }) : null;
       const reflector = resolveReflector(o.reflector);
       const sig = abortOnSigint('collect');
       const already = new Set(store.listTrajectorySummaries({ tag: 'collect' }).map((s) => s.taskId));
       const bar = createProgress('collect', tasks.length, { force: o.progress, quiet: o.quiet });
       let done = tasks.filter((t) => already.has(t.id)).length;
-      let solved = new Set(store.listTrajectorySummaries({ tag: 'collect', success: true }).map((s) => s.taskId)).size;
+      let solved = new Set(
+        store.listTrajectorySummaries({ tag: 'collect', success: true }).map((s) => s.taskId),
+      ).size;
       bar.update(done, { solved: done ? solved / done : 0 });
       const t0 = Date.now();
       try {
@@ -90,10 +97,17 @@ export function registerCollect(program: Command): void {
             if (store.listTrajectorySummaries({ taskId: trajectory.task.id, success: true }).length) solved++;
             bar.update(done, { 'task success': done ? solved / done : 0 });
           },
-          onError: ({ task, round, error }) => process.stderr.write(`\ncollect: ${task.id} round ${round}: ${error.message}\n`),
+          onError: ({ task, round, error }) =>
+            process.stderr.write(`\ncollect: ${task.id} round ${round}: ${error.message}\n`),
         };
         const r = queue
-          ? await collectViaQueue({ ...common, queue, agent: o.teacher, agentSeed: o.seed, runtime: { kind: 'world', worldSeed: o.worldSeed } })
+          ? await collectViaQueue({
+              ...common,
+              queue,
+              agent: o.teacher,
+              agentSeed: o.seed,
+              runtime: { kind: 'world', worldSeed: o.worldSeed },
+            })
           : await collect({
               ...common,
               makeAgent: () => resolveAgent(o.teacher, { seed: o.seed }),
@@ -105,7 +119,9 @@ export function registerCollect(program: Command): void {
         bar.stop();
         const secs = (Date.now() - t0) / 1000;
         if (!o.quiet) {
-          process.stdout.write(`\ncollected ${r.episodes} episodes in ${secs.toFixed(1)} s (${r.errors} errors) into ${store.dir}\n\n`);
+          process.stdout.write(
+            `\ncollected ${r.episodes} episodes in ${secs.toFixed(1)} s (${r.errors} errors) into ${store.dir}\n\n`,
+          );
           process.stdout.write(`${formatRunStats(computeRunStats(store))}\n`);
         }
         if (sig.signal.aborted) process.exitCode = 130;

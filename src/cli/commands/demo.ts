@@ -6,6 +6,8 @@ import { runDemo } from '../pipeline/demo.ts';
 import { PRESET_NAMES, presetByName } from '../pipeline/presets.ts';
 import { PipelineInterrupted } from '../pipeline/stage.ts';
 
+const pct = (x: number | null) => (x === null ? 'n/a' : `${(100 * x).toFixed(1)}%`);
+
 const Options = z.object({
   preset: z.enum(PRESET_NAMES).default('quick'),
   out: z.string().min(1).default('runs/demo'),
@@ -72,6 +74,12 @@ export function registerDemo(program: Command): void {
             (r.rl
               ? `; Salvage-DS: ${r.rl.steps} steps, ${r.rl.rolloutsSampled} rollouts sampled, ${r.rl.wallSeconds.toFixed(1)} s`
               : ' (no RL student)'),
+          r.steps
+            ? `greedy step accuracy on the teacher's ${r.steps.heldOutSteps} held-out test steps: SFT ${pct(r.steps.sft.heldOut)}` +
+              (r.steps.rl
+                ? `, Salvage-DS ${pct(r.steps.rl.heldOut)}; on the mined states: SFT ${pct(r.steps.sft.critical)}, Salvage-DS ${pct(r.steps.rl.critical)}`
+                : '')
+            : '',
           `wall time: ${Object.entries(r.timings)
             .map(([k, v]) => `${k} ${v.toFixed(0)}s`)
             .join(', ')}; this invocation ${r.invocationSeconds.toFixed(0)}s`,

@@ -6,16 +6,16 @@ import { formatRate } from '../../eval/metrics.ts';
 import { listMiniwobEnvs, miniwobHooks, miniwobTasks, serveMiniwob } from '../../eval/miniwob.ts';
 import { writeReport } from '../../eval/report.ts';
 import { runEval } from '../../eval/run-eval.ts';
+import { type BenchmarkSuite, loadSuite } from '../../judge/benchmarks.ts';
+import { evalViaQueue } from '../../queue/queued-eval.ts';
 import { RunStore } from '../../store/run-store.ts';
+import { generateWorldTasks } from '../../world/tasks.ts';
 import { recordStage } from '../manifest.ts';
 import { abortOnSigint, parseOptions } from '../parse-options.ts';
 import { createProgress } from '../progress.ts';
-import { openWebRuntime, openWorldRuntime, resolveAgent, resolveLiveJudge } from '../runtime.ts';
-import { type BenchmarkSuite, loadSuite } from '../../judge/benchmarks.ts';
-import { sampleTasks } from '../tasks-arg.ts';
-import { generateWorldTasks } from '../../world/tasks.ts';
-import { evalViaQueue } from '../../queue/queued-eval.ts';
 import { openQueueCoordinator, QUEUE_OPTION_HELP } from '../queue-mode.ts';
+import { openWebRuntime, openWorldRuntime, resolveAgent, resolveLiveJudge } from '../runtime.ts';
+import { sampleTasks } from '../tasks-arg.ts';
 
 const LIVE = ['webvoyager', 'online-mind2web', 'webtailbench'] as const;
 
@@ -63,7 +63,10 @@ export function registerEval(program: Command): void {
     .option('--port <n>', 'world port')
     .option('--browser-ws <url>', 'connect to a remote browser instead of launching Chromium')
     .option('--queue <redis-url>', QUEUE_OPTION_HELP)
-    .option('--benchmarks-dir <dir>', 'folder with the benchmark task files (default: $RMSWEB_BENCHMARKS, ../shared/benchmarks, ./benchmarks)')
+    .option(
+      '--benchmarks-dir <dir>',
+      'folder with the benchmark task files (default: $RMSWEB_BENCHMARKS, ../shared/benchmarks, ./benchmarks)',
+    )
     .option('--miniwob-dir <path>', "your copy of MiniWoB++'s html folder (for --suite miniwob)")
     .option('--tasks <envs>', 'miniwob: comma-separated environments (default: all in the folder)')
     .option('--json', 'print the summary as JSON')
@@ -71,12 +74,22 @@ export function registerEval(program: Command): void {
     .action(async (raw) => {
       const o = parseOptions(Options, raw, 'eval');
       if ((LIVE as readonly string[]).includes(o.suite)) {
-        if (!o.judge) throw new InputError(`suite ${o.suite} runs on the live web and needs a judge: pass --judge openai:MODEL[@URL] (or --judge answer for WebVoyager's reference answers)`, { field: '--judge' });
+        if (!o.judge)
+          throw new InputError(
+            `suite ${o.suite} runs on the live web and needs a judge: pass --judge openai:MODEL[@URL] (or --judge answer for WebVoyager's reference answers)`,
+            { field: '--judge' },
+          );
         await assertNetwork();
       }
-      if (o.suite === 'miniwob') throw new InputError('the miniwob suite is not available yet (it needs --miniwob-dir support, not implemented)', { field: '--suite' });
+      if (o.suite === 'miniwob')
+        throw new InputError(
+          'the miniwob suite is not available yet (it needs --miniwob-dir support, not implemented)',
+          { field: '--suite' },
+        );
       const live = o.suite !== 'world';
-      const all = live ? loadSuite(o.suite as BenchmarkSuite, { dir: o.benchmarksDir }) : generateWorldTasks({ split: o.split, seed: o.worldSeed });
+      const all = live
+        ? loadSuite(o.suite as BenchmarkSuite, { dir: o.benchmarksDir })
+        : generateWorldTasks({ split: o.split, seed: o.worldSeed });
       const tasks = o.limit ? sampleTasks(all, o.limit, o.seed) : all;
       const store = RunStore.open(o.out);
       const label = o.label ?? o.agent;
@@ -84,11 +97,18 @@ export function registerEval(program: Command): void {
       const rt = o.queue
         ? null
         : live
-          ? { ...(await openWebRuntime({ browserWs: o.browserWs })), start: undefined, verify: resolveLiveJudge(o.suite, o.judge!) }
+          ? {
+              ...(await openWebRuntime({ browserWs: o.browserWs })),
+              start: undefined,
+              verify: resolveLiveJudge(o.suite, o.judge!),
+            }
           : await openWorldRuntime({ port: o.port, seed: o.worldSeed, browserWs: o.browserWs });
       const queue = o.queue ? await openQueueCoordinator(o.queue, store, { quiet: o.json }) : null;
       const sig = abortOnSigint('eval');
-      const bar = createProgress(`eval ${label}`, tasks.length * o.runs, { force: o.progress, quiet: o.json });
+      const bar = createProgress(`eval ${label}`, tasks.length * o.runs, {
+        force: o.progress,
+        quiet: o.json,
+      });
       const t0 = Date.now();
       try {
         const common = {
@@ -108,7 +128,9 @@ export function registerEval(program: Command): void {
               queue,
               agent: o.agent,
               agentSeed: o.seed,
-              runtime: live ? { kind: 'web', suite: o.suite, judge: o.judge! } : { kind: 'world', worldSeed: o.worldSeed },
+              runtime: live
+                ? { kind: 'web', suite: o.suite, judge: o.judge! }
+                : { kind: 'world', worldSeed: o.worldSeed },
             })
           : await runEval({
               ...common,
@@ -129,10 +151,16 @@ export function registerEval(program: Command): void {
         });
         if (o.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
         else {
-          process.stdout.write(`\n${o.agent} on ${o.suite} (${s.tasks} tasks × ${s.runs} runs): pass@1 ${formatRate(s.pass1)}${s.complete ? '' : ' (incomplete: rerun to resume)'}\n`);
-          for (const [site, r] of Object.entries(s.perSite)) process.stdout.write(`  ${site.padEnd(10)} ${formatRate(r)}\n`);
-          for (const [lvl, r] of Object.entries(s.perLevel)) process.stdout.write(`  level ${lvl.padEnd(6)} ${formatRate(r)}\n`);
-          process.stdout.write(`mean steps on solved: ${s.meanStepsSolved?.toFixed(2) ?? 'n/a'}; cost $${s.costUsd.toFixed(4)}; wall ${wall.toFixed(1)} s\nreport: ${paths.html}\n`);
+          process.stdout.write(
+            `\n${o.agent} on ${o.suite} (${s.tasks} tasks × ${s.runs} runs): pass@1 ${formatRate(s.pass1)}${s.complete ? '' : ' (incomplete: rerun to resume)'}\n`,
+          );
+          for (const [site, r] of Object.entries(s.perSite))
+            process.stdout.write(`  ${site.padEnd(10)} ${formatRate(r)}\n`);
+          for (const [lvl, r] of Object.entries(s.perLevel))
+            process.stdout.write(`  level ${lvl.padEnd(6)} ${formatRate(r)}\n`);
+          process.stdout.write(
+            `mean steps on solved: ${s.meanStepsSolved?.toFixed(2) ?? 'n/a'}; cost $${s.costUsd.toFixed(4)}; wall ${wall.toFixed(1)} s\nreport: ${paths.html}\n`,
+          );
         }
         if (sig.signal.aborted) process.exitCode = 130;
       } finally {
@@ -149,6 +177,9 @@ async function assertNetwork(): Promise<void> {
   try {
     await fetch('https://example.com/', { method: 'HEAD', signal: AbortSignal.timeout(5000) });
   } catch (e) {
-    throw new InputError(`live suites need internet access, and https://example.com is unreachable from here (${(e as Error).message}); use --suite world offline`, { field: '--suite' });
+    throw new InputError(
+      `live suites need internet access, and https://example.com is unreachable from here (${(e as Error).message}); use --suite world offline`,
+      { field: '--suite' },
+    );
   }
 }

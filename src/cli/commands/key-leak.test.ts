@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -27,11 +27,32 @@ describe('API keys never leak into a run', () => {
       fallback: (req) => {
         calls++;
         // One error that echoes the credentials, as misconfigured proxies do.
-        if (calls === 2) return { type: 'error', status: 500, message: `upstream rejected ${String(req.headers.authorization)}` };
+        if (calls === 2)
+          return {
+            type: 'error',
+            status: 500,
+            message: `upstream rejected ${String(req.headers.authorization)}`,
+          };
         const system = String(req.body?.messages?.[0]?.content ?? '');
-        if (system.includes('failed attempt')) return { type: 'text', text: JSON.stringify({ text: 'Try the search box first.', avoid: [], prefer: [] }) };
+        if (system.includes('failed attempt'))
+          return {
+            type: 'text',
+            text: JSON.stringify({ text: 'Try the search box first.', avoid: [], prefer: [] }),
+          };
         const step = (req.body?.messages ?? []).length;
-        return { type: 'text', text: JSON.stringify({ evaluation_previous_goal: 'ok', memory: 'm', next_goal: 'finish', action: [step > 99 ? { scroll: { down: true, pages: 1 } } : { done: { text: 'no idea', success: false } }] }) };
+        return {
+          type: 'text',
+          text: JSON.stringify({
+            evaluation_previous_goal: 'ok',
+            memory: 'm',
+            next_goal: 'finish',
+            action: [
+              step > 99
+                ? { scroll: { down: true, pages: 1 } }
+                : { done: { text: 'no idea', success: false } },
+            ],
+          }),
+        };
       },
     });
   });
@@ -58,12 +79,31 @@ describe('API keys never leak into a run', () => {
           resolve({ status, stdout, stderr });
         });
       });
-    const c = await cli('collect', '--tasks', 'world:train:1', '--teacher', spec, '--reflector', spec, '--out', run, '--max-rounds', '2', '--port', '0', '--workers', '1', '--quiet');
+    const c = await cli(
+      'collect',
+      '--tasks',
+      'world:train:1',
+      '--teacher',
+      spec,
+      '--reflector',
+      spec,
+      '--out',
+      run,
+      '--max-rounds',
+      '2',
+      '--port',
+      '0',
+      '--workers',
+      '1',
+      '--quiet',
+    );
     expect(c.status, c.stderr).toBe(0);
     expect(server.requests.length).toBeGreaterThan(2);
     expect(server.requests.every((r) => String(r.headers.authorization).includes(KEY))).toBe(true);
     expect((await cli('stats', '--run', run, '--json')).status).toBe(0);
-    expect((await cli('export', 'sft', '--run', run, '--format', 'trl', '--out', join(dir, 'sft'))).status).toBe(0);
+    expect(
+      (await cli('export', 'sft', '--run', run, '--format', 'trl', '--out', join(dir, 'sft'))).status,
+    ).toBe(0);
     const files = [...filesUnder(run), ...filesUnder(join(dir, 'sft'))];
     expect(files.some((f) => f.endsWith('store.sqlite'))).toBe(true);
     for (const f of files) expect(readFileSync(f).includes(KEY), f).toBe(false);

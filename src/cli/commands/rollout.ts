@@ -1,16 +1,16 @@
 import type { Command } from 'commander';
 import { z } from 'zod';
-import { runEpisodePool, type EpisodeJob } from '../../collect/episode-pool.ts';
+import { type EpisodeJob, runEpisodePool } from '../../collect/episode-pool.ts';
 import { computeRunStats, formatRunStats } from '../../collect/stats.ts';
 import type { Trajectory } from '../../core/trajectory.ts';
+import { runQueuedPool } from '../../queue/queued-pool.ts';
 import { RunStore } from '../../store/run-store.ts';
 import { recordStage } from '../manifest.ts';
 import { abortOnSigint, parseOptions } from '../parse-options.ts';
 import { createProgress } from '../progress.ts';
+import { openQueueCoordinator, QUEUE_OPTION_HELP } from '../queue-mode.ts';
 import { openWorldRuntime, resolveAgent } from '../runtime.ts';
 import { resolveTasks } from '../tasks-arg.ts';
-import { runQueuedPool } from '../../queue/queued-pool.ts';
-import { openQueueCoordinator, QUEUE_OPTION_HELP } from '../queue-mode.ts';
 
 const Options = z.object({
   agent: z.string().min(1),
@@ -32,7 +32,9 @@ const Options = z.object({
 export function registerRollout(program: Command): void {
   program
     .command('rollout')
-    .description('Record rollouts of an agent on tasks into a run folder (failures feed `rmsweb mine`). Resumable.')
+    .description(
+      'Record rollouts of an agent on tasks into a run folder (failures feed `rmsweb mine`). Resumable.',
+    )
     .requiredOption('--agent <spec>', 'policy:DIR | heuristic | random | openai:MODEL[@URL]')
     .requiredOption('--tasks <spec>', 'world:train[:N] | world:test[:N] | FILE')
     .requiredOption('--out <dir>', 'run folder')
@@ -53,9 +55,18 @@ export function registerRollout(program: Command): void {
       recordStage(store, `rollout:${o.agent}`, { ...o, taskCount: tasks.length }, o.seed);
       const jobs: EpisodeJob[] = [];
       for (let r = 0; r < o.runs; r++) {
-        for (const task of tasks) jobs.push({ task, key: `rollout:${o.agent}:${task.id}#${r}`, round: r, tags: ['rollout', 'student', `agent:${o.agent}`], seed: o.seed + r });
+        for (const task of tasks)
+          jobs.push({
+            task,
+            key: `rollout:${o.agent}:${task.id}#${r}`,
+            round: r,
+            tags: ['rollout', 'student', `agent:${o.agent}`],
+            seed: o.seed + r,
+          });
       }
-      const rt = o.queue ? null : await openWorldRuntime({ port: o.port, seed: o.worldSeed, browserWs: o.browserWs });
+      const rt = o.queue
+        ? null
+        : await openWorldRuntime({ port: o.port, seed: o.worldSeed, browserWs: o.browserWs });
       const queue = o.queue ? await openQueueCoordinator(o.queue, store, { quiet: o.quiet }) : null;
       const sig = abortOnSigint('rollout');
       const bar = createProgress('rollout', jobs.length, { force: o.progress, quiet: o.quiet });
@@ -68,7 +79,16 @@ export function registerRollout(program: Command): void {
           bar.update(done, { success: ok / Math.max(1, done) });
         };
         const r = queue
-          ? await runQueuedPool({ queue, jobs, agent: o.agent, agentSeed: o.seed, runtime: { kind: 'world', worldSeed: o.worldSeed }, maxSteps: o.maxSteps, signal: sig.signal, onEpisode })
+          ? await runQueuedPool({
+              queue,
+              jobs,
+              agent: o.agent,
+              agentSeed: o.seed,
+              runtime: { kind: 'world', worldSeed: o.worldSeed },
+              maxSteps: o.maxSteps,
+              signal: sig.signal,
+              onEpisode,
+            })
           : await runEpisodePool({
               jobs,
               store,
@@ -83,7 +103,9 @@ export function registerRollout(program: Command): void {
             });
         bar.stop();
         if (!o.quiet) {
-          process.stdout.write(`\nrollout: ${r.ran} episodes run, ${r.skipped} already recorded, ${r.errors} errors\n`);
+          process.stdout.write(
+            `\nrollout: ${r.ran} episodes run, ${r.skipped} already recorded, ${r.errors} errors\n`,
+          );
           process.stdout.write(`${formatRunStats(computeRunStats(store, 'rollout'))}\n`);
         }
         if (sig.signal.aborted) process.exitCode = 130;

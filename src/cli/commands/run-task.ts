@@ -33,12 +33,21 @@ export function registerRunTask(program: Command): void {
     .action(async (taskId: string, raw) => {
       const o = parseOptions(Options, raw, 'run-task');
       const task = generateWorldTasks({ seed: o.seed }).find((t) => t.id === taskId);
-      if (!task) throw new InputError(`no world task "${taskId}" (list them with \`rmsweb world tasks\`)`, { field: 'task-id' });
-      const rt = await openWorldRuntime({ port: o.port, seed: o.seed, browserWs: o.browserWs, screenshots: !o.json });
+      if (!task)
+        throw new InputError(`no world task "${taskId}" (list them with \`rmsweb world tasks\`)`, {
+          field: 'task-id',
+        });
+      const rt = await openWorldRuntime({
+        port: o.port,
+        seed: o.seed,
+        browserWs: o.browserWs,
+        screenshots: !o.json,
+      });
       const env = await rt.makeEnv();
       const agent = await resolveAgent(o.agent);
       try {
-        if (!o.json) process.stdout.write(`task ${task.id} (${task.site}, ${task.level}): ${task.objective}\n`);
+        if (!o.json)
+          process.stdout.write(`task ${task.id} (${task.site}, ${task.level}): ${task.objective}\n`);
         const t = await runEpisode({
           agent,
           env,
@@ -50,7 +59,9 @@ export function registerRunTask(program: Command): void {
           onStep: (s) => {
             if (o.json) return;
             const err = s.result.error ? `  ! ${s.result.error}` : '';
-            process.stdout.write(`${String(s.index + 1).padStart(3)}. ${formatAction(s.action).padEnd(48)} ${s.output.next_goal}${err}\n`);
+            process.stdout.write(
+              `${String(s.index + 1).padStart(3)}. ${formatAction(s.action).padEnd(48)} ${s.output.next_goal}${err}\n`,
+            );
           },
         });
         if (o.json) {
@@ -59,7 +70,9 @@ export function registerRunTask(program: Command): void {
         } else {
           const v = t.verdict;
           process.stdout.write(`end: ${t.endReason} (${t.endDetail}); answer: ${t.finalAnswer ?? '-'}\n`);
-          process.stdout.write(`verdict: ${v?.success ? 'SUCCESS' : 'FAILURE'} score ${v?.score.toFixed(2)}: ${v?.reason}\n`);
+          process.stdout.write(
+            `verdict: ${v?.success ? 'SUCCESS' : 'FAILURE'} score ${v?.score.toFixed(2)}: ${v?.reason}\n`,
+          );
         }
       } finally {
         await env.close();

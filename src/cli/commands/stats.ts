@@ -4,13 +4,19 @@ import { computeRunStats, formatRunStats } from '../../collect/stats.ts';
 import { RunStore } from '../../store/run-store.ts';
 import { parseOptions } from '../parse-options.ts';
 
-const Options = z.object({ run: z.string().min(1), json: z.boolean().default(false), tag: z.string().default('collect') });
+const Options = z.object({
+  run: z.string().min(1),
+  json: z.boolean().default(false),
+  tag: z.string().default('collect'),
+});
 
 /** `rmsweb stats --run DIR`: the collection summary. */
 export function registerStats(program: Command): void {
   program
     .command('stats')
-    .description('Summarize a run: tasks, attempts, successes, steps per site; success by round; reflection effect')
+    .description(
+      'Summarize a run: tasks, attempts, successes, steps per site; success by round; reflection effect',
+    )
     .requiredOption('--run <dir>', 'run folder')
     .option('--tag <tag>', 'which trajectories: collect (teacher collection), rollout, eval', 'collect')
     .option('--json', 'print JSON')

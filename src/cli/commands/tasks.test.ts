@@ -151,9 +151,20 @@ describe('rmsweb tasks synth', () => {
     );
     const out = join(tmp, 'o.jsonl');
     await run(['tasks', 'synth', '--queries', q, '--model', 'offline', '--out', out]);
-    const dropped = readFileSync(droppedPathFor(out), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-    expect(dropped.some((d) => d.query === 'asdf qwerty zzz' && d.feasible === false && d.reason.length > 0)).toBe(true);
-    const kept = existsSync(out) ? readFileSync(out, 'utf8').trim().split('\n').filter(Boolean).map((l) => Task.parse(JSON.parse(l))) : [];
+    const dropped = readFileSync(droppedPathFor(out), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(
+      dropped.some((d) => d.query === 'asdf qwerty zzz' && d.feasible === false && d.reason.length > 0),
+    ).toBe(true);
+    const kept = existsSync(out)
+      ? readFileSync(out, 'utf8')
+          .trim()
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => Task.parse(JSON.parse(l)))
+      : [];
     expect(kept.every((t) => t.suite === 'world' && t.verifier.kind === 'world')).toBe(true);
     expect(kept.length + dropped.length).toBe(2);
   }, 120_000);

@@ -23,6 +23,7 @@ import { type EvalStageResult, evalStage } from './eval-stage.ts';
 import { type PipelinePreset, rlSteps } from './presets.ts';
 import { type RlRunResult, type RlVariant, rlStage } from './rl-stage.ts';
 import type { StageRecord } from './stage.ts';
+import { type StepAccuracies, stepAccuracies, stepProbes } from './step-accuracy.ts';
 import { sftStage } from './student-stages.ts';
 
 /** The RL rows of the ablation: each trains from the same SFT checkpoint with the preset's budget. */
@@ -139,6 +140,7 @@ export async function runAblation(
     };
 
     const rows: AblationRowResult[] = [];
+    const checkpoints = new Map<RowId, string>([['sft', base.paths.sft]]);
     const row = (
       id: RowId,
       e: EvalStageResult,
@@ -207,6 +209,7 @@ export async function runAblation(
       rl ??= await s.run(`rl-${v.name}`, async (scope) =>
         rlStage(ctx, scope, { variant: v, examples: await examples(v), init: base.paths.sft }),
       );
+      checkpoints.set(v.name, rl.dir);
       const ev = await evalRow(v.name, rl.dir, reused ? 'eval-salvage-ds' : undefined);
       rows.push(
         row(v.name, ev.e, {
@@ -232,6 +235,7 @@ export async function runAblation(
     const nrSft = await s.run('train-sft-noreflect', (scope) =>
       sftStage(ctx, scope, { runDir: noReflectDir, dir: ctx.paths.model('sft-noreflect') }),
     );
+    checkpoints.set('sft-noreflect', nrSft.dir);
     const nrEval = await evalRow('sft-noreflect', nrSft.dir);
     rows.push(
       row('sft-noreflect', nrEval.e, {
@@ -240,11 +244,35 @@ export async function runAblation(
         note: `one-round collection solved ${nr.stats.overall.tasksSolved}/${nr.stats.overall.tasks} train tasks (${nrSft.data.trajectories} trajectories, ${nrSft.data.examples} examples)`,
       }),
     );
+    // The teacher on the same test tasks: its verified steps are the held-out step-level probe.
+    const teacherPrior = reusable<EvalStageResult>(base, 'eval-teacher', sameEval);
+    const teacher =
+      teacherPrior ??
+      (await s.run('eval-teacher', (scope) =>
+        evalStage(ctx, scope, { label: 'teacher', agent: 'heuristic', tasks: test }),
+      ));
     await ctx.closeWorld();
+    const accuracies = await s.run('step-accuracy', async (scope) => {
+      const probes = await stepProbes({
+        store: teacherPrior && base.from ? base.from.store : ctx.store,
+        teacherLabel: 'teacher',
+        taskIds: test.map((t) => t.id),
+        critical: minedCount ? base.paths.critical : null,
+      });
+      scope.log(`${probes.heldOut.length} held-out teacher steps, ${probes.critical.length} critical states`);
+      const out: Partial<Record<RowId, StepAccuracies>> = {};
+      for (const [id, dir] of checkpoints) out[id] = await stepAccuracies(dir, probes);
+      return out;
+    });
+    for (const r of rows) {
+      const a = accuracies[r.id];
+      if (a) Object.assign(r, { heldOutStepAccuracy: a.heldOut, criticalStepAccuracy: a.critical });
+    }
 
     const targets = checkTargets(rows);
     const setup = [
       `- preset ${ctx.preset.name}; ${test.length} world test tasks x ${ctx.preset.eval.runs} runs (max ${ctx.preset.eval.maxSteps} steps); seed ${ctx.settings.seed}`,
+      `- teacher (heuristic, no notes) on the same test tasks: pass@1 ${(100 * teacher.summary.pass1.mean).toFixed(1)}%${teacherPrior ? ' (reused)' : ''}`,
       `- base (collection with reflection, SFT, mined states): ${base.from ? `${base.from.dir} (preset ${base.from.preset})` : 'this folder'}; ${minedCount} critical states`,
       `- RL budget: ${ctx.preset.rl.epochs} passes over the states (steps clamped to [${ctx.preset.rl.minSteps}, ${ctx.preset.rl.maxSteps}]), batch ${ctx.preset.rl.batchSize} states, group ${ctx.preset.rl.groupSize}`,
     ];

@@ -30,6 +30,10 @@ export interface AblationRowResult extends AblationRow {
   /** Episodes behind pass@1 (tasks x runs). */
   episodes: number;
   rl?: RlRunResult;
+  /** Greedy step accuracy on the teacher's verified steps of the held-out test tasks (see step-accuracy.ts). */
+  heldOutStepAccuracy?: number | null;
+  /** Greedy step accuracy on the success side of the mined critical states. */
+  criticalStepAccuracy?: number | null;
 }
 
 /** One of issue 8's targets, checked on the measured rows. */
@@ -95,6 +99,22 @@ export function diagnosticsTable(rows: AblationRowResult[]): string {
   return [head, sep, ...lines].join('\n');
 }
 
+const stepPct = (x: number | null | undefined) =>
+  x === null || x === undefined ? 'n/a' : `${(100 * x).toFixed(1)}%`;
+
+/** Step-level table: what each row did to single decisions, held out and on the mined states. */
+export function stepTable(rows: AblationRowResult[]): string {
+  if (!rows.some((r) => r.heldOutStepAccuracy !== undefined)) return '';
+  const head = '| row | held-out test steps (teacher successes) | mined critical states |';
+  return [
+    head,
+    '|---|---|---|',
+    ...rows.map(
+      (r) => `| ${r.row} | ${stepPct(r.heldOutStepAccuracy)} | ${stepPct(r.criticalStepAccuracy)} |`,
+    ),
+  ].join('\n');
+}
+
 /** ablation.md: the table, the RL diagnostics and the target checks. */
 export function ablationMarkdown(o: {
   title: string;
@@ -110,6 +130,17 @@ export function ablationMarkdown(o: {
   );
   const notes = o.rows.filter((r) => r.note).map((r) => `- ${r.row}: ${r.note}`);
   if (notes.length) out.push('## Notes', '', ...notes, '');
+  const steps = stepTable(o.rows);
+  if (steps) {
+    out.push(
+      '## Greedy step accuracy',
+      '',
+      'pass@1 needs every step of a task right; step accuracy shows what each row changed in single decisions.',
+      '',
+      steps,
+      '',
+    );
+  }
   const diag = diagnosticsTable(o.rows);
   if (diag) out.push('## RL diagnostics (means over steps)', '', diag, '');
   if (o.targets.length) {

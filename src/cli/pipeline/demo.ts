@@ -13,6 +13,7 @@ import {
 } from './data-stages.ts';
 import { type EvalStageResult, evalStage } from './eval-stage.ts';
 import { type RlRunResult, type RlVariant, rlStage } from './rl-stage.ts';
+import { type StepAccuracies, stepAccuracies, stepProbes } from './step-accuracy.ts';
 import {
   mineStage,
   type RolloutResult,
@@ -92,6 +93,8 @@ export interface DemoResult {
   table: string;
   timings: Record<string, number>;
   skipped: string[];
+  /** Step-level probes of the students (null without a student). */
+  steps: StepReport | null;
   /** Wall time of this invocation (small when it resumed finished stages). */
   invocationSeconds: number;
 }
@@ -154,6 +157,25 @@ export async function runDemo(ctx: PipelineContext): Promise<DemoResult> {
     );
   }
   await ctx.closeWorld();
+  const steps = base.sft
+    ? await s.run('step-accuracy', async (scope) => {
+        const probes = await stepProbes({
+          store: ctx.store,
+          teacherLabel: 'teacher',
+          taskIds: test.map((t) => t.id),
+          critical: base.mine?.criticalStates ? ctx.paths.critical : null,
+        });
+        scope.log(
+          `${probes.heldOut.length} held-out teacher steps, ${probes.critical.length} critical states`,
+        );
+        const sft = await stepAccuracies(ctx.paths.sft, probes);
+        return {
+          heldOutSteps: probes.heldOut.length,
+          sft,
+          rl: rl ? await stepAccuracies(rl.dir, probes) : null,
+        };
+      })
+    : null;
 
   const stages = demoStageResults(evals, base.collect.stats);
   const timings = { ...s.timings, 'sum of stages': Object.values(s.timings).reduce((a, b) => a + b, 0) };
@@ -175,7 +197,7 @@ export async function runDemo(ctx: PipelineContext): Promise<DemoResult> {
     timings,
     sections: [
       { title: 'Task synthesis (offline rewriter)', lines: synthLines(synth) },
-      { title: 'Student', lines: studentLines(base, rl) },
+      { title: 'Student', lines: studentLines(base, rl, steps) },
     ],
   };
   const report = writeReport(ctx.paths.report, data);
@@ -188,6 +210,7 @@ export async function runDemo(ctx: PipelineContext): Promise<DemoResult> {
     table: stagesTable(stages),
     timings,
     skipped: [...s.skipped],
+    steps,
     invocationSeconds: (performance.now() - t0) / 1000,
   };
 }
@@ -232,7 +255,7 @@ function synthLines(r: SynthResult): string[] {
   ];
 }
 
-function studentLines(b: BaseResults, rl: RlRunResult | null): string[] {
+function studentLines(b: BaseResults, rl: RlRunResult | null, steps: StepReport | null): string[] {
   if (!b.sft || !b.rollout) return ['- not trained: the teacher solved none of the collection tasks'];
   const f = b.sft.final;
   const lines = [
@@ -247,5 +270,18 @@ function studentLines(b: BaseResults, rl: RlRunResult | null): string[] {
       `- Salvage-DS: ${rl.states} critical states, ${rl.steps} steps, ${rl.rolloutsSampled} rollouts sampled, ${rl.wallSeconds.toFixed(1)} s; mean reward ${rl.rewardStart.toFixed(3)} -> ${rl.rewardEnd.toFixed(3)}`,
     );
   }
+  if (steps) {
+    const f = (x: number | null) => (x === null ? 'n/a' : pct(x));
+    lines.push(
+      `- greedy step accuracy on the teacher's ${steps.heldOutSteps} verified steps of the held-out test tasks: SFT ${f(steps.sft.heldOut)}${steps.rl ? `, Salvage-DS ${f(steps.rl.heldOut)}` : ''}`,
+      `- greedy step accuracy on the mined critical states: SFT ${f(steps.sft.critical)}${steps.rl ? `, Salvage-DS ${f(steps.rl.critical)}` : ''}`,
+    );
+  }
   return lines;
+}
+
+export interface StepReport {
+  heldOutSteps: number;
+  sft: StepAccuracies;
+  rl: StepAccuracies | null;
 }

@@ -19,7 +19,13 @@ import {
 /** How many rows a run store holds right now (0 while it does not exist yet). */
 function peek<T>(dir: string, read: (s: RunStore) => T, empty: T): T {
   if (!existsSync(join(dir, 'store.sqlite'))) return empty;
-  const s = RunStore.open(dir, { readonly: true });
+  let s: RunStore;
+  try {
+    s = RunStore.open(dir, { readonly: true });
+  } catch {
+    // The child may have created the file but not yet committed its tables.
+    return empty;
+  }
   try {
     return read(s);
   } finally {

@@ -13,7 +13,9 @@ export function html(strings: TemplateStringsArray, ...values: unknown[]): strin
   let out = strings[0];
   for (let i = 0; i < values.length; i++) {
     const v = values[i];
-    out += (Array.isArray(v) ? v.join('') : v === undefined || v === null || v === false ? '' : String(v)) + strings[i + 1];
+    out +=
+      (Array.isArray(v) ? v.join('') : v === undefined || v === null || v === false ? '' : String(v)) +
+      strings[i + 1];
   }
   return out;
 }
@@ -69,7 +71,8 @@ ${o.scripts ? `<script>${o.scripts}</script>` : ''}
 export function pagination(current: number, total: number, href: (p: number) => string): string {
   if (total <= 1) return '';
   const parts: string[] = [];
-  if (current > 1) parts.push(`<a class="page-link" href="${esc(href(current - 1))}" rel="prev">Previous</a>`);
+  if (current > 1)
+    parts.push(`<a class="page-link" href="${esc(href(current - 1))}" rel="prev">Previous</a>`);
   for (let p = 1; p <= total; p++) {
     parts.push(
       p === current
@@ -77,7 +80,8 @@ export function pagination(current: number, total: number, href: (p: number) => 
         : `<a class="page-link" href="${esc(href(p))}">${p}</a>`,
     );
   }
-  if (current < total) parts.push(`<a class="page-link" href="${esc(href(current + 1))}" rel="next">Next</a>`);
+  if (current < total)
+    parts.push(`<a class="page-link" href="${esc(href(current + 1))}" rel="next">Next</a>`);
   return `<nav class="pagination" aria-label="Pagination">${parts.join('')}</nav>`;
 }
 
