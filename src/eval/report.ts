@@ -152,12 +152,10 @@ export function renderHtml(d: ReportData): string {
   for (const curve of d.rlCurves ?? []) {
     const keys = [...new Set(curve.points.flatMap((p) => Object.keys(p.values)))];
     const pick = (pred: (k: string) => boolean) =>
-      keys
-        .filter(pred)
-        .map((k) => ({
-          name: k,
-          points: curve.points.map((p) => [p.step, p.values[k]] as [number, number]),
-        }));
+      keys.filter(pred).map((k) => ({
+        name: k,
+        points: curve.points.map((p) => [p.step, p.values[k]] as [number, number]),
+      }));
     charts.push(
       lineChart({
         title: `${curve.name}: reward and gates`,

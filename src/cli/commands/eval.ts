@@ -3,7 +3,6 @@ import type { Command } from 'commander';
 import { z } from 'zod';
 import { InputError } from '../../core/errors.ts';
 import { formatRate } from '../../eval/metrics.ts';
-import { listMiniwobEnvs, miniwobHooks, miniwobTasks, serveMiniwob } from '../../eval/miniwob.ts';
 import { writeReport } from '../../eval/report.ts';
 import { runEval } from '../../eval/run-eval.ts';
 import { type BenchmarkSuite, loadSuite } from '../../judge/benchmarks.ts';

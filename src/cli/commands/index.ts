@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { registerNotLanded } from '../not-landed.ts';
 
 type Register = (program: Command) => void;
 
