@@ -25,6 +25,10 @@ export function createProgress(
         hideCursor: true,
         etaBuffer: 20,
         fps: 5,
+        // Forced without a terminal (a log file, CI): cli-progress stays silent unless told to
+        // write plain lines, one every few seconds.
+        noTTYOutput: !process.stderr.isTTY,
+        notTTYSchedule: 5000,
       },
       cliProgress.Presets.shades_classic,
     );

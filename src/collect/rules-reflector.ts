@@ -13,11 +13,21 @@ interface Finding {
   prefer?: ReflectionRule[];
 }
 
+// Superlatives first (so "the quickest recipe rated 4 stars" sorts by time, not rating), then
+// looser ordering words.
+const SUPERLATIVES: Array<[RegExp, string]> = [
+  [/\b(cheapest|lowest[- ]priced|lowest price|least expensive|most affordable)\b/i, 'price low to high'],
+  [/\b(most expensive|priciest|highest[- ]priced)\b/i, 'price high to low'],
+  [/\b(quickest|fastest|shortest)\b/i, 'shortest'],
+  [/\b(newest|latest|most recent(?:ly)?)\b/i, 'newest'],
+  [/\b(highest[- ]rated|best[- ]rated|top[- ]rated|highest (?:customer )?rating)\b/i, 'rating'],
+];
 const SORT_WORDS: Array<[RegExp, string]> = [
+  ...SUPERLATIVES,
   [/\b(cheap|affordable|budget|lowest|least expensive|inexpensive|low(est)? cost)\b/i, 'price low to high'],
   [/\b(expensive|priciest|highest price|premium)\b/i, 'price high to low'],
   [/\b(rated|reviewed|rating|best|top)\b/i, 'rating'],
-  [/\b(new|recent|latest)\b/i, 'newest'],
+  [/\b(new|recent(?:ly)?|latest)\b/i, 'newest'],
   [/\b(short|fast|quick)\b/i, 'shortest'],
 ];
 
@@ -28,7 +38,7 @@ const SORT_WORDS: Array<[RegExp, string]> = [
  *
  * Patterns: a lookalike clicked instead of the named item; an overlay that blocked clicks; a
  * superlative the attempt never sorted for; a target that was on a later page; a select set to a
- * near-miss option ("2+" for "2"); a form that stayed invalid; a wrong or premature answer; a loop.
+ * near-miss option ("2+" for "2"); a colour or quantity left at its default; a form that stayed invalid; a wrong or premature answer; a loop.
  */
 export class RulesReflector implements Reflector {
   readonly id = 'rules';
@@ -40,6 +50,7 @@ export class RulesReflector implements Reflector {
       sorting(t),
       paging(t),
       nearMissSelect(t),
+      variantMissed(t),
       invalidForm(t),
       answer(t),
       loop(t),
@@ -124,15 +135,24 @@ function overlay(t: Trajectory): Finding | null {
 }
 
 function sorting(t: Trajectory): Finding | null {
-  const sorted = t.steps.some(
-    (s) => s.action.type === 'select_dropdown' && /sort|price|rating|new/i.test(s.action.text),
-  );
+  // Sorted: a select labelled as a sort was set (a rating filter such as "4 stars & up" is not a sort).
+  const sorted = t.steps.some((s) => {
+    if (s.action.type !== 'select_dropdown') return false;
+    const idx = s.action.index;
+    const e = s.observation.elements.find((x) => x.index === idx);
+    return !!e && /sort|order by/i.test(`${labelOf(e)} ${e.attributes.name ?? ''}`);
+  });
   if (sorted) return null;
   const cond = (t.verdict?.failedConditions ?? []).join(' ');
   for (const [re, value] of SORT_WORDS) {
     if (
       re.test(t.task.objective) &&
-      (/\b(cheap|price|rating|rated|best|new|short|item|select|choice|pick|name)/i.test(cond) || cond === '')
+      (/\b(cheap|price|rating|rated|best|new|short|item|select|choice|pick|name|answer|address|saved?)/i.test(
+        cond,
+      ) ||
+        cond === '' ||
+        // A superlative the teacher does not know: the attempt could not have sorted for it.
+        (SUPERLATIVES.some(([s]) => s.test(t.task.objective)) && parseGoal(t.task.objective).sort === null))
     ) {
       return {
         text: `The task asks for a superlative; sort the results by ${value} and take the first match.`,
@@ -177,6 +197,48 @@ function nearMissSelect(t: Trajectory): Finding | null {
     }
   }
   return null;
+}
+
+/** The label of the first control seen in the attempt that `pick` accepts, else `fallback`. */
+function controlLabel(t: Trajectory, pick: (label: string) => boolean, fallback: string): string {
+  for (const s of t.steps)
+    for (const e of s.observation.elements) if (pick(labelOf(e).trim())) return labelOf(e).trim();
+  return fallback;
+}
+
+/**
+ * A variant left at its default: the verifier names the colour that is missing or the quantity it
+ * expected. The rule gives the control's label and the exact value to set on the next attempt.
+ */
+function variantMissed(t: Trajectory): Finding | null {
+  const prefer: ReflectionRule[] = [];
+  const text: string[] = [];
+  // Condition names ("cart.color") come with their details in the verdict's reason.
+  const details = [...(t.verdict?.failedConditions ?? []), ...(t.verdict?.reason ?? '').split(/;\s*/)];
+  for (const c of details) {
+    const color = c.match(/\bcolou?r\b.*?\bcolou?r (.+?) missing\b/i)?.[1];
+    if (color) {
+      const target = controlLabel(t, (l) => /^colou?r\b/i.test(l), 'Color');
+      const sel = t.steps
+        .flatMap((s) => s.observation.elements)
+        .find((e) => isSelect(e) && labelOf(e).trim() === target);
+      const option = (sel && optionsOf(sel).find((o) => normalizeText(o) === normalizeText(color))) ?? color;
+      prefer.push({ kind: 'select', target, value: option, why: 'colour left at its default' });
+      text.push(`The colour was left at its default; choose "${option}" in "${target}" before adding it.`);
+    }
+    const q = c.match(/\bqty\b.*?\bquantity (\d+), expected (\d+)\b/i);
+    const qty = q && q[1] !== q[2] ? q[2] : null;
+    if (qty) {
+      const target = controlLabel(t, (l) => /^(quantity|qty)\b/i.test(l), 'Quantity');
+      prefer.push({ kind: 'input', target, value: qty, why: 'quantity from the task' });
+      text.push(`The quantity was wrong; set "${target}" to ${qty} before adding it to the cart.`);
+    }
+  }
+  if (!prefer.length) return null;
+  // The same care for the item itself: the one named exactly, not a lookalike.
+  const name = parseGoal(t.task.objective).names[0];
+  if (name) prefer.push({ kind: 'click', target: name, value: 'exact' });
+  return { text: text.join(' '), prefer: dedupe(prefer) };
 }
 
 function invalidForm(t: Trajectory): Finding | null {

@@ -99,6 +99,26 @@ const cases: Array<[FailureLabel, Trajectory, Trajectory]> = [
       [cart('Trail Runner 2', '2'), act.done('Added Trail Runner 3 to the cart')],
     ]),
   ],
+  [
+    // Both answer from the results page, but only the success side had it sorted.
+    'missed-constraint',
+    trajectory(
+      's-sorted-answer',
+      T,
+      [
+        [HOME, act.input(0, 'trail shoes')],
+        [
+          { ...RESULTS, url: 'http://shop.test/search?q=trail+shoes&sort=price' },
+          act.done('Road Racer, $59'),
+        ],
+      ],
+      true,
+    ),
+    fail('f-unsorted-answer', [
+      [HOME, act.input(0, 'trail shoes')],
+      [RESULTS, act.done('Trail Runner 2 GTX, $149')],
+    ]),
+  ],
   ['lookalike-element', SUCCESS, LOOKALIKE_FAILURE],
   ['scroll-stall', SUCCESS, SCROLL_WANDERER],
   ['repetition-loop', SUCCESS, LOOP_WANDERER],

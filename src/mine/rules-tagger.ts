@@ -141,6 +141,20 @@ function destinationPath(d: Divergence, side: 'success' | 'failure'): string {
   return next ? urlPath(next.observation.url) : '';
 }
 
+/** Sorted non-empty query parameters of a URL ('' when none or unparsable). */
+function queryOf(url: string): string {
+  try {
+    const u = new URL(url);
+    return [...u.searchParams.entries()]
+      .filter(([, v]) => v !== '')
+      .map(([k, v]) => `${k}=${v}`)
+      .sort()
+      .join('&');
+  } catch {
+    return '';
+  }
+}
+
 /** Applies the taxonomy's rules, in order, to one divergence. */
 export function tagByRules(d: Divergence): TagResult {
   const s = d.success.trajectory.steps[d.i];
@@ -167,6 +181,16 @@ export function tagByRules(d: Divergence): TagResult {
     return { label: 'input-error', reason: `same field, different value: ${both}` };
   }
   if (sa.type === 'done' && fa.type === 'done' && sa.success === fa.success) {
+    // Answering from a results page whose sort/filter parameters differ is a skipped constraint,
+    // not a misread value.
+    const sq = queryOf(s.observation.url);
+    const fq = queryOf(f.observation.url);
+    if (urlPath(s.observation.url) === urlPath(f.observation.url) && sq !== fq) {
+      return {
+        label: 'missed-constraint',
+        reason: `different final answers from the same page with other query parameters (${sq || 'none'} vs ${fq || 'none'}): ${both}`,
+      };
+    }
     return { label: 'input-error', reason: `different final answers: ${both}` };
   }
   if (se && fe && !sameElement) {

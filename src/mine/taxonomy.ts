@@ -21,7 +21,7 @@ export const TAXONOMY: Readonly<Record<FailureLabel, { meaning: string; rule: st
     meaning: 'Right field, wrong value: a typo, the wrong option, or a wrong final answer.',
     rule:
       'Both sides input or select into equivalent elements with different normalized text, or both ' +
-      'answer done with the same success flag and different normalized answers.',
+      'answer done with the same success flag and different normalized answers on the same page.',
   },
   'lookalike-element': {
     meaning: 'The failing agent acted on an element that looks like the right one but is not.',
@@ -44,7 +44,8 @@ export const TAXONOMY: Readonly<Record<FailureLabel, { meaning: string; rule: st
     rule:
       'The success side selects a dropdown option or acts on a checkbox/radio/option/combobox or a control ' +
       'named like sort / filter / price / rating / size / color / category / brand / apply, and the ' +
-      'failure side never acts on an equivalent element from this state on.',
+      'failure side never acts on an equivalent element from this state on; or both sides answer done ' +
+      'differently from the same page path with different non-empty query parameters (sort, filters).',
   },
   'wrong-navigation': {
     meaning: 'The failing agent went to the wrong page, or left the right one.',

@@ -12,7 +12,8 @@ export class JsAdam {
 
   constructor(
     private readonly vars: readonly tf.Variable[],
-    readonly lr: number,
+    /** The learning rate of the next step (trainers may change it: schedules). */
+    public lr: number,
     private readonly beta1 = 0.9,
     private readonly beta2 = 0.999,
     private readonly eps = 1e-8,

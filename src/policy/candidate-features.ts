@@ -21,6 +21,9 @@ export const CANDIDATE_FEATURES = [
   'onPage',
   'hasCue',
   'charLength',
+  'inTaskPhrase',
+  'contextTaskOverlap',
+  'contextTaskWords',
 ] as const;
 export const NUM_CANDIDATE_FEATURES = CANDIDATE_FEATURES.length;
 
@@ -57,6 +60,7 @@ export function candidateDense(
   const labels = `\n${infos.map((i) => i.norm).join('\n')}\n`;
   cands.forEach((c, i) => {
     const nw = c.kind === 'text' ? words(c.text).length : 0;
+    const contextWords = contentWords(`${c.context} ${c.cue}`);
     const v = [
       c.kind === 'text' ? 1 : 0,
       c.kind === 'scroll' ? 1 : 0,
@@ -74,6 +78,9 @@ export function candidateDense(
       c.kind === 'text' && c.norm.length > 1 && labels.includes(c.norm) ? 1 : 0,
       c.cue ? 1 : 0,
       Math.log1p(c.text.length) / 4,
+      c.kind === 'text' && c.norm.length > 1 && ` ${ctx.objectiveNorm} `.includes(` ${c.norm} `) ? 1 : 0,
+      coverage(contextWords, ctx.content),
+      Math.min(contextWords.filter((w) => ctx.content.has(w)).length, 4) / 2,
     ];
     out.set(v, i * F);
   });

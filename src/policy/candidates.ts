@@ -326,25 +326,35 @@ function addTextSpans(
  * Texts of the page an answer can be: visible text blocks and element texts, whole (up to 30
  * words) and split at separators (`Price: $182` gives `$182`), plus the numbers in them.
  */
-function pageTexts(obs: Observation, elements: readonly Element[], taskWords: ReadonlySet<string>): string[] {
+function pageTexts(
+  obs: Observation,
+  elements: readonly Element[],
+  taskWords: ReadonlySet<string>,
+): Array<{ p: string; context: string }> {
   const texts: string[] = [];
   for (const b of obs.texts ?? []) texts.push(b.text);
   for (const el of elements) texts.push(el.text || el.name);
   // Texts sharing words with the task first (the answer to an information task usually sits in
   // one), with their parts and numbers right behind them: "$182" matters because of its line.
-  const scored: Array<{ p: string; i: number; overlap: number }> = [];
+  // A part's context is the part before it ("Status: Received" -> "Received" after "Status"),
+  // a number's the words before it: what the value is the value of.
+  const scored: Array<{ p: string; context: string; i: number; overlap: number }> = [];
   for (const t of texts) {
     const s = t.replace(/\s+/g, ' ').trim();
     if (!s) continue;
     const overlap = contentWords(s).filter((w) => taskWords.has(w)).length;
-    const push = (p: string) => scored.push({ p, i: scored.length, overlap });
-    if (s.split(' ').length <= 30) push(s);
-    for (const part of s.split(/\s*(?:[|·•:]|\s-\s)\s*/))
-      if (part && part !== s && part.split(' ').length <= 12) push(part);
-    for (const m of s.matchAll(/[$€£]?\d[\d,]*(?:\.\d+)?%?/g)) push(m[0]);
+    const push = (p: string, context: string) => scored.push({ p, context, i: scored.length, overlap });
+    if (s.split(' ').length <= 30) push(s, '');
+    let prev = '';
+    for (const part of s.split(/\s*(?:[|·•:]|\s-\s)\s*/)) {
+      if (part && part !== s && part.split(' ').length <= 12) push(part, prev);
+      prev = part;
+    }
+    for (const m of s.matchAll(/[$€£]?\d[\d,]*(?:\.\d+)?%?/g))
+      push(m[0], s.slice(0, m.index).split(' ').slice(-4).join(' '));
   }
   scored.sort((a, b) => b.overlap - a.overlap || a.i - b.i);
-  return scored.map((s) => s.p);
+  return scored;
 }
 
 /**
@@ -375,9 +385,9 @@ export function buildCandidates(
   if (memory.trim()) addTextSpans(set, memory, SRC.memory, limits, false);
   const taskWords = new Set(contentWords(objective));
   let added = 0;
-  for (const p of pageTexts(obs, elements, taskWords)) {
+  for (const { p, context } of pageTexts(obs, elements, taskWords)) {
     if (added >= limits.maxPageCandidates) break;
-    if (set.add(p, 'text', SRC.page)) added++;
+    if (set.add(p, 'text', SRC.page, { context })) added++;
   }
   return set.list;
 }

@@ -1,6 +1,7 @@
 import type { Action } from '../core/action.ts';
 import type { Element, Observation } from '../core/observation.ts';
 import { isSelectLike, isTextEntry } from './action-space.ts';
+import { MATCH_FEATURES } from './match-features.ts';
 import { charTrigrams, contentWords, coverage, normalizeText, numbersIn, words } from './text.ts';
 
 /**
@@ -143,6 +144,7 @@ export const ELEMENT_FEATURES = [
   'emptyLabel',
   'memoryOverlap',
   'visibleUncovered',
+  ...MATCH_FEATURES,
 ] as const;
 export const NUM_ELEMENT_FEATURES = ELEMENT_FEATURES.length;
 
@@ -185,8 +187,10 @@ export function elementDense(
   elements: readonly Element[],
   infos: readonly ElementInfo[],
   ctx: TaskContext,
+  match: Float32Array,
 ): Float32Array {
   const F = NUM_ELEMENT_FEATURES;
+  const K = MATCH_FEATURES.length;
   const out = new Float32Array(elements.length * F);
   const labels = infos.map((i) => i.norm);
   const labelCount = new Map<string, number>();
@@ -245,6 +249,7 @@ export function elementDense(
       el.inViewport && !truthy(a.covered) ? 1 : 0,
     ];
     out.set(v, p * F);
+    out.set(match.subarray(p * K, (p + 1) * K), p * F + v.length);
   });
   return out;
 }

@@ -13,6 +13,7 @@ import {
   type TaskContext,
   taskContext,
 } from './element-features.ts';
+import { matchFeatures, PROGRESS_FEATURES } from './match-features.ts';
 import { hashText, hashToken, normalizeText, pathWords } from './text.ts';
 import type { PolicyState } from './types.ts';
 
@@ -21,7 +22,7 @@ import type { PolicyState } from './types.ts';
  * history and the memory are read (never the verifier or world internals). Bump FEATURIZER_VERSION
  * whenever the features of a state change: checkpoints record it and refuse to load across versions.
  */
-export const FEATURIZER_VERSION = 1;
+export const FEATURIZER_VERSION = 2;
 
 export interface FeaturizerConfig {
   /** Hash buckets of the token embedding table. */
@@ -85,6 +86,7 @@ export const STATE_FEATURES = [
   'repeatedLast',
   'taskHasQuoted',
   'taskNumbers',
+  ...PROGRESS_FEATURES,
 ] as const;
 export const NUM_STATE_FEATURES = STATE_FEATURES.length;
 
@@ -145,6 +147,7 @@ function stateDenseOf(
   fsElems: Element[],
   elemDense: Float32Array,
   F: number,
+  progress: Float32Array,
 ): Float32Array {
   const { history, observation: obs } = state;
   const types = POLICY_ACTION_TYPES as readonly string[];
@@ -173,6 +176,7 @@ function stateDenseOf(
     last && prev && JSON.stringify(last) === JSON.stringify(prev) ? 1 : 0,
     /["“]/.test(objective) ? 1 : 0,
     Math.min((objective.match(/\d+/g) ?? []).length, 6) / 3,
+    ...progress,
   ];
   return Float32Array.from(v);
 }
@@ -221,7 +225,8 @@ export function featurizeState(state: PolicyState, cfg: FeaturizerConfig): Featu
   const obs = state.observation;
   const { elements, infos, candidates, ctx } = st;
   const { buckets: B, hashSeed: seed } = cfg;
-  const elemDense = elementDense(obs, elements, infos, ctx);
+  const match = matchFeatures(obs, state.task.objective, elements, infos, candidates, ctx, state.history);
+  const elemDense = elementDense(obs, elements, infos, ctx, match.dense);
   return {
     ...st,
     stateBags: [
@@ -236,7 +241,7 @@ export function featurizeState(state: PolicyState, cfg: FeaturizerConfig): Featu
         'h:',
       ),
     ],
-    stateDense: stateDenseOf(state, elements, elemDense, NUM_ELEMENT_FEATURES),
+    stateDense: stateDenseOf(state, elements, elemDense, NUM_ELEMENT_FEATURES, match.progress),
     elemLabelIds: infos.map((info) =>
       hashText(info.label, B, seed, cfg.maxTokensElement, '', cfg.elementTrigrams),
     ),

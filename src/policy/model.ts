@@ -1,6 +1,6 @@
 import * as tf from '@tensorflow/tfjs';
 import { hashString } from '../core/rng.ts';
-import { POLICY_ACTION_TYPES } from './action-space.ts';
+import { ELEMENT_TYPES, POLICY_ACTION_TYPES } from './action-space.ts';
 import type { PolicyBatch } from './batch.ts';
 import { NUM_CANDIDATE_FEATURES, NUM_PAIR_FEATURES } from './candidate-features.ts';
 import { NUM_ELEMENT_FEATURES } from './element-features.ts';
@@ -14,12 +14,16 @@ import { matMul2d as mm } from './ops.ts';
  *   element   e_j = MLP2([bag(label_j); bag(attrs_j); dense_j])
  *   candidate c_k = MLP2([bag(text_k); bag(context_k); dense_k])
  *   state     s   = relu(W [relu(W0 [bag(task); bag(page); bag(memory); bag(history); dense]); mean_j e_j])
- *   type      logits = W_t s
- *   element   logit_j = w . relu(e_j * (1 + G [s; t]) + R [s; t])
+ *   element   f_t(j) = w . relu(e_j * (1 + G [s; t]) + R [s; t])
+ *   type      logit_t = W_t s + logsumexp_{j valid for t} f_t(j)   (types with an element)
+ *             logit_t = W_t s                                     (the others)
  *   argument  logit_k = w . relu(c_k * (1 + G [s; t; e*]) + R [s; t; e*] + P pair_k)
  *
  * where t is a learned embedding of the action type and e* the chosen element (zero when the type
- * has none). The heads condition the per-item encodings on the state by feature-wise gating and
+ * has none). The type and element heads are one joint softmax over (type, element) pairs,
+ * p(t, j) ∝ exp(W_t s + f_t(j)), factorized exactly as p(t) p(j | t): whether to type, choose or
+ * click depends on which elements are there (an empty field the task names a value for), and a
+ * type head that only sees a pooled state cannot tell. The heads condition the per-item encodings on the state by feature-wise gating and
  * shifting (FiLM): as expressive as the encoders allow, and far cheaper than an MLP over every
  * (state, item) concatenation, which matters with ~100 elements and candidates per state.
  */
@@ -46,7 +50,12 @@ export interface Encoded {
   cand: tf.Tensor3D;
   /** [N, T] raw type logits. */
   typeLogits: tf.Tensor2D;
+  /** [N, T, E] raw element logits per type (zeros for types without an element). */
+  elemLogits: tf.Tensor3D;
 }
+
+/** Type indices that choose an element. */
+const ELEMENT_TYPE_INDICES = POLICY_ACTION_TYPES.flatMap((t, i) => (ELEMENT_TYPES.has(t) ? [i] : []));
 
 /** Shapes of every weight, by logical name (init: 'emb' normal, 'b*' zeros, else Glorot normal). */
 export function weightShapes(m: ModelConfig, buckets: number): Record<string, number[]> {
@@ -144,10 +153,41 @@ export class PolicyModel {
     const pool = tf.matMul(weights, elem).reshape([N, H]);
     const s0 = tf.relu(tf.add(mm(tf.concat([stateBags, b.stateDense], 1), w.st_w1), w.st_b1));
     const s = tf.relu(tf.add(mm(tf.concat([s0, pool], 1), w.st_w2), w.st_b2)) as tf.Tensor2D;
-    const typeLogits = tf.add(mm(s, w.ty_w), w.ty_b) as tf.Tensor2D;
+    const T = POLICY_ACTION_TYPES.length;
+    // Element logits of every element type, and their masked log-sum-exp added to the type logits.
+    const perType: tf.Tensor2D[] = [];
+    const lse: tf.Tensor1D[] = [];
+    for (let t = 0; t < T; t++) {
+      if (!ELEMENT_TYPE_INDICES.includes(t)) {
+        perType.push(tf.zeros([N, E]));
+        lse.push(tf.zeros([N]));
+        continue;
+      }
+      const logits = this.elementHead(s, elem, new Int32Array(N).fill(t));
+      const mask = new Float32Array(N * E);
+      b.featurized.forEach((f, r) => {
+        mask.set(f.elementMasks[t], r * E);
+      });
+      perType.push(logits);
+      lse.push(tf.logSumExp(tf.add(logits, tf.mul(tf.sub(1, tf.tensor2d(mask, [N, E])), -1e9)), 1));
+    }
+    const typeLogits = tf.add(tf.add(mm(s, w.ty_w), w.ty_b), tf.stack(lse, 1)) as tf.Tensor2D;
+    const elemLogits = tf.stack(perType, 1) as tf.Tensor3D;
     const candX = tf.concat([cand, candCtx, b.candDense], 1);
     const candFlat = tf.relu(tf.add(mm(tf.relu(tf.add(mm(candX, w.ca_w1), w.ca_b1)), w.ca_w2), w.ca_b2));
-    return { N, E, A, s, elem, cand: candFlat.reshape([N, A, H]) as tf.Tensor3D, typeLogits };
+    return { N, E, A, s, elem, cand: candFlat.reshape([N, A, H]) as tf.Tensor3D, typeLogits, elemLogits };
+  }
+
+  /** [N, E] element logits of states `s` and encodings `elem` for one type per row. */
+  private elementHead(s: tf.Tensor2D, elem: tf.Tensor3D, types: Int32Array): tf.Tensor2D {
+    const w = this.weights;
+    const H = this.config.hidden;
+    const [P, E] = elem.shape;
+    const ctx = tf.concat([s, this.typeEmb(types)], 1);
+    const gate = tf.add(mm(ctx, w.es_g), 1).reshape([P, 1, H]);
+    const shift = tf.add(mm(ctx, w.es_r), w.es_b).reshape([P, 1, H]);
+    const h = tf.relu(tf.add(tf.mul(elem, gate), shift)).reshape([P * E, H]);
+    return tf.add(mm(h, w.es_wo), w.es_bo).reshape([P, E]);
   }
 
   private typeEmb(types: Int32Array): tf.Tensor2D {
@@ -164,15 +204,11 @@ export class PolicyModel {
 
   /** [P, E] raw element logits for (row, type) pairs; `rows` null means rows 0..N-1. */
   elementLogits(enc: Encoded, rows: Int32Array | null, types: Int32Array): tf.Tensor2D {
-    const w = this.weights;
-    const H = this.config.hidden;
+    const T = POLICY_ACTION_TYPES.length;
     const P = types.length;
-    const E = enc.E;
-    const ctx = tf.concat([this.rows(enc.s, rows), this.typeEmb(types)], 1);
-    const gate = tf.add(mm(ctx, w.es_g), 1).reshape([P, 1, H]);
-    const shift = tf.add(mm(ctx, w.es_r), w.es_b).reshape([P, 1, H]);
-    const h = tf.relu(tf.add(tf.mul(this.rows(enc.elem, rows), gate), shift)).reshape([P * E, H]);
-    return tf.add(mm(h, w.es_wo), w.es_bo).reshape([P, E]);
+    // The encode step computed them for every element type: pick the type by a one-hot product.
+    const pick = tf.oneHot(tf.tensor1d(types, 'int32'), T).reshape([P, 1, T]) as tf.Tensor3D;
+    return tf.matMul(pick, this.rows(enc.elemLogits, rows)).reshape([P, enc.E]);
   }
 
   /**

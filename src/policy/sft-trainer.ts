@@ -27,8 +27,13 @@ export interface SftOptions {
   epochs?: number;
   /** Examples per gradient step (default 32). */
   batchSize?: number;
-  /** Adam learning rate (default 0.002). */
+  /** Peak Adam learning rate (default 0.002). */
   lr?: number;
+  /**
+   * The rate decays over the run on a cosine from `lr` to `lr * lrFinal` (default 0.1): the late,
+   * small steps settle the sub-decisions that a constant rate keeps knocking back and forth.
+   */
+  lrFinal?: number;
   /** Seeds weights, the split and the shuffles (default 0). */
   seed?: number;
   /** Share of tasks held out for validation (default 0.1; the split is by task). */
@@ -248,7 +253,9 @@ export async function trainSft(
     .fork('train-eval')
     .shuffle(split.train)
     .slice(0, opts.trainEvalSize ?? 1000);
-  const optimizer = new JsAdam(policy.trainableVariables(), opts.lr ?? 0.002);
+  const lr = opts.lr ?? 0.002;
+  const lrFinal = opts.lrFinal ?? 0.1;
+  const optimizer = new JsAdam(policy.trainableVariables(), lr);
   const history: EpochMetrics[] = [...(opts.previousEpochs ?? [])];
   for (let epoch = (opts.startEpoch ?? 0) + 1; epoch <= epochs; epoch++) {
     const t0 = performance.now();
@@ -257,6 +264,8 @@ export async function trainSft(
     let lossSum = 0;
     for (let b = 0; b < batches; b++) {
       const chunk = order.slice(b * batchSize, (b + 1) * batchSize);
+      const progress = ((epoch - 1) * batches + b) / Math.max(1, epochs * batches - 1);
+      optimizer.lr = lr * (lrFinal + ((1 - lrFinal) * (1 + Math.cos(Math.PI * progress))) / 2);
       const loss = trainStep(policy, optimizer, chunk, clipNorm);
       lossSum += loss * chunk.length;
       opts.onBatch?.({ epoch, batch: b + 1, batches, loss });

@@ -53,14 +53,20 @@ export class LocalStudentPolicy implements StudentPolicy {
     this.model = new PolicyModel(modelCfg, this.featurizer.buckets, weights);
   }
 
-  /** Featurizes states once; a state object repeated in `states` (a group of RL samples) is featurized once. */
+  /**
+   * Featurized states by object: SFT epochs and RL groups encode the same state objects again and
+   * again, and featurization (candidates, match features) costs as much as a training step. States
+   * are treated as immutable; the cache lets them be collected with their owner.
+   */
+  private readonly featurized = new WeakMap<PolicyState, FeaturizedState>();
+
+  /** Featurizes states (each state object once per policy: see `featurized`). */
   encode(states: PolicyState[]): PolicyBatch {
-    const seen = new Map<PolicyState, FeaturizedState>();
     const featurized = states.map((s) => {
-      let f = seen.get(s);
+      let f = this.featurized.get(s);
       if (!f) {
         f = featurizeState(s, this.featurizer);
-        seen.set(s, f);
+        this.featurized.set(s, f);
       }
       return f;
     });
@@ -268,7 +274,7 @@ export class LocalStudentPolicy implements StudentPolicy {
         }),
       );
     } finally {
-      tf.dispose([enc.s, enc.elem, enc.cand, enc.typeLogits]);
+      tf.dispose([enc.s, enc.elem, enc.cand, enc.typeLogits, enc.elemLogits]);
     }
   }
 
@@ -334,7 +340,7 @@ export class LocalStudentPolicy implements StudentPolicy {
       }
       return out;
     } finally {
-      tf.dispose([enc.s, enc.elem, enc.cand, enc.typeLogits]);
+      tf.dispose([enc.s, enc.elem, enc.cand, enc.typeLogits, enc.elemLogits]);
       b.dispose();
     }
   }

@@ -55,14 +55,16 @@ const STOP = new Set([
   'fill',
 ]);
 
-// The superlatives the heuristic knows. It misses rarer wordings ("most affordable", "budget"),
-// which is one of the ways it fails for a realistic reason and learns from a reflection note.
+// The superlatives the heuristic knows: only the common one-word forms. It misses rarer
+// wordings ("lowest-priced", "least expensive", "highest-rated", "most recent", "quickest",
+// "most affordable"), which is one of the ways it fails for a realistic reason; the rules reflector
+// then writes a sort rule (kit.preferredSort) that the next attempt follows.
 const SORTS: Array<[RegExp, SortIntent]> = [
-  [/\b(cheapest|lowest[- ]priced|lowest price|least expensive)\b/i, 'price-asc'],
-  [/\b(most expensive|highest[- ]priced|priciest)\b/i, 'price-desc'],
-  [/\b(highest[- ]rated|best[- ]rated|top[- ]rated)\b/i, 'rating'],
-  [/\b(newest|most recent|latest)\b/i, 'newest'],
-  [/\b(shortest|fastest|quickest)\b/i, 'shortest'],
+  [/\b(cheapest)\b/i, 'price-asc'],
+  [/\b(most expensive|priciest)\b/i, 'price-desc'],
+  [/\b(best[- ]rated|top[- ]rated)\b/i, 'rating'],
+  [/\b(newest|latest)\b/i, 'newest'],
+  [/\b(shortest|fastest)\b/i, 'shortest'],
 ];
 
 const INTENTS = [

@@ -49,7 +49,8 @@ import { SKILLS, type SkillContext } from './skills/index.ts';
  *
  * It is deliberately a plain lexical matcher, so it fails where such agents fail on the real web:
  * it takes the first item whose name contains the task's words (lookalikes), reacts to overlays
- * only once they block a click, knows a handful of superlatives, and gives up when a target is not
+ * only once they block a click, knows a handful of superlatives, leaves a product's colour and
+ * quantity at their defaults unless the task spells them out, and gives up when a target is not
  * on the first page. Reflection notes carry structured avoid/prefer rules (core/reflection.ts)
  * that switch these behaviours: exact-name matching, avoiding an element, dismissing overlays
  * first, sorting, paging, or using a given value for a field.

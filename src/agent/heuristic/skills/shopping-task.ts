@@ -8,7 +8,10 @@ export interface ShopTask {
   /** A second product to add from the "frequently bought together" box. */
   companion: string | null;
   size: string | null;
+  /** How many, from any wording ("Buy 2 of the", "I want two", "quantity 2"). */
   qty: number | null;
+  /** How many, only where the task says "quantity N" (what a hurried shopper notices). */
+  qtyStated: number | null;
   wishlist: boolean;
   /** Put the product in the cart (any buying task). */
   cart: boolean;
@@ -47,8 +50,9 @@ export function readShopTask(goal: TaskGoal): ShopTask {
     null;
   const size =
     t.match(/\bsize\s+(\d+(?:\.\d+)?\s?mm|\d+(?:\.\d+)?|X{0,3}[SML]|XXL|One Size)\b/i)?.[1] ?? null;
+  const qtyStated = num(t.match(/\b(?:quantity|qty)\s*:?\s*(\d+)\b/i)?.[1]);
   const qty =
-    num(t.match(/\bquantity\s*:?\s*(\d+)\b/i)?.[1]) ??
+    qtyStated ??
     num(
       t.match(/\b(?:add|buy|order|want|get me)\s+(\d+|one|two|three|four|five)\s+(?:of\s+the\s+)?[A-Z]/)?.[1],
     ) ??
@@ -94,6 +98,7 @@ export function readShopTask(goal: TaskGoal): ShopTask {
     companion,
     size,
     qty,
+    qtyStated,
     wishlist,
     cart,
     checkout,

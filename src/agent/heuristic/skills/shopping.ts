@@ -130,19 +130,42 @@ function productStep(ctx: SkillContext, task: ShopTask): Choice | null {
     const o = optionsOf(size).find((x) => normalizeText(x) === normalizeText(task.size!));
     if (o) wants.push({ el: size, kind: 'select', option: o });
   }
+  // A hurried shopper picks the size (the page insists) but leaves the colour at its default
+  // unless the task says "color", and sets the quantity only where the task says "quantity N".
+  // A note's select/input rule (or a careful reading) makes it set both as the task gives them.
+  const careful = carefulReading(ctx.rules);
   const color = selectLabelled(usable, /^colou?r/i);
   if (color) {
-    const o = mentionedOption(optionsOf(color), ctx.goal.text);
+    const noted = notedValue(ctx, color);
+    const o = noted
+      ? optionsOf(color).find((x) => normalizeText(x) === normalizeText(noted))
+      : careful || /\bcolou?r\b/i.test(ctx.goal.text)
+        ? mentionedOption(optionsOf(color), ctx.goal.text)
+        : undefined;
     if (o) wants.push({ el: color, kind: 'select', option: o });
   }
   const qty = usable.find(
     (e) => isEditable(e) && /quantity|qty/i.test(`${labelOf(e)} ${e.attributes.name ?? ''}`),
   );
-  if (qty && task.qty && !task.companion) wants.push({ el: qty, kind: 'type', value: String(task.qty) });
+  const n = qty ? (notedValue(ctx, qty) ?? (careful ? task.qty : task.qtyStated)) : null;
+  if (qty && n && !task.companion) wants.push({ el: qty, kind: 'type', value: String(n) });
   const step = setControls(ctx, wants);
   if (step) return step;
   const add = usable.find((e) => isClickable(e) && /^add to (cart|bag|basket)$/i.test(labelOf(e).trim()));
   return add ? click(add, 'Add it to the cart') : null;
+}
+
+/** The value a note's select or input rule gives for a control, matched by its label. */
+function notedValue(ctx: SkillContext, el: Element): string | null {
+  const l = normalizeText(labelOf(el));
+  const r = ctx.rules.prefer.find(
+    (x) =>
+      (x.kind === 'select' || x.kind === 'input') &&
+      x.target &&
+      x.value &&
+      (normalizeText(x.target) === l || l.startsWith(normalizeText(x.target))),
+  );
+  return r?.value ?? null;
 }
 
 /** The "Add to cart" that belongs to the companion item (the one after its name). */

@@ -79,7 +79,29 @@ describe('readRecipeTask', () => {
   });
 });
 
+describe('parseGoal superlatives', () => {
+  it('knows only the common one-word superlatives; rarer wordings need a note', () => {
+    expect(parseGoal('Find the cheapest Vortexa blender.').sort).toBe('price-asc');
+    expect(parseGoal('Which is the fastest flight to Denver?').sort).toBe('shortest');
+    expect(parseGoal('Which is the lowest-priced Northpeak jacket?').sort).toBeNull();
+    expect(parseGoal("What's the least expensive house in Raleigh?").sort).toBeNull();
+    expect(parseGoal("What's the highest-rated Thai recipe?").sort).toBeNull();
+    expect(parseGoal('Find the quickest vegan Mexican recipe.').sort).toBeNull();
+  });
+});
+
 describe('readShopTask', () => {
+  it('tells a stated "quantity N" from a count in passing', () => {
+    expect(shop('Put the Velora Polo 3 in size M, Burgundy in my cart — quantity 3.')).toMatchObject({
+      qty: 3,
+      qtyStated: 3,
+    });
+    expect(shop('I want 2 Chronix Fit Solar, size 45 mm, Silver. Add them to the cart.')).toMatchObject({
+      qty: 2,
+      qtyStated: null,
+    });
+  });
+
   it('reads a variant, quantity and the product', () => {
     const t = shop('I want 2 Chronix Fit Solar, size 41 mm, Silver. Add them to the cart.');
     expect(t).toMatchObject({

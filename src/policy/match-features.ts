@@ -1,0 +1,188 @@
+import type { Action } from '../core/action.ts';
+import type { Element, Observation } from '../core/observation.ts';
+import { isSelectLike, isTextEntry, selectOptions } from './action-space.ts';
+import { type ArgCandidate, SRC } from './candidates.ts';
+import type { ElementInfo, TaskContext } from './element-features.ts';
+import { contentWords, coverage, normalizeText } from './text.ts';
+
+/**
+ * Task-element match features: what a lexical agent decides on, made explicit so a small network
+ * learns it from a few thousand examples. Which task values (quoted strings, numbers, shaped
+ * values, spans after cue words, names) are still pending - not typed, chosen or shown as a field
+ * value yet - and which fields their wording in the task points at; which selects offer an option
+ * the task names; which labels are task values or lookalikes of one; flow buttons and overlays.
+ */
+
+/** Source bits of spans that state a value (not the plain n-grams every task has). */
+const VALUE_BITS = SRC.quoted | SRC.number | SRC.pattern | SRC.cue | SRC.capitalized | SRC.clause;
+const SUBMIT_RE =
+  /\b(submit|continue|next|search|go|apply|save|send|add to (cart|bag|collection|list)|add|book|reserve|place order|confirm|check|pay|checkout|find|update|sign in|finish|done|move|archive|forward|reply|buy)\b/;
+const DISMISS_RE = /\b(accept|close|dismiss|got it|no thanks|reject|decline|not now|later)\b|^[x×✕]$/;
+const SUCCESS_RE =
+  /\b(confirmation|submitted|success|successfully|thank you|has been|have been|added to|saved|sent|booked|order placed|moved|archived|updated|applied|reserved|scheduled|requested)\b/;
+const QUESTION_RE = /\?|^(what|which|how|who|when|where)\b|\b(tell me|give me|let me know|report)\b/;
+
+/** Names of the match features appended to the element features, in order. */
+export const MATCH_FEATURES = [
+  'cueLabelPending',
+  'cueLabelAny',
+  'shapeFitPending',
+  'selectOptionInTask',
+  'selectOptionPending',
+  'labelIsTaskValue',
+  'labelExtendsTaskValue',
+  'firstOfLabel',
+  'submitLike',
+  'dismissLike',
+  'emptyEntry',
+  'labelTaskWords',
+] as const;
+
+/** Names of the episode-progress features appended to the state features, in order. */
+export const PROGRESS_FEATURES = [
+  'pendingEntries',
+  'anyPendingEntry',
+  'pendingSelects',
+  'anyPendingSelect',
+  'pendingValues',
+  'successText',
+  'successUrl',
+  'taskQuestion',
+  'lastClickSubmitLike',
+  'sinceLastInput',
+] as const;
+
+const NUMERIC = /^[$€£]?\d[\d,]*(?:\.\d+)?%?$/;
+const PHONE = /\(?\d{3}\)?[ .-]?\d{3}[ .-]\d{4}/;
+const DATE = /\d{4}-\d{2}-\d{2}|\d{1,2}\/\d{1,2}\/\d{2,4}/;
+
+/** Whether `phrase` occurs in `text` on word boundaries (both normalized). */
+function hasPhrase(text: string, phrase: string): boolean {
+  return phrase.length > 1 && ` ${text} `.includes(` ${phrase} `);
+}
+
+/** Per-state match data, computed once and shared by the element and state features. */
+export interface MatchData {
+  /** [elements, MATCH_FEATURES.length] row-major. */
+  dense: Float32Array;
+  progress: Float32Array;
+}
+
+export function matchFeatures(
+  obs: Observation,
+  objective: string,
+  elements: readonly Element[],
+  infos: readonly ElementInfo[],
+  candidates: readonly ArgCandidate[],
+  ctx: TaskContext,
+  history: readonly Action[],
+): MatchData {
+  const K = MATCH_FEATURES.length;
+  const dense = new Float32Array(elements.length * K);
+  const shown = new Set<string>();
+  for (const el of elements) {
+    const v = el.attributes.value ?? el.attributes.selected;
+    if (v) shown.add(normalizeText(v));
+  }
+  const values = candidates.filter(
+    (c) => c.kind === 'text' && c.sources & SRC.task && c.sources & VALUE_BITS,
+  );
+  const cueWords = values.map((c) => new Set(contentWords(`${c.context} ${c.cue}`)));
+  const pending = values.map((c) => !ctx.typed.has(c.norm) && !shown.has(c.norm));
+  const labelFirst = new Map<string, number>();
+  infos.forEach((info, p) => {
+    if (info.norm && !labelFirst.has(info.norm)) labelFirst.set(info.norm, p);
+  });
+  let pendingEntries = 0;
+  let pendingSelects = 0;
+  elements.forEach((el, p) => {
+    const info = infos[p];
+    const a = el.attributes;
+    const type = (a.type ?? '').toLowerCase();
+    const entry = isTextEntry(el);
+    const labelWords = contentWords(`${info.label} ${a.name ?? ''}`.replace(/[_-]/g, ' '));
+    let cuePending = 0;
+    let cueAny = 0;
+    let shapeFit = 0;
+    values.forEach((c, i) => {
+      const m = coverage(labelWords, cueWords[i]);
+      if (m > cueAny) cueAny = m;
+      if (pending[i]) {
+        if (m > cuePending) cuePending = m;
+        const fits =
+          ((type === 'email' || labelWords.includes('email')) && c.text.includes('@')) ||
+          ((labelWords.includes('phone') || type === 'tel') && PHONE.test(c.text)) ||
+          ((labelWords.includes('date') || type === 'date') && DATE.test(c.text)) ||
+          ((type === 'number' || labelWords.includes('number') || labelWords.includes('zip')) &&
+            NUMERIC.test(c.text));
+        if (fits) shapeFit = 1;
+      }
+    });
+    let optInTask = 0;
+    let optPending = 0;
+    if (isSelectLike(el)) {
+      const selected = normalizeText(a.selected ?? a.value ?? '');
+      for (const o of selectOptions(el)) {
+        const on = normalizeText(o);
+        if (!/[a-z0-9]/.test(on) || !hasPhrase(ctx.objectiveNorm, on)) continue;
+        optInTask = 1;
+        if (on !== selected) optPending = 1;
+      }
+    }
+    const isValue = values.some((c) => c.norm === info.norm && info.norm.length > 1);
+    const extends_ = !isValue && values.some((c) => c.norm.length > 2 && info.norm.startsWith(`${c.norm} `));
+    const empty = entry && !a.value;
+    if (entry && empty && (cuePending >= 0.5 || shapeFit)) pendingEntries++;
+    if (optPending) pendingSelects++;
+    const tag = el.tag.toLowerCase();
+    const buttonish = tag === 'button' || el.role === 'button' || type === 'submit' || type === 'button';
+    dense.set(
+      [
+        entry ? cuePending : 0,
+        cueAny,
+        entry ? shapeFit : 0,
+        optInTask,
+        optPending,
+        isValue ? 1 : 0,
+        extends_ ? 1 : 0,
+        labelFirst.get(info.norm) === p ? 1 : 0,
+        (buttonish || tag === 'a') && SUBMIT_RE.test(info.norm) ? 1 : 0,
+        buttonish && DISMISS_RE.test(info.norm) ? 1 : 0,
+        empty ? 1 : 0,
+        Math.min(info.content.filter((w) => ctx.content.has(w)).length, 6) / 3,
+      ],
+      p * K,
+    );
+  });
+  const pageText = normalizeText(
+    [obs.title, ...(obs.texts ?? []).filter((b) => b.inViewport).map((b) => b.text)].join(' \n '),
+  );
+  const path = (() => {
+    try {
+      return new URL(obs.url).pathname.toLowerCase();
+    } catch {
+      return '';
+    }
+  })();
+  const last = history.at(-1);
+  const lastEl = last && last.type === 'click' ? elements.findIndex((el) => el.index === last.index) : -1;
+  let since = 0;
+  for (let i = history.length - 1; i >= 0; i--) {
+    if (history[i].type === 'input' || history[i].type === 'select_dropdown') break;
+    since++;
+  }
+  const nPending = pending.filter(Boolean).length;
+  const progress = Float32Array.from([
+    Math.min(pendingEntries, 6) / 3,
+    pendingEntries > 0 ? 1 : 0,
+    Math.min(pendingSelects, 4) / 2,
+    pendingSelects > 0 ? 1 : 0,
+    Math.min(nPending, 12) / 6,
+    SUCCESS_RE.test(pageText) ? 1 : 0,
+    /confirm|success|thank|receipt|complete|done|sent/.test(path) ? 1 : 0,
+    QUESTION_RE.test(objective.toLowerCase()) ? 1 : 0,
+    lastEl >= 0 && dense[lastEl * K + 8] ? 1 : 0,
+    Math.min(since, 6) / 3,
+  ]);
+  return { dense, progress };
+}
