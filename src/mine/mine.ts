@@ -1,5 +1,6 @@
 import {
   type CriticalState,
+  formatAction,
   type FailureLabel,
   type Observation,
   stableId,
@@ -40,7 +41,9 @@ export interface MineOptions {
   maxCandidates?: number;
   /**
    * Keep one critical state per success state (the best-scoring pair's), since only the success side
-   * enters RL and several failures often diverge from the same success step. Default true.
+   * enters RL and several failures often diverge from the same success step. A success state is
+   * identified by its content (task, step, URL, ground-truth action), so two identical successful
+   * runs of a deterministic teacher count once. Default true.
    */
   dedupe?: boolean;
   /** Pairs mined at once; more than 1 only helps a tagger that waits on a model. Default 1. */
@@ -215,7 +218,12 @@ export async function mineCriticalStates(
     if (r.labelChangedChoice) stats.labelChangedChoice++;
     const { divergence, tag, score } = r.chosen;
     const cs = toCriticalState(divergence, tag, tag.source ?? tagger.id);
-    const key = `${cs.success.trajectoryId}\u0000${cs.success.stepIndex}`;
+    const key = [
+      cs.task.id,
+      cs.success.stepIndex,
+      cs.success.observation.url,
+      formatAction(cs.success.action),
+    ].join('\u0000');
     const prev = dedupe ? bySuccessState.get(key) : undefined;
     if (prev === undefined) {
       if (dedupe) bySuccessState.set(key, out.length);
