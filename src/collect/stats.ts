@@ -15,7 +15,14 @@ export interface RunStats {
   overall: SliceStats;
   perSite: Record<string, SliceStats>;
   /** Per round: attempts made in that round and the share that succeeded. */
-  byRound: Array<{ round: number; attempts: number; successes: number; successRate: number }>;
+  byRound: Array<{
+    round: number;
+    attempts: number;
+    successes: number;
+    successRate: number;
+    /** Of those, the attempts that carried a reflection note, and their successes. */
+    withNotes: { attempts: number; successes: number };
+  }>;
   /** Share of solved tasks whose first success came after at least one reflection. */
   solvedOnlyAfterReflection: number;
   /** Share of tasks solved in round 0 (no notes). */
@@ -60,7 +67,14 @@ export function computeRunStats(store: RunStore, tag = 'collect'): RunStats {
   for (let round = 0; round <= maxRound; round++) {
     const rr = rows.filter((r) => r.round === round);
     const s = rr.filter((r) => r.success).length;
-    byRound.push({ round, attempts: rr.length, successes: s, successRate: rr.length ? s / rr.length : 0 });
+    const rn = rr.filter((r) => r.notes > 0);
+    byRound.push({
+      round,
+      attempts: rr.length,
+      successes: s,
+      successRate: rr.length ? s / rr.length : 0,
+      withNotes: { attempts: rn.length, successes: rn.filter((r) => r.success).length },
+    });
   }
   const byTask = new Map<string, TrajectorySummary[]>();
   for (const r of rows) byTask.set(r.taskId, [...(byTask.get(r.taskId) ?? []), r]);
@@ -130,7 +144,12 @@ export function formatRunStats(s: RunStats): string {
   }
   lines.push('', 'success by round:');
   for (const r of s.byRound)
-    lines.push(`  round ${r.round}: ${r.successes}/${r.attempts} attempts succeeded (${pct(r.successRate)})`);
+    lines.push(
+      `  round ${r.round}: ${r.successes}/${r.attempts} attempts succeeded (${pct(r.successRate)})` +
+        (r.withNotes.attempts
+          ? `; with a note ${r.withNotes.successes}/${r.withNotes.attempts}, without ${r.successes - r.withNotes.successes}/${r.attempts - r.withNotes.attempts}`
+          : ''),
+    );
   lines.push('');
   lines.push(`tasks solved in round 0 (no notes): ${pct(s.firstRoundSolveRate)}`);
   lines.push(
