@@ -35,7 +35,7 @@ describe('webmail page reading', () => {
     expect(mailPage(obs)).toBe('list');
   });
 
-  it('matches sender and topic; only a careful read insists on numbers', () => {
+  it('matches sender and topic; only a careful read insists on numbers and topic words', () => {
     const row = 'Your invoice INV-2212 is ready - Please find attached invoice INV-2212';
     expect(
       matchScore(row, 'Harbor Legal Group', 'Harbor Legal Group', 'invoice INV-2234', false),
@@ -57,6 +57,15 @@ describe('webmail page reading', () => {
         'United',
         'my flight to Philadelphia',
         false,
+      ),
+    ).toBe(1);
+    expect(
+      matchScore(
+        'Your trip confirmation: Chicago to Philadelphia',
+        'United Airlines',
+        'United',
+        'my flight to Philadelphia',
+        true,
       ),
     ).toBe(0.5);
     expect(matchScore('anything', 'Delta Air Lines', 'United', null)).toBe(0);

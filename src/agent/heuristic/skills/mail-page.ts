@@ -145,6 +145,9 @@ export function matchScore(
   // insists on every number (INV-2234 is not INV-2212).
   if (names.some((c) => !hay.includes(` ${c} `))) return 0;
   if (careful && codes.some((c) => !hay.includes(` ${c} `))) return 0;
+  // A quick reader trusts the first message of the right sender once its names fit; only a
+  // careful one (after a note) weighs the rest of the topic's words.
+  if (!careful && sender) return 1;
   if (!words.length) return 1;
   const hit = words.filter((w) => hay.includes(` ${w} `) || hay.includes(` ${w}s `)).length;
   return hit / words.length;
