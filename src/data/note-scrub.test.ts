@@ -48,6 +48,19 @@ describe('note scrubbing rule', () => {
     expect(new NoteScrubber(['Sort by price.']).leaks('then sort by price please')).toBe(true);
   });
 
+  it("does not count a rule's target or value, which a correct action names anyway, as a leak", () => {
+    const note = renderNote({
+      text: 'Attempt 1 failed: the wrong product went into the cart.',
+      avoid: [{ kind: 'click', target: 'Trail Runner 2 GTX', why: 'a lookalike of the wanted item' }],
+      prefer: [{ kind: 'select', target: 'Color', value: 'Glacier Silver Blue' }],
+    });
+    const scrubber = new NoteScrubber([note]);
+    expect(scrubber.leaks('{"select_dropdown_option":{"index":4,"text":"Glacier Silver Blue"}}')).toBe(false);
+    expect(scrubber.leaks('Clicked Trail Runner 2 GTX by mistake')).toBe(false);
+    expect(scrubber.leaks('so a lookalike of the wanted item it is')).toBe(true);
+    expect(scrubber.leaks('the wrong product went into the cart')).toBe(true);
+  });
+
   it('compares the RULES line of a rendered note by its strings, not its JSON', () => {
     const note = renderNote({
       text: 'Use the filter.',

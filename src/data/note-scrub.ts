@@ -62,15 +62,20 @@ export function sentences(text: string): string[] {
   return text.match(/[^.!?;\n]+(?:[.!?;]+|\n+|$)\s*/g)?.filter((s) => s.trim().length > 0) ?? [];
 }
 
-/** Plain note texts from rendered notes: the prose, plus each structured rule's strings. */
-export function noteTexts(notes: readonly string[]): string[] {
+/**
+ * Plain note texts from rendered notes: the prose, plus each structured rule's strings. With
+ * `withArguments` false the rules' targets and values are left out: those are element names and
+ * field values taken from the page or the task ("Trail Runner 2", "Price: low to high"), which a
+ * correct action names whether or not a note was shown.
+ */
+export function noteTexts(notes: readonly string[], withArguments = true): string[] {
   const out: string[] = [];
   for (const note of notes) {
     const at = note.indexOf('\nRULES: ');
     out.push(at >= 0 ? note.slice(0, at) : note);
     const rules = parseNoteRules(note);
     for (const r of [...rules.avoid, ...rules.prefer]) {
-      for (const s of [r.target, r.value, r.why]) if (s) out.push(s);
+      for (const s of withArguments ? [r.target, r.value, r.why] : [r.why]) if (s) out.push(s);
     }
   }
   return out.filter((t) => words(t).length > 0);
@@ -99,6 +104,11 @@ export class NoteScrubber {
       const set = this.grams.get(n) ?? new Set<string>();
       this.grams.set(n, set);
       for (const g of ngrams(ws, n)) set.add(g);
+    }
+    // The leak test (which drops a whole step) looks for the note's own words only; see noteTexts.
+    for (const t of noteTexts(notes, false)) {
+      const ws = words(t);
+      if (ws.length < 2) continue;
       const w = Math.min(6, ws.length);
       this.windowLengths.add(w);
       for (const g of ngrams(ws, w)) this.windows6.add(g);
