@@ -54,20 +54,22 @@ export function findDivergences(
 }
 
 /**
- * The soft prior over labels: a multiplier on a candidate's score. Informative labels keep 1; 'other'
- * (the tagger found no specific cause) is discounted so an explained divergence a step earlier can win.
- * A prior never drops a candidate or a pair: it only reorders.
+ * The soft prior over labels: a multiplier on a candidate's score. Labels that name a cause of the
+ * failure (a lookalike taken, a constraint skipped, a wrong value, an early answer) keep 1; labels
+ * that usually describe a symptom downstream of an earlier cause (ending up on another page, looping,
+ * scrolling) are discounted, and 'other' (no specific cause found) most, so an explained divergence
+ * a step or two earlier can win. A prior never drops a candidate or a pair: it only reorders.
  */
 export const DEFAULT_LABEL_PRIORS: Readonly<Record<FailureLabel, number>> = Object.freeze({
   'lookalike-element': 1,
-  'wrong-navigation': 1,
   'missed-constraint': 1,
   'input-error': 1,
   'premature-done': 1,
-  'repetition-loop': 0.9,
-  'blocked-by-overlay': 1,
-  'scroll-stall': 0.9,
-  other: 0.6,
+  'blocked-by-overlay': 0.95,
+  'wrong-navigation': 0.8,
+  'repetition-loop': 0.75,
+  'scroll-stall': 0.75,
+  other: 0.5,
 });
 
 /** Per-step discount of earlier candidates: the walk prefers the last divergence. */

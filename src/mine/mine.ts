@@ -1,7 +1,7 @@
 import {
   type CriticalState,
-  formatAction,
   type FailureLabel,
+  formatAction,
   type Observation,
   stableId,
   type Trajectory,

@@ -189,4 +189,22 @@ describe('tagByRules', () => {
     expect(reason).toContain('"Trail Runner 2"');
     expect(reason).toContain('"Trail Runner 2 GTX"');
   });
+
+  it('does not call typing into "Search products" a lookalike of clicking "Search"', () => {
+    const success = trajectory(
+      's-search',
+      T,
+      [
+        [HOME, act.input(0, 'trail shoes')],
+        [HOME, act.click(1)],
+        [RESULTS, act.click(4)],
+      ],
+      true,
+    );
+    const failure = fail('f-retype', [
+      [HOME, act.input(0, 'trail shoes')],
+      [HOME, act.input(0, 'trail')],
+    ]);
+    expect(lastLabel(success, failure).label).not.toBe('lookalike-element');
+  });
 });

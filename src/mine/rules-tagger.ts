@@ -193,7 +193,9 @@ export function tagByRules(d: Divergence): TagResult {
     }
     return { label: 'input-error', reason: `different final answers: ${both}` };
   }
-  if (se && fe && !sameElement) {
+  // A lookalike is taken for the right one: the same kind of action on another, similar element
+  // (typing into "Search mail" is not clicking a lookalike of the "Search" button).
+  if (se && fe && !sameElement && sa.type === fa.type) {
     const sim = argumentSimilarity(labelOf(se), labelOf(fe));
     if (labelOf(se).trim() && sim >= LOOKALIKE_MIN_F1) {
       return {

@@ -46,7 +46,7 @@ export class Interner {
       byLabel = new Map();
       this.elementIds.set(role, byLabel);
     }
-    const raw = rawLabel(e);
+    const raw = `${rawLabel(e)}\u0000${fieldState(e)}`;
     let v = byLabel.get(raw);
     if (v === undefined) {
       v = this.id(elementKey(e));
@@ -120,9 +120,28 @@ function rawLabel(e: Element): string {
 }
 
 /** The key an element contributes to the page's element set: its role (or tag) and normalized name. */
+/**
+ * What a form control holds: ticked, or its value. Two states of one form page that differ in what
+ * has been filled in are different states (before and after choosing "House" in "Home type"), and
+ * without this the aligner pairs a step with the neighbour of its true counterpart.
+ */
+function fieldState(e: Element): string {
+  const a = e.attributes;
+  if (a.checked !== undefined) return a.checked === 'true' ? 'checked' : '';
+  const tag = e.tag.toLowerCase();
+  const field =
+    tag === 'input' ||
+    tag === 'select' ||
+    tag === 'textarea' ||
+    /^(textbox|combobox|searchbox)$/.test(e.role);
+  return field && a.value ? a.value.slice(0, 80) : '';
+}
+
 export function elementKey(e: Element): string {
   const name = normalizeText(rawLabel(e));
-  return `${(e.role || e.tag).toLowerCase()}|${name.slice(0, 80)}`;
+  const state = fieldState(e);
+  const base = `${(e.role || e.tag).toLowerCase()}|${name.slice(0, 80)}`;
+  return state ? `${base}|=${normalizeText(state)}` : base;
 }
 
 function splitUrl(url: string): { path: string; host: string; segments: string[]; query: string[] } {

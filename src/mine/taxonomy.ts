@@ -26,8 +26,8 @@ export const TAXONOMY: Readonly<Record<FailureLabel, { meaning: string; rule: st
   'lookalike-element': {
     meaning: 'The failing agent acted on an element that looks like the right one but is not.',
     rule:
-      'Both actions target an element, the elements are not equivalent (nodeKey, href, click target), ' +
-      'and their names share most tokens (token F1 >= 0.5).',
+      'Both actions are of the same type and target an element, the elements are not equivalent ' +
+      '(nodeKey, href, click target), and their names share most tokens (token F1 >= 0.5).',
   },
   'scroll-stall': {
     meaning: 'The failing agent kept scrolling instead of acting on what was on the page.',
