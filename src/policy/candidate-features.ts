@@ -24,6 +24,7 @@ export const CANDIDATE_FEATURES = [
   'inTaskPhrase',
   'contextTaskOverlap',
   'contextTaskWords',
+  'taskWordCoverage',
 ] as const;
 export const NUM_CANDIDATE_FEATURES = CANDIDATE_FEATURES.length;
 
@@ -38,6 +39,7 @@ export const PAIR_FEATURES = [
   'typeIncompatible',
   'noOptionsKnown',
   'cueInLabel',
+  'labelInContext',
 ] as const;
 export const NUM_PAIR_FEATURES = PAIR_FEATURES.length;
 
@@ -81,6 +83,7 @@ export function candidateDense(
       c.kind === 'text' && c.norm.length > 1 && ` ${ctx.objectiveNorm} `.includes(` ${c.norm} `) ? 1 : 0,
       coverage(contextWords, ctx.content),
       Math.min(contextWords.filter((w) => ctx.content.has(w)).length, 4) / 2,
+      c.kind === 'text' ? coverage(contentWords(c.text), ctx.content) : 0,
     ];
     out.set(v, i * F);
   });
@@ -130,6 +133,7 @@ export function pairDense(
       incompatible ? 1 : 0,
       hasOptions ? 0 : 1,
       c.cue && allLabelWords.has(c.cue) ? 1 : 0,
+      coverage([...labelWords], new Set(contentWords(`${c.context} ${c.cue}`))),
     ];
     out.set(v, i * K);
   });

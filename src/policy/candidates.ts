@@ -82,6 +82,8 @@ interface RawToken {
   text: string;
   /** True when a clause boundary follows the token. */
   breakAfter: boolean;
+  /** True when a sentence ends after the token (not a comma or colon: "Estimated cost: $18,750"). */
+  sentenceEnd: boolean;
 }
 
 function rawTokens(text: string): RawToken[] {
@@ -90,7 +92,7 @@ function rawTokens(text: string): RawToken[] {
     if (!t) continue;
     const clean = t.replace(EDGE_PUNCT, '');
     if (!clean) continue;
-    out.push({ text: clean, breakAfter: SENTENCE_END.test(t) });
+    out.push({ text: clean, breakAfter: SENTENCE_END.test(t), sentenceEnd: /[.;!?]["”)]?$/.test(t) });
   }
   return out;
 }
@@ -168,9 +170,17 @@ function spanText(tokens: RawToken[], i: number, j: number): string {
     .join(' ');
 }
 
+/** Up to three words before token i, within its sentence. */
 function contextBefore(tokens: RawToken[], i: number): string {
+  let start = Math.max(0, i - 3);
+  for (let k = i - 1; k >= start; k--) {
+    if (tokens[k].sentenceEnd) {
+      start = k + 1;
+      break;
+    }
+  }
   return tokens
-    .slice(Math.max(0, i - 3), i)
+    .slice(start, i)
     .map((t) => t.text)
     .join(' ');
 }
@@ -333,7 +343,11 @@ function pageTexts(
 ): Array<{ p: string; context: string }> {
   const texts: string[] = [];
   for (const b of obs.texts ?? []) texts.push(b.text);
-  for (const el of elements) texts.push(el.text || el.name);
+  for (const el of elements) {
+    texts.push(el.text || el.name);
+    // A link's accessible name is often the bare title its text decorates (price, rating).
+    if (el.text && el.name && el.name !== el.text) texts.push(el.name);
+  }
   // Texts sharing words with the task first (the answer to an information task usually sits in
   // one), with their parts and numbers right behind them: "$182" matters because of its line.
   // A part's context is the part before it ("Status: Received" -> "Received" after "Status"),

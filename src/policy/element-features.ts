@@ -25,7 +25,17 @@ export interface TaskContext {
   lastIndex: number | null;
 }
 
-export function taskContext(objective: string, memory: string, history: readonly Action[]): TaskContext {
+/**
+ * `historyUrls` (when known) are the pages the earlier actions were taken on: index-based facts
+ * (acted on, typed into, last target) only count actions taken on `currentUrl`.
+ */
+export function taskContext(
+  objective: string,
+  memory: string,
+  history: readonly Action[],
+  historyUrls?: readonly string[],
+  currentUrl?: string,
+): TaskContext {
   const content = contentWords(objective);
   const quoted: string[] = [];
   for (const m of objective.matchAll(/"([^"]{1,80})"|“([^”]{1,80})”/g))
@@ -34,17 +44,20 @@ export function taskContext(objective: string, memory: string, history: readonly
   const typedInto = new Map<number, Set<string>>();
   const typed = new Set<string>();
   let lastIndex: number | null = null;
-  for (const a of history) {
-    const idx = 'index' in a && typeof a.index === 'number' ? a.index : null;
+  const known = historyUrls && currentUrl !== undefined && historyUrls.length === history.length;
+  history.forEach((a, i) => {
+    const here = !known || historyUrls[i] === currentUrl;
+    const idx = here && 'index' in a && typeof a.index === 'number' ? a.index : null;
     lastIndex = idx;
     if (idx !== null) actedIndex.set(idx, (actedIndex.get(idx) ?? 0) + 1);
     if (a.type === 'input' || a.type === 'select_dropdown') {
       const t = normalizeText(a.text);
       typed.add(t);
+      if (!here) return;
       if (!typedInto.has(a.index)) typedInto.set(a.index, new Set());
       typedInto.get(a.index)!.add(t);
     }
-  }
+  });
   return {
     objectiveNorm: normalizeText(objective),
     words: new Set(words(objective)),

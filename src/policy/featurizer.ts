@@ -120,6 +120,20 @@ export interface FeaturizedState extends StateStructure {
   candDense: Float32Array;
 }
 
+/** Word shapes of a text ("C-132402" -> X-d, "Marcus" -> Xx) and its length in words. */
+function shapeTokens(text: string): string[] {
+  const ws = text.split(/\s+/).filter(Boolean);
+  const shapes = ws.map(
+    (w) =>
+      `shape:${w
+        .replace(/\p{Lu}/gu, 'X')
+        .replace(/\p{Ll}/gu, 'x')
+        .replace(/\d/g, 'd')
+        .replace(/(.)\1+/g, '$1')}`,
+  );
+  return [`words:${Math.min(ws.length, 8)}`, ...new Set(shapes)];
+}
+
 /** URL path, title, headings and the first visible text blocks: what page this is. */
 function pageSummary(obs: PolicyState['observation']): string {
   const blocks = obs.texts ?? [];
@@ -185,7 +199,7 @@ function stateDenseOf(
 export function stateStructure(state: PolicyState, cfg: FeaturizerConfig): StateStructure {
   const obs = state.observation;
   const memory = obs.memory ?? '';
-  const ctx = taskContext(state.task.objective, memory, state.history);
+  const ctx = taskContext(state.task.objective, memory, state.history, state.historyUrls, obs.url);
   const elements = selectElements(obs, ctx, cfg.maxElements);
   const candidates = buildCandidates(state.task.objective, memory, obs, elements, cfg);
   const hasOptions = elements.map(() => false);
@@ -249,11 +263,16 @@ export function featurizeState(state: PolicyState, cfg: FeaturizerConfig): Featu
       hashText(elementAttrText(el), B, seed, cfg.maxTokensElement / 2, 'a:', false),
     ),
     elemDense,
-    candIds: candidates.map((c) =>
-      c.kind === 'text'
-        ? hashText(c.text, B, seed, cfg.maxTokensCandidate)
-        : [hashToken(`fixed:${c.kind}:${c.text}`, B, seed)],
-    ),
+    candIds: candidates.map((c) => {
+      if (c.kind !== 'text') return [hashToken(`fixed:${c.kind}:${c.text}`, B, seed)];
+      // Values only the task (or memory) states are the task's parameters: their words differ
+      // from task to task, so they are read by shape and by what precedes them, never memorized.
+      if (!(c.sources & (SRC.option | SRC.page)))
+        return shapeTokens(c.text)
+          .slice(0, cfg.maxTokensCandidate)
+          .map((t) => hashToken(t, B, seed));
+      return hashText(c.text, B, seed, cfg.maxTokensCandidate);
+    }),
     candCtxIds: candidates.map((c) => {
       const ids = hashText(c.context, B, seed, cfg.maxTokensCandidate, 'x:', false);
       if (c.cue) ids.push(hashToken(`cue:${c.cue}`, B, seed));

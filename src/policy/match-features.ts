@@ -36,6 +36,7 @@ export const MATCH_FEATURES = [
   'dismissLike',
   'emptyEntry',
   'labelTaskWords',
+  'firstPendingEntry',
 ] as const;
 
 /** Names of the episode-progress features appended to the state features, in order. */
@@ -95,6 +96,7 @@ export function matchFeatures(
   });
   let pendingEntries = 0;
   let pendingSelects = 0;
+  let firstPending = -1;
   elements.forEach((el, p) => {
     const info = infos[p];
     const a = el.attributes;
@@ -118,16 +120,22 @@ export function matchFeatures(
         if (fits) shapeFit = 1;
       }
     });
+    // The option the task names best (whole phrase, else share of its words: "Denver, CO" for
+    // "... of Denver"), and whether the select still shows something else.
     let optInTask = 0;
     let optPending = 0;
     if (isSelectLike(el)) {
       const selected = normalizeText(a.selected ?? a.value ?? '');
+      let best = '';
       for (const o of selectOptions(el)) {
         const on = normalizeText(o);
-        if (!/[a-z0-9]/.test(on) || !hasPhrase(ctx.objectiveNorm, on)) continue;
-        optInTask = 1;
-        if (on !== selected) optPending = 1;
+        const m = hasPhrase(ctx.objectiveNorm, on) ? 1 : coverage(contentWords(o), ctx.content);
+        if (m > optInTask) {
+          optInTask = m;
+          best = on;
+        }
       }
+      if (optInTask >= 0.5 && best !== selected) optPending = 1;
     }
     const isValue = values.some((c) => c.norm === info.norm && info.norm.length > 1);
     const extends_ = !isValue && values.some((c) => c.norm.length > 2 && info.norm.startsWith(`${c.norm} `));
@@ -150,10 +158,14 @@ export function matchFeatures(
         buttonish && DISMISS_RE.test(info.norm) ? 1 : 0,
         empty ? 1 : 0,
         Math.min(info.content.filter((w) => ctx.content.has(w)).length, 6) / 3,
+        0,
       ],
       p * K,
     );
+    // Forms are filled top to bottom: the first empty field a pending value is stated for.
+    if (entry && empty && (cuePending >= 0.5 || shapeFit) && firstPending < 0) firstPending = p;
   });
+  if (firstPending >= 0) dense[firstPending * K + K - 1] = 1;
   const pageText = normalizeText(
     [obs.title, ...(obs.texts ?? []).filter((b) => b.inViewport).map((b) => b.text)].join(' \n '),
   );
@@ -165,7 +177,10 @@ export function matchFeatures(
     }
   })();
   const last = history.at(-1);
-  const lastEl = last && last.type === 'click' ? elements.findIndex((el) => el.index === last.index) : -1;
+  const lastEl =
+    last?.type === 'click' && ctx.lastIndex !== null
+      ? elements.findIndex((el) => el.index === ctx.lastIndex)
+      : -1;
   let since = 0;
   for (let i = history.length - 1; i >= 0; i--) {
     if (history[i].type === 'input' || history[i].type === 'select_dropdown') break;

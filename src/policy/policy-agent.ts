@@ -39,7 +39,12 @@ export class PolicyAgent implements Agent {
   async act({ task, observation, history }: AgentInput): Promise<AgentDecision> {
     // Notes are for agents that read them; the student was trained without them (they are
     // stripped from training data), so it acts on the same view it learned from.
-    const state = { task, observation: { ...observation, notes: [] }, history: history.map((h) => h.action) };
+    const state = {
+      task,
+      observation: { ...observation, notes: [] },
+      history: history.map((h) => h.action),
+      historyUrls: history.map((h) => h.observation?.url ?? h.url),
+    };
     const batch = this.policy.encode([state]);
     try {
       const sample =

@@ -6,6 +6,7 @@ import { agentView } from '../core/task.ts';
 import type { Trajectory } from '../core/trajectory.ts';
 import { POLICY_ACTION_TYPES } from './action-space.ts';
 import { JsAdam } from './adam.ts';
+import { relabelAnswer } from './answer-span.ts';
 import { initPolicyBackend } from './backend.ts';
 import { evaluateSteps, type StepExample } from './evaluate.ts';
 import { actionTargets, type FeaturizerConfig, stateStructure } from './featurizer.ts';
@@ -87,6 +88,8 @@ export interface SftDataReport {
   representable: number;
   /** Examples trained on type (and element) only: the argument is not among the candidates. */
   partial: number;
+  /** Done examples whose composed answer was replaced by the candidate span it contains (answer-span.ts). */
+  relabeled: number;
   skipped: Record<SkipReason, number>;
 }
 
@@ -122,6 +125,7 @@ export function sftExamples(trajectories: readonly Trajectory[]): SftExample[] {
           task,
           observation: { ...s.observation, notes: [] },
           history: t.steps.slice(0, i).map((x) => x.action),
+          historyUrls: t.steps.slice(0, i).map((x) => x.observation.url),
         },
         action: s.action,
         taskId: t.task.id,
@@ -166,9 +170,20 @@ export function filterRepresentable<T extends StepExample>(
     'element-not-kept': 0,
   };
   let partial = 0;
+  let relabeled = 0;
   const kept: T[] = [];
-  for (const ex of examples) {
-    const tg = actionTargets(stateStructure(ex.state, featurizer), ex.action);
+  for (const original of examples) {
+    let ex = original;
+    const st = stateStructure(ex.state, featurizer);
+    let tg = actionTargets(st, ex.action);
+    if (tg.type >= 0 && !tg.representable) {
+      const answer = relabelAnswer(st, ex.action);
+      if (answer) {
+        ex = { ...ex, action: answer };
+        tg = actionTargets(st, answer);
+        relabeled++;
+      }
+    }
     if (tg.type < 0) {
       const a = ex.action;
       if (!(POLICY_ACTION_TYPES as readonly string[]).includes(a.type)) skipped['unsupported-type']++;
@@ -183,7 +198,7 @@ export function filterRepresentable<T extends StepExample>(
     if (!tg.representable) partial++;
     kept.push(ex);
   }
-  return { kept, skipped, partial };
+  return { kept, skipped, partial, relabeled };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -229,7 +244,7 @@ export async function trainSft(
     new LocalStudentPolicy({ model: { seed, ...opts.model }, featurizer: opts.featurizer, meta: opts.meta });
 
   const all = sftExamples(trajectories);
-  const { kept, skipped, partial } = filterRepresentable(all, policy.featurizer);
+  const { kept, skipped, partial, relabeled } = filterRepresentable(all, policy.featurizer);
   const split = splitByTask(kept, opts.valFrac ?? 0.1, seed);
   const data: SftDataReport = {
     trajectories: trajectories.filter((t) => t.verdict?.success === true).length,
@@ -241,6 +256,7 @@ export async function trainSft(
     valTasks: split.valTasks,
     representable: kept.length - partial,
     partial,
+    relabeled,
     skipped,
   };
   opts.onData?.(data);

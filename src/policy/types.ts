@@ -21,6 +21,12 @@ export interface PolicyState {
   observation: Observation;
   /** Earlier actions of this episode, oldest first. */
   history: Action[];
+  /**
+   * The URL each earlier action was taken on (same length as `history`), when known: element
+   * indices are per page, so "already clicked / typed into" only holds for actions on this page.
+   * Without it every earlier action counts as taken on the current page.
+   */
+  historyUrls?: string[];
 }
 
 /** A sampled action with its exact log-probability and the log-prob of each sub-decision used. */

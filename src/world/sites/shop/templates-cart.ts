@@ -59,7 +59,9 @@ function variantConditions(prefix: string, lines: CartLine[], v: Variant, checkQ
       cond(
         `${prefix}.qty`,
         !!exact && exact.qty === v.qty && q === v.qty,
-        `quantity ${q}, expected ${v.qty}`,
+        exact
+          ? `quantity ${q}, expected ${v.qty}`
+          : `quantity ${v.qty} wanted of the ${v.size ? `${v.size}, ` : ''}${v.color} variant, which is not there`,
       ),
     );
   }
