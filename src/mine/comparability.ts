@@ -3,31 +3,33 @@ import type { StateFeatures } from './state-features.ts';
 
 /**
  * How comparable two states of two runs of the same task are, as a weighted sum of four parts in
- * [0, 1]. The weights are options; the defaults favour the page (URL and elements, 0.7 together)
- * because two agents that stand on the same page with the same controls face the same decision, and
- * keep memory and progress as tie-breakers (memory is often empty or worded differently).
+ * [0, 1]. The weights are options; the defaults favour the page (URL and elements, 0.8 together)
+ * because two agents that stand on the same page with the same controls (and the same values in
+ * them) face the same decision, and keep memory and progress as tie-breakers: memory is often empty
+ * or worded differently, and progress counts steps, so one extra step (a dismissed banner) on one
+ * side must not outweigh a form that is filled differently.
  */
 export interface ComparabilityWeights {
   /** Normalized URL path and relevant query. Default 0.35. */
   url: number;
-  /** Weighted Jaccard over visible interactive elements' (role, normalized name). Default 0.35. */
+  /** Weighted Jaccard over visible interactive elements' (role, normalized name, value held). Default 0.45. */
   elements: number;
   /** Token overlap of the agent memories. Default 0.1. */
   memory: number;
-  /** Position in the run and subgoals completed. Default 0.2. */
+  /** Position in the run and subgoals completed. Default 0.1. */
   progress: number;
 }
 
 export const DEFAULT_COMPARABILITY_WEIGHTS: Readonly<ComparabilityWeights> = Object.freeze({
   url: 0.35,
-  elements: 0.35,
+  elements: 0.45,
   memory: 0.1,
-  progress: 0.2,
+  progress: 0.1,
 });
 
 /**
  * Default threshold on `total` for two states to count as comparable. Two states on the same path
- * with a fair share of the same controls clear it (0.35 x 1 + 0.35 x ~0.5 + memory + progress);
+ * with a fair share of the same controls clear it (0.35 x 1 + 0.45 x ~0.5 + memory + progress);
  * states on different paths cannot, unless everything else matches and the paths share most leading
  * segments: sibling pages reached through lookalike links (/p/2 vs /p/22) are different situations.
  */

@@ -18,6 +18,13 @@ import {
 /** Weight of an element outside the viewport in the element set: it is on the page but not in view. */
 export const OUT_OF_VIEWPORT_WEIGHT = 0.5;
 
+/**
+ * Weight of a form control that holds a value or is ticked. What has been filled in is what tells
+ * two visits of one form page apart, and a page has ~100 elements, so one differing field must
+ * weigh more than one link to separate "before choosing House" from "after".
+ */
+export const FILLED_FIELD_WEIGHT = 4;
+
 /** Query parameters that identify a session or a moment, not a state of the task. */
 const VOLATILE_PARAM_RE = /^(sid|session|sessionid|token|ts|t|_|cb|nonce|rand)$/i;
 
@@ -134,12 +141,13 @@ function fieldState(e: Element): string {
     tag === 'select' ||
     tag === 'textarea' ||
     /^(textbox|combobox|searchbox)$/.test(e.role);
-  return field && a.value ? a.value.slice(0, 80) : '';
+  const value = a.selected ?? a.value;
+  return field && value ? value.slice(0, 80) : '';
 }
 
-export function elementKey(e: Element): string {
+export function elementKey(e: Element, withState = true): string {
   const name = normalizeText(rawLabel(e));
-  const state = fieldState(e);
+  const state = withState ? fieldState(e) : '';
   const base = `${(e.role || e.tag).toLowerCase()}|${name.slice(0, 80)}`;
   return state ? `${base}|=${normalizeText(state)}` : base;
 }
@@ -176,7 +184,7 @@ function subgoalKey(action: Action, obs: Observation): string | null {
     case 'input':
     case 'select_dropdown': {
       const e = elementAt(obs, action.index);
-      const target = e ? e.attributes.href || elementKey(e) : `#${action.index}`;
+      const target = e ? e.attributes.href || elementKey(e, false) : `#${action.index}`;
       const arg = action.type === 'click' ? '' : normalizeText(action.text);
       return `${action.type}|${target}|${arg}`;
     }
@@ -210,7 +218,8 @@ let scratch = new Int32Array(256);
 
 /**
  * The page's element multiset as sorted unique keys with summed weights. Keys are packed as
- * id * 2 + (out of viewport ? 1 : 0) so one integer sort does the grouping without a Map per state.
+ * id * 4 + (holds a value ? 2 : 0) + (out of viewport ? 1 : 0) so one integer sort does the grouping
+ * without a Map per state.
  */
 function elementSet(
   elements: readonly Element[],
@@ -220,17 +229,17 @@ function elementSet(
   const packed = scratch.subarray(0, elements.length);
   for (let k = 0; k < elements.length; k++) {
     const e = elements[k];
-    packed[k] = interner.elementId(e) * 2 + (e.inViewport ? 0 : 1);
+    packed[k] = interner.elementId(e) * 4 + (fieldState(e) ? 2 : 0) + (e.inViewport ? 0 : 1);
   }
   packed.sort();
   let unique = 0;
-  for (let k = 0; k < packed.length; k++) if (k === 0 || packed[k] >> 1 !== packed[k - 1] >> 1) unique++;
+  for (let k = 0; k < packed.length; k++) if (k === 0 || packed[k] >> 2 !== packed[k - 1] >> 2) unique++;
   const keys = new Int32Array(unique);
   const weights = new Float64Array(unique);
   let n = -1;
   for (let k = 0; k < packed.length; k++) {
-    const id = packed[k] >> 1;
-    const w = packed[k] & 1 ? OUT_OF_VIEWPORT_WEIGHT : 1;
+    const id = packed[k] >> 2;
+    const w = (packed[k] & 1 ? OUT_OF_VIEWPORT_WEIGHT : 1) * (packed[k] & 2 ? FILLED_FIELD_WEIGHT : 1);
     if (n >= 0 && keys[n] === id) weights[n] += w;
     else {
       keys[++n] = id;
