@@ -341,13 +341,15 @@ function pageTexts(
   elements: readonly Element[],
   taskWords: ReadonlySet<string>,
 ): Array<{ p: string; context: string }> {
+  // Element names first: the item an answer names (a product, hotel, recipe) is a link or a
+  // button, and the page's text blocks are mostly the prices and ratings around it.
   const texts: string[] = [];
-  for (const b of obs.texts ?? []) texts.push(b.text);
   for (const el of elements) {
     texts.push(el.text || el.name);
     // A link's accessible name is often the bare title its text decorates (price, rating).
     if (el.text && el.name && el.name !== el.text) texts.push(el.name);
   }
+  for (const b of obs.texts ?? []) texts.push(b.text);
   // Texts sharing words with the task first (the answer to an information task usually sits in
   // one), with their parts and numbers right behind them: "$182" matters because of its line.
   // A part's context is the part before it ("Status: Received" -> "Received" after "Status"),
@@ -401,7 +403,10 @@ export function buildCandidates(
   let added = 0;
   for (const { p, context } of pageTexts(obs, elements, taskWords)) {
     if (added >= limits.maxPageCandidates) break;
-    if (set.add(p, 'text', SRC.page, { context })) added++;
+    // Only new candidates use the page budget (a page text the task also states merges into it).
+    const before = set.list.length;
+    set.add(p, 'text', SRC.page, { context });
+    if (set.list.length > before) added++;
   }
   return set.list;
 }

@@ -22,7 +22,7 @@ import type { PolicyState } from './types.ts';
  * history and the memory are read (never the verifier or world internals). Bump FEATURIZER_VERSION
  * whenever the features of a state change: checkpoints record it and refuse to load across versions.
  */
-export const FEATURIZER_VERSION = 2;
+export const FEATURIZER_VERSION = 5;
 
 export interface FeaturizerConfig {
   /** Hash buckets of the token embedding table. */
@@ -57,7 +57,7 @@ export const DEFAULT_FEATURIZER: FeaturizerConfig = {
   maxCandidates: 200,
   maxNgram: 4,
   maxOptionsPerSelect: 40,
-  maxPageCandidates: 60,
+  maxPageCandidates: 100,
   maxTokensState: 96,
   maxTokensElement: 32,
   maxTokensCandidate: 16,

@@ -37,6 +37,7 @@ export const MATCH_FEATURES = [
   'emptyEntry',
   'labelTaskWords',
   'firstPendingEntry',
+  'pendingCheck',
 ] as const;
 
 /** Names of the episode-progress features appended to the state features, in order. */
@@ -45,6 +46,7 @@ export const PROGRESS_FEATURES = [
   'anyPendingEntry',
   'pendingSelects',
   'anyPendingSelect',
+  'pendingChecks',
   'pendingValues',
   'successText',
   'successUrl',
@@ -56,6 +58,8 @@ export const PROGRESS_FEATURES = [
 const NUMERIC = /^[$€£]?\d[\d,]*(?:\.\d+)?%?$/;
 const PHONE = /\(?\d{3}\)?[ .-]?\d{3}[ .-]\d{4}/;
 const DATE = /\d{4}-\d{2}-\d{2}|\d{1,2}\/\d{1,2}\/\d{2,4}/;
+
+const isTruthy = (v: string | undefined) => v !== undefined && v !== 'false' && v !== '0';
 
 /** Whether `phrase` occurs in `text` on word boundaries (both normalized). */
 function hasPhrase(text: string, phrase: string): boolean {
@@ -97,6 +101,7 @@ export function matchFeatures(
   let pendingEntries = 0;
   let pendingSelects = 0;
   let firstPending = -1;
+  let pendingChecks = 0;
   elements.forEach((el, p) => {
     const info = infos[p];
     const a = el.attributes;
@@ -140,7 +145,22 @@ export function matchFeatures(
     const isValue = values.some((c) => c.norm === info.norm && info.norm.length > 1);
     const extends_ = !isValue && values.some((c) => c.norm.length > 2 && info.norm.startsWith(`${c.norm} `));
     const empty = entry && !a.value;
-    if (entry && empty && (cuePending >= 0.5 || shapeFit)) pendingEntries++;
+    // A field still waits for a value when the task states one for it that no field shows yet
+    // (a prefilled default such as quantity 1 does not count as filled).
+    const value = normalizeText(a.value ?? '');
+    const holdsTaskValue = value !== '' && (ctx.typed.has(value) || values.some((c) => c.norm === value));
+    const pendingEntry = entry && (cuePending >= 0.5 || (shapeFit === 1 && !holdsTaskValue));
+    if (pendingEntry) pendingEntries++;
+    // A checkbox or radio the task names (its words, numbers aside) that is not checked yet.
+    const checkable =
+      type === 'checkbox' || type === 'radio' || el.role === 'checkbox' || el.role === 'radio';
+    const checked = isTruthy(a.checked) || a['aria-checked'] === 'true';
+    const wordsNoNum = info.content.filter((w) => !/\d/.test(w));
+    const named =
+      (info.norm.length > 1 && hasPhrase(ctx.objectiveNorm, info.norm)) ||
+      (wordsNoNum.length > 0 && coverage(wordsNoNum, ctx.content) >= 0.6);
+    const pendingCheck = checkable && !checked && named;
+    if (pendingCheck) pendingChecks++;
     if (optPending) pendingSelects++;
     const tag = el.tag.toLowerCase();
     const buttonish = tag === 'button' || el.role === 'button' || type === 'submit' || type === 'button';
@@ -159,13 +179,14 @@ export function matchFeatures(
         empty ? 1 : 0,
         Math.min(info.content.filter((w) => ctx.content.has(w)).length, 6) / 3,
         0,
+        pendingCheck ? 1 : 0,
       ],
       p * K,
     );
     // Forms are filled top to bottom: the first empty field a pending value is stated for.
-    if (entry && empty && (cuePending >= 0.5 || shapeFit) && firstPending < 0) firstPending = p;
+    if (pendingEntry && firstPending < 0) firstPending = p;
   });
-  if (firstPending >= 0) dense[firstPending * K + K - 1] = 1;
+  if (firstPending >= 0) dense[firstPending * K + MATCH_FEATURES.indexOf('firstPendingEntry')] = 1;
   const pageText = normalizeText(
     [obs.title, ...(obs.texts ?? []).filter((b) => b.inViewport).map((b) => b.text)].join(' \n '),
   );
@@ -192,6 +213,7 @@ export function matchFeatures(
     pendingEntries > 0 ? 1 : 0,
     Math.min(pendingSelects, 4) / 2,
     pendingSelects > 0 ? 1 : 0,
+    Math.min(pendingChecks, 4) / 2,
     Math.min(nPending, 12) / 6,
     SUCCESS_RE.test(pageText) ? 1 : 0,
     /confirm|success|thank|receipt|complete|done|sent/.test(path) ? 1 : 0,

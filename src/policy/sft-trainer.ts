@@ -24,11 +24,11 @@ import { LocalStudentPolicy } from './student-policy.ts';
 // ---------------------------------------------------------------------------------------------
 
 export interface SftOptions {
-  /** Passes over the training examples (default 6). */
+  /** Passes over the training examples (default 8). */
   epochs?: number;
   /** Examples per gradient step (default 32). */
   batchSize?: number;
-  /** Peak Adam learning rate (default 0.002). */
+  /** Peak Adam learning rate (default 0.004). */
   lr?: number;
   /**
    * The rate decays over the run on a cosine from `lr` to `lr * lrFinal` (default 0.1): the late,
@@ -177,7 +177,7 @@ export function filterRepresentable<T extends StepExample>(
     const st = stateStructure(ex.state, featurizer);
     let tg = actionTargets(st, ex.action);
     if (tg.type >= 0 && !tg.representable) {
-      const answer = relabelAnswer(st, ex.action);
+      const answer = relabelAnswer(st, ex.action, ex.state.task.objective);
       if (answer) {
         ex = { ...ex, action: answer };
         tg = actionTargets(st, answer);
@@ -234,7 +234,7 @@ export async function trainSft(
   trajectories: readonly Trajectory[],
   opts: SftOptions = {},
 ): Promise<SftResult> {
-  const epochs = opts.epochs ?? 6;
+  const epochs = opts.epochs ?? 8;
   const batchSize = opts.batchSize ?? 32;
   const seed = opts.seed ?? 0;
   const clipNorm = opts.clipNorm ?? 5;
@@ -269,7 +269,7 @@ export async function trainSft(
     .fork('train-eval')
     .shuffle(split.train)
     .slice(0, opts.trainEvalSize ?? 1000);
-  const lr = opts.lr ?? 0.002;
+  const lr = opts.lr ?? 0.004;
   const lrFinal = opts.lrFinal ?? 0.1;
   const optimizer = new JsAdam(policy.trainableVariables(), lr);
   const history: EpochMetrics[] = [...(opts.previousEpochs ?? [])];

@@ -13,9 +13,9 @@ import { createProgress } from '../progress.ts';
 const Options = z.object({
   run: z.array(z.string().min(1)).min(1, 'give at least one --run DIR'),
   out: z.string().min(1),
-  epochs: z.coerce.number().int().min(1).max(1000).default(6),
+  epochs: z.coerce.number().int().min(1).max(1000).default(8),
   batch: z.coerce.number().int().min(1).max(4096).default(32),
-  lr: z.coerce.number().positive().max(1).default(0.002),
+  lr: z.coerce.number().positive().max(1).default(0.004),
   seed: z.coerce.number().int().default(0),
   valFrac: z.coerce.number().min(0).max(0.9).default(0.1),
   hidden: z.coerce.number().int().min(8).max(1024).optional(),
@@ -46,7 +46,7 @@ export function formatData(d: SftDataReport): string {
     .join(', ');
   return (
     `data: ${d.trajectories} successful trajectories, ${d.steps} steps -> ${d.examples} examples ` +
-    `(${d.partial} with the argument not among the candidates; skipped: ${skipped || 'none'}); ` +
+    `(${d.relabeled} composed answers mapped to their answer span, ${d.partial} with the argument not among the candidates; skipped: ${skipped || 'none'}); ` +
     `train ${d.train} examples / ${d.trainTasks} tasks, val ${d.val} examples / ${d.valTasks} tasks`
   );
 }
@@ -142,9 +142,9 @@ export function registerTrain(program: Command): void {
       v,
     ])
     .requiredOption('--out <dir>', 'checkpoint folder, e.g. models/sft')
-    .option('--epochs <n>', 'passes over the training examples', '6')
+    .option('--epochs <n>', 'passes over the training examples', '8')
     .option('--batch <n>', 'examples per gradient step', '32')
-    .option('--lr <x>', 'Adam learning rate', '0.002')
+    .option('--lr <x>', 'peak Adam learning rate (cosine decay to a tenth)', '0.004')
     .option('--seed <n>', 'seed of weights, split and shuffles', '0')
     .option('--val-frac <x>', 'share of tasks held out for validation', '0.1')
     .option('--hidden <n>', 'hidden width (default 64)')
