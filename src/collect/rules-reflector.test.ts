@@ -6,39 +6,22 @@ import { RulesReflector } from './rules-reflector.ts';
 type Step = TrajectoryInput['steps'][number];
 type Act = Step['action'];
 
-const bbox = { x: 0, y: 0, width: 10, height: 10 };
-const colorSelect = {
-  index: 3,
-  tag: 'select',
-  name: 'Color',
-  attributes: { options: 'Black | Silver | Rose Gold', value: 'Black' },
-  bbox,
-  nodeKey: 'sel-color',
-};
-const qtyBox = {
-  index: 4,
-  tag: 'input',
-  name: 'Quantity',
-  attributes: { type: 'number' },
-  bbox,
-  nodeKey: 'q',
-};
-const sortSelect = {
-  index: 5,
-  tag: 'select',
-  name: 'Sort by',
-  attributes: { options: 'Featured | Price: low to high', value: 'Featured' },
-  bbox,
-  nodeKey: 'sort',
-};
-const ratingSelect = {
-  index: 6,
-  tag: 'select',
-  name: 'Customer rating',
-  attributes: { options: 'Any | 4 stars & up', value: 'Any' },
-  bbox,
-  nodeKey: 'rating',
-};
+/** A form control of the fixture page. */
+const control = (index: number, tag: string, name: string, attributes: Record<string, string>) => ({
+  index,
+  tag,
+  name,
+  attributes,
+  bbox: { x: 0, y: 0, width: 10, height: 10 },
+  nodeKey: `${tag}-${index}`,
+});
+const colorSelect = control(3, 'select', 'Color', { options: 'Black | Silver | Rose Gold', value: 'Black' });
+const qtyBox = control(4, 'input', 'Quantity', { type: 'number' });
+const sortSelect = control(5, 'select', 'Sort by', {
+  options: 'Featured | Price: low to high',
+  value: 'Featured',
+});
+const ratingSelect = control(6, 'select', 'Customer rating', { options: 'Any | 4 stars & up', value: 'Any' });
 
 function trajectory(
   objective: string,
