@@ -34,6 +34,8 @@ const Side = z.object({
   action: Action,
   /** Earlier actions of this side, oldest first, for the policy's history features. */
   history: z.array(Action).default([]),
+  /** The page URL each earlier action was taken on (same order), so history facts can be page-scoped. */
+  historyUrls: z.array(z.string()).optional(),
 });
 
 /**

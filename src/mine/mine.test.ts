@@ -6,6 +6,7 @@ import { mineCriticalStates } from './mine.ts';
 import { rulesTagger } from './rules-tagger.ts';
 import {
   ERROR_FAILURE,
+  HOME,
   LOOKALIKE_FAILURE,
   LOOP_WANDERER,
   product,
@@ -34,6 +35,8 @@ describe('mineCriticalStates', () => {
       action: { type: 'click', index: 5 },
     });
     expect(cs.success.history).toEqual([act.input(0, 'trail shoes')]);
+    // The page of each earlier action, so the student's history facts stay page-scoped in RL.
+    expect(cs.success.historyUrls).toEqual([HOME.url]);
     expect(cs.failure.history).toEqual([act.input(0, 'trail shoes')]);
     expect(cs.success.observation.url).toBe(RESULTS.url);
     expect(cs.label).toBe('lookalike-element');

@@ -73,6 +73,7 @@ function side(f: TrajectoryFeatures, k: number): CriticalState['success'] {
     observation: forTraining(step.observation),
     action: step.action,
     history: t.steps.slice(0, k).map((s) => s.action),
+    historyUrls: t.steps.slice(0, k).map((s) => s.observation.url),
   };
 }
 

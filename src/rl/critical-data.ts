@@ -29,6 +29,7 @@ export function criticalStateExample(cs: CriticalState): RlExample {
       task: agentView(cs.task),
       observation: withoutNotes(cs.success.observation),
       history: cs.success.history,
+      historyUrls: cs.success.historyUrls,
     },
     truth: cs.success.action,
   };
@@ -89,6 +90,7 @@ export function trajectoryExamples(trajectories: readonly Trajectory[]): RlExamp
           task,
           observation: withoutNotes(s.observation),
           history: t.steps.slice(0, i).map((p) => p.action),
+          historyUrls: t.steps.slice(0, i).map((p) => p.observation.url),
         },
         truth: s.action,
       });
