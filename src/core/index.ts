@@ -2,6 +2,7 @@ export * from './action.ts';
 export * from './action-equivalence.ts';
 export * from './agent-output.ts';
 export * from './critical-state.ts';
+export * from './dates.ts';
 export * from './errors.ts';
 export * from './ids.ts';
 export * from './observation.ts';

@@ -1,3 +1,4 @@
+import { MONTH_NAMES } from '../core/dates.ts';
 import type { Element, Observation } from '../core/observation.ts';
 import { isSelectLike, POLICY_KEYS, selectOptions } from './action-space.ts';
 import { contentWords, normalizeText, STOPWORDS } from './text.ts';
@@ -186,20 +187,7 @@ function contextBefore(tokens: RawToken[], i: number): string {
 }
 
 const NAME_JOINERS = new Set(['of', 'and', 'de', 'la', 'du', 'von', '&']);
-const MONTHS = [
-  'january',
-  'february',
-  'march',
-  'april',
-  'may',
-  'june',
-  'july',
-  'august',
-  'september',
-  'october',
-  'november',
-  'december',
-];
+const MONTHS = MONTH_NAMES.map((m) => m.toLowerCase());
 const LONG_DATE = new RegExp(`\\b(${MONTHS.join('|')}) (\\d{1,2}),? (\\d{4})\\b`, 'gi');
 const ISO_DATE = /\b(\d{4})-(\d{2})-(\d{2})\b/g;
 const US_DATE = /\b(\d{1,2})\/(\d{1,2})\/(\d{4})\b/g;

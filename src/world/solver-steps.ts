@@ -1,3 +1,4 @@
+import { longDate, MONTH_NAMES } from '../core/dates.ts';
 import type { Element, Observation } from '../core/observation.ts';
 import type { ElementTarget, SolverDriver } from './site.ts';
 import { findAll } from './solver-kit.ts';
@@ -6,27 +7,6 @@ import { findAll } from './solver-kit.ts';
  * Multi-action steps that reference solvers of several sites share: dismissing overlays, choosing
  * an autocomplete suggestion, picking a date. Each acts only through the SolverDriver.
  */
-
-const MONTHS = [
-  'January',
-  'February',
-  'March',
-  'April',
-  'May',
-  'June',
-  'July',
-  'August',
-  'September',
-  'October',
-  'November',
-  'December',
-];
-
-/** "2027-03-05" -> "March 5, 2027", the label of the date picker's day button. */
-export function dateLabel(iso: string): string {
-  const [y, m, d] = iso.split('-').map(Number);
-  return `${MONTHS[m - 1]} ${d}, ${y}`;
-}
 
 /** Whether an element with this exact name (or aria-label) is in the observation. */
 export function has(obs: Observation, target: ElementTarget): boolean {
@@ -66,7 +46,7 @@ export async function chooseSuggestion(
 /** Opens a date picker field and clicks the day, paging months forward or back as needed. */
 export async function pickDate(d: SolverDriver, field: ElementTarget, iso: string): Promise<void> {
   await d.click(field);
-  const label = dateLabel(iso);
+  const label = longDate(iso);
   const [y, m] = iso.split('-').map(Number);
   for (let i = 0; i < 24; i++) {
     if (has(d.obs, { name: label, tag: 'button' })) {
@@ -77,7 +57,7 @@ export async function pickDate(d: SolverDriver, field: ElementTarget, iso: strin
       (e) => e.tag === 'button' && /^[A-Z][a-z]+ \d{1,2}, \d{4}$/.test(e.name),
     );
     const [sm, , sy] = (shown?.name ?? '').replace(',', '').split(' ');
-    const showIdx = shown ? Number(sy) * 12 + MONTHS.indexOf(sm) : -1;
+    const showIdx = shown ? Number(sy) * 12 + MONTH_NAMES.indexOf(sm) : -1;
     await d.click({ name: showIdx > y * 12 + (m - 1) ? 'Previous month' : 'Next month', tag: 'button' });
   }
   throw new Error(`date picker never showed ${label}`);

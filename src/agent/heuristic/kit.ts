@@ -1,5 +1,6 @@
 import type { Action } from '../../core/action.ts';
 import { normalizeText, textTokens } from '../../core/action-equivalence.ts';
+import { MONTH_NAMES } from '../../core/dates.ts';
 import type { Element, Observation } from '../../core/observation.ts';
 import type { ReflectionRule } from '../../core/reflection.ts';
 import type { HistoryEntry } from '../agent.ts';
@@ -272,30 +273,15 @@ export function formatForField(value: string, e: Element, type: string): string 
 export function isoOf(long: string): string | null {
   const m = long.match(/(\w+) (\d{1,2}), (\d{4})/);
   if (!m) return null;
-  const mi = MONTHS.findIndex((x) => x.toLowerCase() === m[1].toLowerCase());
+  const mi = MONTH_NAMES.findIndex((x) => x.toLowerCase() === m[1].toLowerCase());
   return mi < 0 ? null : `${m[3]}-${String(mi + 1).padStart(2, '0')}-${m[2].padStart(2, '0')}`;
 }
 
-export const MONTHS = [
-  'January',
-  'February',
-  'March',
-  'April',
-  'May',
-  'June',
-  'July',
-  'August',
-  'September',
-  'October',
-  'November',
-  'December',
-];
-
 export function toLongDate(v: string): string | null {
   const us = v.match(/\b(\d{1,2})\/(\d{1,2})\/(\d{4})\b/);
-  if (us) return `${MONTHS[Number(us[1]) - 1]} ${Number(us[2])}, ${us[3]}`;
+  if (us) return `${MONTH_NAMES[Number(us[1]) - 1]} ${Number(us[2])}, ${us[3]}`;
   const iso = v.match(/(\d{4})-(\d{2})-(\d{2})/);
-  if (iso) return `${MONTHS[Number(iso[2]) - 1]} ${Number(iso[3])}, ${iso[1]}`;
+  if (iso) return `${MONTH_NAMES[Number(iso[2]) - 1]} ${Number(iso[3])}, ${iso[1]}`;
   const long = v.match(
     /(january|february|march|april|may|june|july|august|september|october|november|december) (\d{1,2}), (\d{4})/i,
   );

@@ -1,3 +1,4 @@
+import { MONTH_NAMES } from '../../core/dates.ts';
 import { SHORTHAND } from '../messy.ts';
 
 /**
@@ -156,20 +157,7 @@ export function numberMentions(text: string): Array<{ value: number; pos: number
   return out.sort((a, b) => a.pos - b.pos);
 }
 
-const MONTHS = [
-  'january',
-  'february',
-  'march',
-  'april',
-  'may',
-  'june',
-  'july',
-  'august',
-  'september',
-  'october',
-  'november',
-  'december',
-];
+const MONTHS = MONTH_NAMES.map((m) => m.toLowerCase());
 
 /** Month-day(-year) mentions: "March 5", "mar 5th 2027", "3/5", "03/05/2027", "2027-03-05". */
 export function dateMentions(

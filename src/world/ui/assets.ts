@@ -1,3 +1,5 @@
+import { MONTH_NAMES } from '../../core/dates.ts';
+
 /** Shared stylesheet of the world's sites (served at /__assets/world.css). */
 export const WORLD_CSS = `
 *{box-sizing:border-box}body{margin:0;font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1d2330;background:#f6f7f9}
@@ -74,7 +76,7 @@ export const WORLD_JS = `
     function render(){
       if (box) box.remove();
       box = document.createElement('div'); box.className='dp'; box.setAttribute('role','dialog'); box.setAttribute('aria-label','Choose date');
-      var months=['January','February','March','April','May','June','July','August','September','October','November','December'];
+      var months=${JSON.stringify(MONTH_NAMES)};
       var y=cur.getUTCFullYear(), m=cur.getUTCMonth();
       var head=document.createElement('div'); head.className='dp-head';
       var prev=document.createElement('button'); prev.type='button'; prev.textContent='<'; prev.setAttribute('aria-label','Previous month');

@@ -1,6 +1,7 @@
+import { MONTH_NAMES } from '../../../core/dates.ts';
 import type { Element, Observation } from '../../../core/observation.ts';
 import type { HistoryEntry } from '../../agent.ts';
-import { type Choice, isoOf, keyAt, MONTHS, toLongDate } from '../kit.ts';
+import { type Choice, isoOf, keyAt, toLongDate } from '../kit.ts';
 import { isClickable, labelOf, pathOf } from '../page.ts';
 
 /**
@@ -25,7 +26,7 @@ const DAY_LABEL =
 function monthIndex(long: string): number | null {
   const m = DAY_LABEL.exec(long.trim());
   if (!m) return null;
-  return Number(m[3]) * 12 + MONTHS.indexOf(m[1]);
+  return Number(m[3]) * 12 + MONTH_NAMES.indexOf(m[1]);
 }
 
 /** The month the open calendar shows (year*12+month), read from its day buttons. */

@@ -1,6 +1,7 @@
 import { normalizeText } from '../../../core/action-equivalence.ts';
+import { MONTH_NAMES } from '../../../core/dates.ts';
 import type { Element } from '../../../core/observation.ts';
-import { type Choice, elementOf, MONTHS, toLongDate } from '../kit.ts';
+import { type Choice, elementOf, toLongDate } from '../kit.ts';
 import { isClickable, isEditable, labelOf } from '../page.ts';
 import { click, waitedTimes } from './domain-kit.ts';
 import type { SkillContext } from './index.ts';
@@ -99,13 +100,13 @@ export function dateStep(ctx: SkillContext, field: Element, iso: string): Choice
   if (next || prev) {
     const shown = ctx.obs.texts
       .map((t) => t.text.trim())
-      .find((t) => new RegExp(`^(${MONTHS.join('|')}) \\d{4}$`).test(t));
+      .find((t) => new RegExp(`^(${MONTH_NAMES.join('|')}) \\d{4}$`).test(t));
     const want = Number(iso.slice(0, 4)) * 12 + Number(iso.slice(5, 7)) - 1;
     // Trips lie ahead, so an unreadable month header means paging forward.
     let at = want - 1;
     if (shown) {
       const [m, y] = shown.split(' ');
-      at = Number(y) * 12 + MONTHS.indexOf(m);
+      at = Number(y) * 12 + MONTH_NAMES.indexOf(m);
     }
     if (at < want && next) return click(next, 'Move the calendar to the next month');
     if (at > want && prev) return click(prev, 'Move the calendar to the previous month');

@@ -1,8 +1,8 @@
+import { longDate } from '../../../core/dates.ts';
 import { esc, money, page } from '../../ui/html.ts';
 import type { FormsData, StatusRecord } from './data.ts';
 import { type FieldDef, fieldApplies, SERVICES, type ServiceDef } from './services.ts';
 import type { FormsState } from './state.ts';
-import { isoToLong } from './validate.ts';
 
 export const BRAND = 'OneGov Services';
 
@@ -114,7 +114,7 @@ ${step.fields.map((f) => fieldHtml(f, values[f.name] ?? '', errors[f.name], valu
 
 /** How a stored answer reads on the review page. */
 export function displayValue(f: FieldDef, v: string): string {
-  if (f.kind === 'datepicker' && v) return isoToLong(v);
+  if (f.kind === 'datepicker' && v) return longDate(v);
   if (f.kind === 'money' && v) return money(Number(v));
   return v;
 }

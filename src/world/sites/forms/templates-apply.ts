@@ -1,3 +1,4 @@
+import { longDate } from '../../../core/dates.ts';
 import { hashString } from '../../../core/rng.ts';
 import { variant } from '../../template-kit.ts';
 import { LAST_NAMES, stateName } from '../people.ts';
@@ -10,7 +11,6 @@ import {
   PARKING_ZONES,
   PROJECT_TYPES,
 } from './services.ts';
-import { isoToLong } from './validate.ts';
 
 const input = (label: string, value: string) => ({ kind: 'input' as const, label, value });
 const select = (label: string, option: string) => ({ kind: 'select' as const, label, option });
@@ -341,7 +341,7 @@ export const changeOfAddress = applicationTemplate<{
   plan: (p, who, _f, data) => {
     const a = data.addresses.find((x) => x.id === p.addressId)!;
     const family = p.moveType === 'Family';
-    const objective = `${family ? 'My family and I are moving' : "I'm moving on my own (individual move)"}. File a change of address for ${who.first} ${who.last} from ${who.street}, ZIP ${who.zip} to ${a.street}, ${a.city}, ${stateName(a.state)} ${a.zip}, moving on ${isoToLong(p.date)}. Give me the confirmation number.`;
+    const objective = `${family ? 'My family and I are moving' : "I'm moving on my own (individual move)"}. File a change of address for ${who.first} ${who.last} from ${who.street}, ZIP ${who.zip} to ${a.street}, ${a.city}, ${stateName(a.state)} ${a.zip}, moving on ${longDate(p.date)}. Give me the confirmation number.`;
     const months = Number(p.date.slice(5, 7)) - 2;
     return {
       objective,

@@ -5,21 +5,6 @@ export { normalizePhone };
 
 /** Field validation of the application wizards, with the messages a government site shows. */
 
-const MONTHS = [
-  'January',
-  'February',
-  'March',
-  'April',
-  'May',
-  'June',
-  'July',
-  'August',
-  'September',
-  'October',
-  'November',
-  'December',
-];
-
 /** "4/2/1985" or "04/02/1985" -> "04/02/1985"; null when not a real calendar date. */
 export function normalizeDate(v: string): string | null {
   const m = /^(\d{1,2})\/(\d{1,2})\/(\d{4})$/.exec(v.trim());
@@ -28,12 +13,6 @@ export function normalizeDate(v: string): string | null {
   const dt = new Date(Date.UTC(y, mo - 1, d));
   if (dt.getUTCFullYear() !== y || dt.getUTCMonth() !== mo - 1 || dt.getUTCDate() !== d) return null;
   return `${String(mo).padStart(2, '0')}/${String(d).padStart(2, '0')}/${y}`;
-}
-
-/** "2027-03-05" -> "March 5, 2027". */
-export function isoToLong(iso: string): string {
-  const [y, m, d] = iso.split('-').map(Number);
-  return `${MONTHS[m - 1]} ${d}, ${y}`;
 }
 
 /** "$1,850.00" -> "1850"; "12,500.50" -> "12500.5"; null when not an amount. */

@@ -1,3 +1,4 @@
+import { longDate } from '../../../core/dates.ts';
 import { hashString } from '../../../core/rng.ts';
 import { numberCondition } from '../../answer.ts';
 import { answered, cond, containsText, normalizeText } from '../../match.ts';
@@ -120,23 +121,6 @@ interface TourParams {
   tourType: string;
 }
 
-const MONTHS = [
-  'January',
-  'February',
-  'March',
-  'April',
-  'May',
-  'June',
-  'July',
-  'August',
-  'September',
-  'October',
-  'November',
-  'December',
-];
-const longDay = (iso: string) =>
-  `${MONTHS[Number(iso.slice(5, 7)) - 1]} ${Number(iso.slice(8, 10))}, ${iso.slice(0, 4)}`;
-
 /** Transactional (hard): schedule a tour with a date picker, a time select and contact fields. */
 export const scheduleTour: TaskTemplate<TourParams, HomesState, HomesData> = poolTemplate({
   id: 'homes.tour',
@@ -162,7 +146,7 @@ export const scheduleTour: TaskTemplate<TourParams, HomesState, HomesData> = poo
     const kind = p.tourType === 'Video chat' ? 'a video chat tour' : 'an in-person tour';
     const months = Number(p.date.slice(5, 7)) - 2;
     return {
-      objective: `Schedule ${kind} of ${where(l)} on ${longDay(p.date)} at ${p.time}. My details: ${who.first} ${who.last}, ${who.email}, ${who.phone}.`,
+      objective: `Schedule ${kind} of ${where(l)} on ${longDate(p.date)} at ${p.time}. My details: ${who.first} ${who.last}, ${who.email}, ${who.phone}.`,
       startPath: '/search',
       referenceLength: 1 + 3 + 1 + (p.tourType === 'Video chat' ? 1 : 0) + 2 + months + 1 + 3 + 1 + 1,
     };

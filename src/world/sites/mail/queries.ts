@@ -1,10 +1,10 @@
+import { longDate } from '../../../core/dates.ts';
 import type { Rng } from '../../../core/rng.ts';
 import { type Phraser as KitPhraser, siteQueries } from '../../query-kit.ts';
 import type { RawQuery } from '../../site.ts';
 import type { MailData, Message } from './data.ts';
 import { MAIL_TEMPLATES } from './templates.ts';
 import { inboxFrom } from './templates-organize.ts';
-import { longDay } from './templates-settings.ts';
 
 type Phraser = KitPhraser<any, MailData>;
 
@@ -114,8 +114,8 @@ const PHRASERS: Record<string, Phraser> = {
       { text: `update signature -> "${p.signature}"`, keep: [p.signature] },
     ]),
   'mail.vacation': (p, _data, rng) => {
-    const a = longDay(p.start).replace(', 2027', '');
-    const b = longDay(p.end).replace(', 2027', '');
+    const a = longDate(p.start).replace(', 2027', '');
+    const b = longDate(p.end).replace(', 2027', '');
     return rng.pick([
       { text: `set out of office ${a} to ${b} saying ${p.message}`, keep: [p.message, a, b] },
       { text: `vacation responder on from ${a} - ${b}, msg: "${p.message}"`, keep: [p.message, a, b] },

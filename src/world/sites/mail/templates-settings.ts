@@ -1,3 +1,4 @@
+import { longDate } from '../../../core/dates.ts';
 import { cond, containsText, sameText } from '../../match.ts';
 import type { TaskTemplate } from '../../site.ts';
 import { poolTemplate, variant } from '../../template-kit.ts';
@@ -56,27 +57,6 @@ interface VacationParams {
   message: string;
 }
 
-const MONTHS = [
-  'January',
-  'February',
-  'March',
-  'April',
-  'May',
-  'June',
-  'July',
-  'August',
-  'September',
-  'October',
-  'November',
-  'December',
-];
-
-/** "2027-03-05" -> "March 5, 2027" (also the date picker's day-button label). */
-export function longDay(iso: string): string {
-  const [y, m, d] = iso.split('-').map(Number);
-  return `${MONTHS[m - 1]} ${d}, ${y}`;
-}
-
 function addDays(iso: string, n: number): string {
   return new Date(Date.parse(`${iso}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
 }
@@ -90,7 +70,7 @@ function monthsFromFeb(iso: string): number {
 async function pickDate(d: Parameters<TaskTemplate['solve']>[1], field: string, iso: string): Promise<void> {
   await d.click({ name: field, tag: 'input' });
   for (let i = 0; i < monthsFromFeb(iso); i++) await d.click({ name: 'Next month', tag: 'button' });
-  await d.click({ name: longDay(iso), tag: 'button' });
+  await d.click({ name: longDate(iso), tag: 'button' });
 }
 
 /** Transactional (hard): the vacation responder with two date pickers, a radio and a message. */
@@ -109,8 +89,8 @@ export const vacation: TaskTemplate<VacationParams, MailState, MailData> = poolT
   splitKey: (p) => p.start,
   word: (p) => ({
     objective: variant(p, [
-      `Turn on my vacation responder from ${longDay(p.start)} to ${longDay(p.end)} with the message: "${p.message}"`,
-      `I'm away ${longDay(p.start)} through ${longDay(p.end)}. Set up an automatic vacation reply for those dates saying "${p.message}"`,
+      `Turn on my vacation responder from ${longDate(p.start)} to ${longDate(p.end)} with the message: "${p.message}"`,
+      `I'm away ${longDate(p.start)} through ${longDate(p.end)}. Set up an automatic vacation reply for those dates saying "${p.message}"`,
     ]),
     startPath: '/folder/inbox',
     referenceLength: STEPS.promo + 4 + monthsFromFeb(p.start) + 2 + monthsFromFeb(p.end) + 4,
