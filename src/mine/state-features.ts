@@ -46,14 +46,15 @@ export class Interner {
   }
 
   /** The interned id of `elementKey(e)`, memoized on the element's raw role and label. */
-  elementId(e: Element): number {
+  /** `state` is the element's fieldState (computed by the caller, which needs it too). */
+  elementId(e: Element, state = fieldState(e)): number {
     const role = e.role || e.tag;
     let byLabel = this.elementIds.get(role);
     if (!byLabel) {
       byLabel = new Map();
       this.elementIds.set(role, byLabel);
     }
-    const raw = `${rawLabel(e)}\u0000${fieldState(e)}`;
+    const raw = `${rawLabel(e)}\u0000${state}`;
     let v = byLabel.get(raw);
     if (v === undefined) {
       v = this.id(elementKey(e));
@@ -229,7 +230,8 @@ function elementSet(
   const packed = scratch.subarray(0, elements.length);
   for (let k = 0; k < elements.length; k++) {
     const e = elements[k];
-    packed[k] = interner.elementId(e) * 4 + (fieldState(e) ? 2 : 0) + (e.inViewport ? 0 : 1);
+    const state = fieldState(e);
+    packed[k] = interner.elementId(e, state) * 4 + (state ? 2 : 0) + (e.inViewport ? 0 : 1);
   }
   packed.sort();
   let unique = 0;
