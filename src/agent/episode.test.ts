@@ -139,4 +139,28 @@ describe('runEpisode', () => {
     });
     expect(t.verdict?.success).toBe(true);
   });
+
+  it('records an expert label at every step without executing it, the expert reading its own notes', async () => {
+    const agent = scripted([
+      { type: 'scroll', down: true, pages: 1 },
+      { type: 'done', text: 'x', success: true },
+    ]);
+    const expert = scripted([{ type: 'click', index: 0 }]);
+    const env = counterEnv();
+    const t = await runEpisode({
+      agent,
+      env,
+      task,
+      notes: ['student notes'],
+      expert: { agent: expert, notes: ['prefer: click'] },
+    });
+    expect(t.steps.map((s) => s.action.type)).toEqual(['scroll', 'done']);
+    expect(t.steps.map((s) => s.expertAction)).toEqual([
+      { type: 'click', index: 0 },
+      { type: 'click', index: 0 },
+    ]);
+    expect(env.clicks).toBe(0);
+    expect(expert.seen.every((o) => o.notes.length === 1 && o.notes[0] === 'prefer: click')).toBe(true);
+    expect(agent.seen.every((o) => o.notes[0] === 'student notes')).toBe(true);
+  });
 });

@@ -46,6 +46,11 @@ export interface RunEpisodeOptions {
   seed?: number;
   signal?: AbortSignal;
   onStep?: (step: Step) => void;
+  /**
+   * Relabelling (DAgger): at every step this agent is also asked what it would do, on the same
+   * history but with its own notes; its action is recorded as `expertAction` and never executed.
+   */
+  expert?: { agent: Agent; notes?: string[] };
 }
 
 function addUsage(a: Usage, b: Usage | undefined): Usage {
@@ -99,6 +104,7 @@ export async function runEpisode(opts: RunEpisodeOptions): Promise<Trajectory> {
   const episodeTask: Task = started.objective ? { ...task, objective: started.objective } : task;
   const view = agentView(episodeTask);
   await agent.reset?.(view);
+  await opts.expert?.agent.reset?.(view);
   let obs = started.observation;
   sessionId = started.sessionId;
   let memory = '';
@@ -137,6 +143,20 @@ export async function runEpisode(opts: RunEpisodeOptions): Promise<Trajectory> {
       next = await env.step(action);
       result = { error: next.lastActionError, isDone: false, success: null, extractedContent: null };
     }
+    let expertAction: Action | undefined;
+    if (opts.expert) {
+      // Asked on the observation the agent saw, before the step changes the page.
+      const d = await withDeadline(
+        opts.expert.agent.act({
+          task: view,
+          observation: { ...obs, notes: opts.expert.notes ?? [] },
+          history,
+        }),
+        stepTimeoutMs,
+        `expert ${opts.expert.agent.id} labelling step ${i}`,
+      );
+      expertAction = d.actions[0];
+    }
     const step: Step = {
       index: i,
       observation: obs,
@@ -146,6 +166,7 @@ export async function runEpisode(opts: RunEpisodeOptions): Promise<Trajectory> {
       timing: { modelMs, actMs: Date.now() - t1, observeMs: 0 },
       ...(decision.usage ? { usage: decision.usage } : {}),
       ...(decision.logProb !== undefined ? { logProb: decision.logProb } : {}),
+      ...(expertAction ? { expertAction } : {}),
     };
     steps.push(step);
     opts.onStep?.(step);

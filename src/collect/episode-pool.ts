@@ -11,6 +11,8 @@ export interface EpisodeJob {
   key: string;
   round?: number;
   notes?: string[];
+  /** Notes the relabelling expert reads (see `makeExpert`). */
+  expertNotes?: string[];
   tags: string[];
   seed?: number;
 }
@@ -19,6 +21,8 @@ export interface EpisodePoolOptions {
   jobs: EpisodeJob[];
   store: RunStore;
   makeAgent: () => Agent | Promise<Agent>;
+  /** When given, every step also records this expert's action (DAgger relabelling; episode.ts). */
+  makeExpert?: () => Agent | Promise<Agent>;
   makeEnv: () => Promise<EpisodeEnv & { close(): Promise<void> }>;
   start?: RunEpisodeOptions['start'];
   verify?: (trajectory: Trajectory) => Promise<Verdict>;
@@ -46,6 +50,7 @@ export async function runEpisodePool(
   const worker = async () => {
     let env = await opts.makeEnv();
     const agent = await opts.makeAgent();
+    const expert = opts.makeExpert ? await opts.makeExpert() : null;
     try {
       for (;;) {
         if (opts.signal?.aborted) return;
@@ -66,6 +71,7 @@ export async function runEpisodePool(
               tags: job.tags,
               seed: job.seed,
               signal: opts.signal,
+              ...(expert ? { expert: { agent: expert, notes: job.expertNotes } } : {}),
             });
             if (trajectory.endReason === 'aborted') return;
             opts.store.saveTrajectory(trajectory, { episodeKey: job.key });
@@ -88,6 +94,7 @@ export async function runEpisodePool(
     } finally {
       await env.close().catch(() => {});
       await agent.close?.();
+      await expert?.close?.();
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, opts.workers ?? 2) }, () => worker()));

@@ -42,6 +42,11 @@ export const Step = z.object({
   usage: Usage.optional(),
   /** Log-probability of `action` under the agent's policy, when the agent knows it. */
   logProb: z.number().optional(),
+  /**
+   * What an expert would have done in this state (DAgger-style relabelling, `rollout --relabel`):
+   * the agent's own action is executed, the expert's is recorded as the supervised label.
+   */
+  expertAction: Action.optional(),
 });
 export type Step = z.infer<typeof Step>;
 

@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { Trajectory } from '../core/trajectory.ts';
 import { evaluateSteps } from './evaluate.ts';
 import { DEFAULT_FEATURIZER } from './featurizer.ts';
-import { filterRepresentable, sftExamples, splitByTask, trainSft } from './sft-trainer.ts';
+import {
+  expertRelabeledExamples,
+  filterRepresentable,
+  sftExamples,
+  splitByTask,
+  trainSft,
+} from './sft-trainer.ts';
 import { syntheticTrajectories } from './testing/synthetic.ts';
 
 describe('sft data', () => {
@@ -48,6 +54,37 @@ describe('sft data', () => {
     });
     expect(r.kept).toHaveLength(2);
     expect(r.partial).toBe(1);
+  });
+});
+
+describe('expert-relabelled data (DAgger)', () => {
+  it('labels every relabelled step with the expert action, whatever the outcome, and keeps them out of validation', async () => {
+    const pool = syntheticTrajectories(8, 4);
+    const a = pool[0];
+    const b = pool.reduce((x, y) => (y.steps.length > x.steps.length ? y : x));
+    expect(b.steps.length).toBeGreaterThanOrEqual(3);
+    const failed = Trajectory.parse({
+      ...b,
+      verdict: { ...b.verdict!, success: false },
+      steps: b.steps.map((s, i) => (i === 1 ? s : { ...s, expertAction: a.steps[0].action })),
+    });
+    const ex = expertRelabeledExamples([failed, a]);
+    expect(ex).toHaveLength(b.steps.length - 1);
+    expect(ex.every((e) => e.expert && e.taskId === b.task.id)).toBe(true);
+    expect(ex.map((e) => e.stepIndex)).toEqual(b.steps.map((_, i) => i).filter((i) => i !== 1));
+    // The state is the one the (student's) trajectory reached: its own earlier actions as history.
+    expect(ex[1].state.history).toEqual(b.steps.slice(0, 2).map((s) => s.action));
+    expect(ex.every((e) => JSON.stringify(e.action) === JSON.stringify(a.steps[0].action))).toBe(true);
+
+    const ok = syntheticTrajectories(12, 3);
+    const relabeled = ok.map((t) =>
+      Trajectory.parse({ ...t, steps: t.steps.map((s) => ({ ...s, expertAction: s.action })) }),
+    );
+    const r = await trainSft(ok, { epochs: 1, valFrac: 0.25, relabeled, trainEvalSize: 0 });
+    expect(r.data.expertExamples).toBeGreaterThan(0);
+    expect(r.data.val).toBeLessThan(r.data.examples - r.data.train);
+    expect(r.data.train + r.data.val).toBeLessThan(r.data.examples);
+    r.policy.dispose();
   });
 });
 

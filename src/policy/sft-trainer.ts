@@ -45,6 +45,11 @@ export interface SftOptions {
   trainEvalSize?: number;
   model?: Partial<ModelConfig>;
   featurizer?: Partial<FeaturizerConfig>;
+  /**
+   * Relabelled rollouts (DAgger): their steps train with the expert's action as the label. Their
+   * tasks follow the same split; validation keeps measuring the teacher's own trajectories only.
+   */
+  relabeled?: readonly Trajectory[];
   /** Continue training this policy instead of a fresh one (resume). */
   policy?: LocalStudentPolicy;
   /** Epochs already done (resume): training runs epochs startEpoch+1..epochs. */
@@ -80,6 +85,8 @@ export interface SftDataReport {
   trajectories: number;
   steps: number;
   examples: number;
+  /** Training examples from relabelled rollouts (DAgger), included in `train`. */
+  expertExamples: number;
   train: number;
   val: number;
   trainTasks: number;
@@ -97,6 +104,8 @@ export interface SftExample extends StepExample {
   taskId: string;
   trajectoryId: string;
   stepIndex: number;
+  /** True for a state the student visited, labelled by an expert (DAgger; `expertRelabeledExamples`). */
+  expert?: boolean;
 }
 
 export interface SftResult {
@@ -131,6 +140,36 @@ export function sftExamples(trajectories: readonly Trajectory[]): SftExample[] {
         taskId: t.task.id,
         trajectoryId: t.id,
         stepIndex: i,
+      });
+    });
+  }
+  return out;
+}
+
+/**
+ * DAgger data: every step of relabelled rollouts (`rollout --relabel`) as an example whose label
+ * is the expert's action in the state the student reached, whatever the episode's outcome. These
+ * are the states imitation alone never shows (after the student's own mistakes) with what to do
+ * there.
+ */
+export function expertRelabeledExamples(trajectories: readonly Trajectory[]): SftExample[] {
+  const out: SftExample[] = [];
+  for (const t of trajectories) {
+    const task = agentView(t.task);
+    t.steps.forEach((s, i) => {
+      if (!s.expertAction) return;
+      out.push({
+        state: {
+          task,
+          observation: { ...s.observation, notes: [] },
+          history: t.steps.slice(0, i).map((x) => x.action),
+          historyUrls: t.steps.slice(0, i).map((x) => x.observation.url),
+        },
+        action: s.expertAction,
+        taskId: t.task.id,
+        trajectoryId: t.id,
+        stepIndex: i,
+        expert: true,
       });
     });
   }
@@ -243,13 +282,15 @@ export async function trainSft(
     opts.policy ??
     new LocalStudentPolicy({ model: { seed, ...opts.model }, featurizer: opts.featurizer, meta: opts.meta });
 
-  const all = sftExamples(trajectories);
+  const all = [...sftExamples(trajectories), ...expertRelabeledExamples(opts.relabeled ?? [])];
   const { kept, skipped, partial, relabeled } = filterRepresentable(all, policy.featurizer);
   const split = splitByTask(kept, opts.valFrac ?? 0.1, seed);
+  split.val = split.val.filter((e) => !e.expert);
   const data: SftDataReport = {
     trajectories: trajectories.filter((t) => t.verdict?.success === true).length,
     steps: all.length,
     examples: kept.length,
+    expertExamples: split.train.filter((e) => e.expert).length,
     train: split.train.length,
     val: split.val.length,
     trainTasks: split.trainTasks,

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { z } from 'zod';
 import { type EpisodeJob, runEpisodePool } from '../../collect/episode-pool.ts';
 import { computeRunStats, formatRunStats } from '../../collect/stats.ts';
+import { InputError } from '../../core/errors.ts';
 import type { Trajectory } from '../../core/trajectory.ts';
 import { runQueuedPool } from '../../queue/queued-pool.ts';
 import { RunStore } from '../../store/run-store.ts';
@@ -24,6 +25,8 @@ const Options = z.object({
   port: z.coerce.number().int().min(0).max(65535).optional(),
   browserWs: z.string().optional(),
   queue: z.string().optional(),
+  relabel: z.string().optional(),
+  notesFrom: z.string().optional(),
   progress: z.boolean().default(false),
   quiet: z.boolean().default(false),
 });
@@ -46,11 +49,32 @@ export function registerRollout(program: Command): void {
     .option('--port <n>', 'world port')
     .option('--browser-ws <url>', 'connect to a remote browser instead of launching Chromium')
     .option('--queue <redis-url>', QUEUE_OPTION_HELP)
+    .option(
+      '--relabel <spec>',
+      "DAgger relabelling: also ask this expert agent (e.g. heuristic) at every step and record its action as the label `train sft --relabeled` learns from; the agent's own action is what runs",
+    )
+    .option(
+      '--notes-from <dir>',
+      'with --relabel: a collection run; the expert reads the notes of the attempt that solved each task there, and tasks it never solved are skipped',
+    )
     .option('--progress', 'force the progress bar even without a terminal')
     .option('--quiet', 'no progress output')
     .action(async (raw) => {
       const o = parseOptions(Options, raw, 'rollout');
-      const tasks = resolveTasks(o.tasks, { seed: o.seed, worldSeed: o.worldSeed });
+      let tasks = resolveTasks(o.tasks, { seed: o.seed, worldSeed: o.worldSeed });
+      if (o.notesFrom && !o.relabel)
+        throw new InputError('--notes-from needs --relabel', { field: '--notes-from' });
+      const expertNotes = o.notesFrom ? solvingNotes(o.notesFrom) : null;
+      if (expertNotes) {
+        const before = tasks.length;
+        tasks = tasks.filter((t) => expertNotes.has(t.id));
+        if (!o.quiet && tasks.length < before)
+          process.stdout.write(
+            `relabel: ${before - tasks.length} of ${before} tasks skipped (never solved in ${o.notesFrom})\n`,
+          );
+      }
+      if (o.relabel && o.queue)
+        throw new InputError('--relabel runs in this process; drop --queue', { field: '--relabel' });
       const store = RunStore.open(o.out);
       recordStage(store, `rollout:${o.agent}`, { ...o, taskCount: tasks.length }, o.seed);
       const jobs: EpisodeJob[] = [];
@@ -58,10 +82,11 @@ export function registerRollout(program: Command): void {
         for (const task of tasks)
           jobs.push({
             task,
-            key: `rollout:${o.agent}:${task.id}#${r}`,
+            key: `rollout:${o.agent}${o.relabel ? `+relabel:${o.relabel}` : ''}:${task.id}#${r}`,
             round: r,
-            tags: ['rollout', 'student', `agent:${o.agent}`],
+            tags: ['rollout', 'student', `agent:${o.agent}`, ...(o.relabel ? [`relabel:${o.relabel}`] : [])],
             seed: o.seed + r,
+            ...(expertNotes ? { expertNotes: expertNotes.get(task.id) } : {}),
           });
       }
       const rt = o.queue
@@ -93,6 +118,7 @@ export function registerRollout(program: Command): void {
               jobs,
               store,
               makeAgent: () => resolveAgent(o.agent, { seed: o.seed }),
+              ...(o.relabel ? { makeExpert: () => resolveAgent(o.relabel!, { seed: o.seed }) } : {}),
               makeEnv: rt!.makeEnv,
               start: rt!.start,
               verify: rt!.verify,
@@ -117,4 +143,25 @@ export function registerRollout(program: Command): void {
         store.close();
       }
     });
+}
+
+/**
+ * Per task of a collection run, the notes of the attempt that solved it (the latest round that
+ * succeeded): with them the expert is the teacher configuration verified to solve that task.
+ */
+export function solvingNotes(runDir: string): Map<string, string[]> {
+  const store = RunStore.open(runDir, { create: false, readonly: true });
+  try {
+    const best = new Map<string, { round: number; id: string; notes: number }>();
+    for (const t of store.listTrajectorySummaries({ success: true })) {
+      const cur = best.get(t.taskId);
+      if (!cur || t.round > cur.round) best.set(t.taskId, { round: t.round, id: t.id, notes: t.notes });
+    }
+    // Only the attempts that had notes need their (large) bodies read.
+    return new Map(
+      [...best].map(([task, b]) => [task, b.notes ? (store.getTrajectory(b.id)?.notes ?? []) : []]),
+    );
+  } finally {
+    store.close();
+  }
 }

@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { z } from 'zod';
 import { InputError } from '../../core/errors.ts';
 import { initPolicyBackend } from '../../policy/backend.ts';
-import { loadSuccessfulTrajectories } from '../../policy/run-data.ts';
+import { loadRelabeledTrajectories, loadSuccessfulTrajectories } from '../../policy/run-data.ts';
 import { type EpochMetrics, type SftDataReport, trainSft } from '../../policy/sft-trainer.ts';
 import { loadStudentPolicy } from '../../policy/student-policy.ts';
 import { parseOptions } from '../parse-options.ts';
@@ -12,6 +12,7 @@ import { createProgress } from '../progress.ts';
 
 const Options = z.object({
   run: z.array(z.string().min(1)).min(1, 'give at least one --run DIR'),
+  relabeled: z.array(z.string().min(1)).default([]),
   out: z.string().min(1),
   epochs: z.coerce.number().int().min(1).max(1000).default(8),
   batch: z.coerce.number().int().min(1).max(4096).default(32),
@@ -47,7 +48,7 @@ export function formatData(d: SftDataReport): string {
   return (
     `data: ${d.trajectories} successful trajectories, ${d.steps} steps -> ${d.examples} examples ` +
     `(${d.relabeled} composed answers mapped to their answer span, ${d.partial} with the argument not among the candidates; skipped: ${skipped || 'none'}); ` +
-    `train ${d.train} examples / ${d.trainTasks} tasks, val ${d.val} examples / ${d.valTasks} tasks`
+    `train ${d.train} examples${d.expertExamples ? ` (${d.expertExamples} expert-relabelled)` : ''} / ${d.trainTasks} tasks, val ${d.val} examples / ${d.valTasks} tasks`
   );
 }
 
@@ -95,6 +96,7 @@ async function runSft(o: TrainOptions): Promise<void> {
     valFrac: o.valFrac,
     model: { ...(o.hidden ? { hidden: o.hidden } : {}), ...(o.embedDim ? { embedDim: o.embedDim } : {}) },
     featurizer: o.maxElements ? { maxElements: o.maxElements } : {},
+    relabeled: loadRelabeledTrajectories(o.relabeled),
     policy,
     startEpoch: previousEpochs.length,
     previousEpochs,
@@ -102,6 +104,7 @@ async function runSft(o: TrainOptions): Promise<void> {
     meta: {
       command: 'train sft',
       runs: o.run,
+      relabeled: o.relabeled,
       seed: o.seed,
       epochs: o.epochs,
       batch: o.batch,
@@ -141,6 +144,11 @@ export function registerTrain(program: Command): void {
       ...prev,
       v,
     ])
+    .option(
+      '--relabeled <dir>',
+      "DAgger: a run of `rollout --relabel` whose steps train with the expert's action as the label (repeatable)",
+      (v: string, prev: string[] = []) => [...prev, v],
+    )
     .requiredOption('--out <dir>', 'checkpoint folder, e.g. models/sft')
     .option('--epochs <n>', 'passes over the training examples', '8')
     .option('--batch <n>', 'examples per gradient step', '32')
