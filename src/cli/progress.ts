@@ -14,8 +14,15 @@ export interface Progress {
 export function createProgress(
   label: string,
   total: number,
-  opts: { force?: boolean; quiet?: boolean; everyPct?: number } = {},
+  opts: {
+    force?: boolean;
+    quiet?: boolean;
+    everyPct?: number;
+    /** Work already done before this process (a resumed run): it does not count toward the rate. */
+    initial?: number;
+  } = {},
 ): Progress {
+  const initial = opts.initial ?? 0;
   if (opts.quiet) return { update() {}, setTotal() {}, stop() {} };
   if (process.stderr.isTTY || opts.force) {
     const bar = new cliProgress.SingleBar(
@@ -32,7 +39,7 @@ export function createProgress(
       },
       cliProgress.Presets.shades_classic,
     );
-    bar.start(total, 0, { extra: '' });
+    bar.start(total, initial, { extra: '' });
     return {
       update: (done, payload) => bar.update(done, { extra: formatPayload(payload) }),
       setTotal: (t) => bar.setTotal(t),
@@ -49,7 +56,8 @@ export function createProgress(
       if (pct === lastPct && done !== t) return;
       lastPct = pct;
       const el = (Date.now() - start) / 1000;
-      const eta = done ? (el / done) * (t - done) : 0;
+      const fresh = done - initial;
+      const eta = fresh > 0 ? (el / fresh) * (t - done) : 0;
       process.stderr.write(
         `${label}: ${done}/${t} (${pct}%) elapsed ${el.toFixed(0)}s eta ${eta.toFixed(0)}s ${formatPayload(payload)}\n`,
       );

@@ -74,8 +74,12 @@ export function registerCollect(program: Command): void {
       const reflector = resolveReflector(o.reflector);
       const sig = abortOnSigint('collect');
       const already = new Set(store.listTrajectorySummaries({ tag: 'collect' }).map((s) => s.taskId));
-      const bar = createProgress('collect', tasks.length, { force: o.progress, quiet: o.quiet });
       let done = tasks.filter((t) => already.has(t.id)).length;
+      const bar = createProgress('collect', tasks.length, {
+        force: o.progress,
+        quiet: o.quiet,
+        initial: done,
+      });
       let solved = new Set(
         store.listTrajectorySummaries({ tag: 'collect', success: true }).map((s) => s.taskId),
       ).size;

@@ -94,8 +94,12 @@ export function registerRollout(program: Command): void {
         : await openWorldRuntime({ port: o.port, seed: o.worldSeed, browserWs: o.browserWs });
       const queue = o.queue ? await openQueueCoordinator(o.queue, store, { quiet: o.quiet }) : null;
       const sig = abortOnSigint('rollout');
-      const bar = createProgress('rollout', jobs.length, { force: o.progress, quiet: o.quiet });
       let done = jobs.filter((j) => store.hasEpisode(j.key)).length;
+      const bar = createProgress('rollout', jobs.length, {
+        force: o.progress,
+        quiet: o.quiet,
+        initial: done,
+      });
       let ok = 0;
       try {
         const onEpisode = ({ trajectory }: { trajectory: Trajectory }) => {
