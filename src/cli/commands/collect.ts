@@ -80,8 +80,13 @@ export function registerCollect(program: Command): void {
         quiet: o.quiet,
         initial: done,
       });
+      // Only this run's tasks count: the folder may hold others (an earlier, larger --tasks).
+      const wanted = new Set(tasks.map((t) => t.id));
       let solved = new Set(
-        store.listTrajectorySummaries({ tag: 'collect', success: true }).map((s) => s.taskId),
+        store
+          .listTrajectorySummaries({ tag: 'collect', success: true })
+          .map((s) => s.taskId)
+          .filter((id) => wanted.has(id)),
       ).size;
       bar.update(done, { solved: done ? solved / done : 0 });
       const t0 = Date.now();
