@@ -20,8 +20,9 @@ import {
 import { worldVerifier } from '../judge/world-verifier.ts';
 import { createChatModel } from '../models/openai-chat-model.ts';
 import { loadPolicyAgent } from '../policy/policy-agent.ts';
-import { ensureWorld } from '../world/ensure.ts';
+import { ensureWorld, probeWorld } from '../world/ensure.ts';
 import { startWorldEpisode } from '../world/episode.ts';
+import { DEFAULT_WORLD_SEED } from '../world/split.ts';
 
 /** Browser and world settings shared by every command that runs episodes. */
 export interface RuntimeOptions {
@@ -51,7 +52,7 @@ export interface WorldRuntime {
 
 /** Starts (or reuses) the offline world and a browser. */
 export async function openWorldRuntime(o: RuntimeOptions = {}): Promise<WorldRuntime> {
-  const world = await ensureWorld({ port: o.port, seed: o.seed });
+  let world = await ensureWorld({ port: o.port, seed: o.seed });
   let host: BrowserHost;
   try {
     host = o.browserWs ? await BrowserHost.connect(o.browserWs) : await BrowserHost.launch();
@@ -59,9 +60,24 @@ export async function openWorldRuntime(o: RuntimeOptions = {}): Promise<WorldRun
     await world.stop();
     throw e;
   }
-  const verify = worldVerifier(world.origin);
+  // A reused world belongs to the process that started it and ends with it (a collection that
+  // finishes while an eval still runs): then this process starts its own, on the same port.
+  let takingOver: Promise<void> | null = null;
+  const keepWorld = async () => {
+    if (world.server) return;
+    takingOver ??= (async () => {
+      const port = Number(new URL(world.origin).port);
+      if (!(await probeWorld(port, o.seed ?? DEFAULT_WORLD_SEED)))
+        world = await ensureWorld({ port, seed: o.seed });
+    })().finally(() => {
+      takingOver = null;
+    });
+    await takingOver;
+  };
   return {
-    origin: world.origin,
+    get origin() {
+      return world.origin;
+    },
     get host() {
       return host;
     },
@@ -74,10 +90,11 @@ export async function openWorldRuntime(o: RuntimeOptions = {}): Promise<WorldRun
       });
     },
     start: async (env, task) => {
+      await keepWorld();
       const r = await startWorldEpisode(env, task, world.origin);
       return { observation: r.observation, sessionId: r.sessionId };
     },
-    verify,
+    verify: (trajectory) => worldVerifier(world.origin)(trajectory),
     close: async () => {
       await host.close().catch(() => {});
       await world.stop();

@@ -24,6 +24,8 @@ export interface RunEvalOptions {
   maxSteps?: number;
   signal?: AbortSignal;
   onEpisode?: (done: number, total: number, successRate: number) => void;
+  /** An episode that could not be run (its browser kept failing); it is retried on the next run. */
+  onError?: (taskId: string, error: Error) => void;
 }
 
 /** Tag that marks evaluation trajectories of one label. */
@@ -59,6 +61,7 @@ export async function runEval(o: RunEvalOptions): Promise<EvalSummary & { comple
       if (trajectory.verdict?.success) ok++;
       o.onEpisode?.(done, total, done ? ok / done : 0);
     },
+    onError: ({ job, error }) => o.onError?.(job.task.id, error),
   });
   return summarizeStoredEval(o, res.errors);
 }

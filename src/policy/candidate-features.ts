@@ -40,6 +40,14 @@ export const PAIR_FEATURES = [
   'noOptionsKnown',
   'cueInLabel',
   'labelInContext',
+  // Answer features, for the types without an element (done): what the question asks for, against
+  // what the candidate looks like. A "what is it called?" answered "11" is wrong by its shape.
+  'answerCountInteger',
+  'answerMoneyAmount',
+  'answerNameLike',
+  'answerQuantityNumeric',
+  'answerBareNumberForNonNumber',
+  'answerCodeLike',
 ] as const;
 export const NUM_PAIR_FEATURES = PAIR_FEATURES.length;
 
@@ -90,6 +98,58 @@ export function candidateDense(
   return out;
 }
 
+/** What an information question asks for, read from its wording (none when it is not a question). */
+export interface QuestionKind {
+  count: boolean;
+  money: boolean;
+  name: boolean;
+  quantity: boolean;
+  code: boolean;
+}
+
+/** The answer kinds a task's wording asks for. */
+export function questionKind(objective: string): QuestionKind {
+  const q = objective.toLowerCase();
+  const count = /\bhow many\b(?! calories| minutes| hours| stars)|\bcount\b/.test(q);
+  const money =
+    !count &&
+    /\bhow much (?:does|do|is|did|would|will)\b|\b(?:its price|the price|fee|fare|cost|costs|owe|total due|payment|sell for|how much is it)\b/.test(
+      q,
+    );
+  const quantity =
+    /\bcalories\b|\bhow many (?:minutes|hours|stars)\b|\bhow long\b|\bwhat (?:guest |customer )?rating\b|\btemperature\b|\bhow much [a-z ]+ should\b/.test(
+      q,
+    );
+  const code = /\b(?:confirmation|flight|tracking|order) (?:number|code)\b|\bstatus\b/.test(q);
+  const name =
+    !count &&
+    !money &&
+    /\b(?:(?:what's|what is) it called|its name|the name|product name|hotel's name|its address|the address)\b|\bwhich\b[^.?]*\?|what(?:'s| is) the [^.?]*\?/.test(
+      q,
+    );
+  return { count, money, name, quantity, code };
+}
+
+const INTEGER = /^\d{1,4}$/;
+const MONEY = /^[$€£]\s?\d[\d,]*(?:\.\d+)?$|^\d[\d,]*\.\d{2}$/;
+const NAME_LIKE = /^(?=.*\p{L}{2}.*\s\S*\p{L})[^$€£]{4,}$/u;
+const CODE_LIKE = /^(?=.*\d)(?=.*[A-Z])[A-Z0-9][A-Z0-9 -]{2,}$|^[A-Z]{5,8}$/;
+
+function answerFeatures(c: ArgCandidate, kind: QuestionKind): number[] {
+  const t = c.text.trim();
+  const integer = INTEGER.test(t);
+  const numeric = NUMERIC.test(t);
+  const asksNumber = kind.count || kind.money || kind.quantity;
+  return [
+    kind.count && integer ? 1 : 0,
+    kind.money && MONEY.test(t) ? 1 : 0,
+    kind.name && NAME_LIKE.test(t) ? 1 : 0,
+    kind.quantity && /\d/.test(t) ? 1 : 0,
+    !asksNumber && !kind.code && numeric ? 1 : 0,
+    kind.code && CODE_LIKE.test(t) ? 1 : 0,
+  ];
+}
+
 /**
  * Features of every candidate paired with one element (the element the action targets), row-major
  * [cands.length, NUM_PAIR_FEATURES]. `elementPos` is the element's position in the kept list, or
@@ -104,7 +164,15 @@ export function pairDense(
 ): Float32Array {
   const K = NUM_PAIR_FEATURES;
   const out = new Float32Array(cands.length * K);
-  if (!el) return out;
+  if (!el) {
+    // No element: the done answer. Only the answer features are set.
+    const kind = questionKind(ctx.objective);
+    const base = PAIR_FEATURES.indexOf('answerCountInteger');
+    cands.forEach((c, i) => {
+      if (c.kind === 'text') out.set(answerFeatures(c, kind), i * K + base);
+    });
+    return out;
+  }
   const labelWords = new Set(
     contentWords(`${elementLabel(el)} ${el.attributes.name ?? ''} ${el.attributes.id ?? ''}`),
   );

@@ -9,6 +9,8 @@ import { charTrigrams, contentWords, coverage, normalizeText, numbersIn, words }
  * shared by the element and candidate features.
  */
 export interface TaskContext {
+  /** The task text as written. */
+  objective: string;
   objectiveNorm: string;
   words: Set<string>;
   content: Set<string>;
@@ -59,6 +61,7 @@ export function taskContext(
     }
   });
   return {
+    objective,
     objectiveNorm: normalizeText(objective),
     words: new Set(words(objective)),
     content: new Set(content),

@@ -120,6 +120,8 @@ export function registerEval(program: Command): void {
           maxSteps: o.maxSteps,
           signal: sig.signal,
           onEpisode: (done: number, _total: number, rate: number) => bar.update(done, { success: rate }),
+          onError: (taskId: string, error: Error) =>
+            process.stderr.write(`\neval: ${taskId}: ${error.message} (rerun to retry)\n`),
         };
         const s = queue
           ? await evalViaQueue({

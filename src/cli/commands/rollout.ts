@@ -130,6 +130,8 @@ export function registerRollout(program: Command): void {
               maxSteps: o.maxSteps,
               signal: sig.signal,
               onEpisode,
+              onError: ({ job, error }) =>
+                process.stderr.write(`\nrollout: ${job.task.id}: ${error.message} (rerun to retry)\n`),
             });
         bar.stop();
         if (!o.quiet) {

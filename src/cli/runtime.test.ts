@@ -1,0 +1,31 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { WorldServer } from '../world/server.ts';
+import { generateWorldTasks } from '../world/tasks.ts';
+import { openWorldRuntime, type WorldRuntime } from './runtime.ts';
+
+describe('openWorldRuntime', () => {
+  let rt: WorldRuntime | null = null;
+  afterAll(async () => {
+    await rt?.close();
+  });
+
+  it('takes over when the world it reused (another process started it) goes away', async () => {
+    const owner = await WorldServer.start({ port: 0 });
+    const port = owner.port;
+    rt = await openWorldRuntime({ port, screenshots: false });
+    expect(rt.origin).toBe(`http://127.0.0.1:${port}`);
+    const task = generateWorldTasks({ split: 'train' }).find((t) => t.site === 'forms')!;
+    const env = await rt.makeEnv();
+    try {
+      expect((await rt.start(env, task)).sessionId).toBeTruthy();
+      await owner.stop();
+      // The next episode starts a world of its own on the same port and runs as before.
+      const again = await rt.start(env, task);
+      expect(again.sessionId).toBeTruthy();
+      expect(again.observation.url).toContain(`127.0.0.1:${port}/forms`);
+      expect(rt.origin).toBe(`http://127.0.0.1:${port}`);
+    } finally {
+      await env.close();
+    }
+  }, 60_000);
+});
