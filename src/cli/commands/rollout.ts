@@ -105,7 +105,8 @@ export function registerRollout(program: Command): void {
         const onEpisode = ({ trajectory }: { trajectory: Trajectory }) => {
           done++;
           if (trajectory.verdict?.success) ok++;
-          bar.update(done, { success: ok / Math.max(1, done) });
+          // The rate of this process's episodes (a resumed run's earlier ones are in the summary).
+          bar.update(done, { success: ok / Math.max(1, done - resumed) });
         };
         const r = queue
           ? await runQueuedPool({
