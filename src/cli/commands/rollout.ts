@@ -95,6 +95,7 @@ export function registerRollout(program: Command): void {
       const queue = o.queue ? await openQueueCoordinator(o.queue, store, { quiet: o.quiet }) : null;
       const sig = abortOnSigint('rollout');
       let done = jobs.filter((j) => store.hasEpisode(j.key)).length;
+      const resumed = done;
       const bar = createProgress('rollout', jobs.length, {
         force: o.progress,
         quiet: o.quiet,
