@@ -1,8 +1,15 @@
+/**
+ * Developer probe for the student's final answers (not part of the pipeline): for every failed
+ * episode of an eval or rollout store that ended in `done`, prints the answer the verifier
+ * expected, whether a candidate holds it, and the student's top done answers with probabilities.
+ *
+ *   npx tsx scripts/probe-done-answers.ts runs/eval/store.sqlite models/sft
+ */
 import Database from 'better-sqlite3';
-import { agentView } from '/work/main/src/core/task.ts';
-import { stateStructure } from '/work/main/src/policy/featurizer.ts';
-import { initPolicyBackend } from '/work/main/src/policy/backend.ts';
-import { loadStudentPolicy } from '/work/main/src/policy/student-policy.ts';
+import { agentView } from '../src/core/task.ts';
+import { stateStructure } from '../src/policy/featurizer.ts';
+import { initPolicyBackend } from '../src/policy/backend.ts';
+import { loadStudentPolicy } from '../src/policy/student-policy.ts';
 await initPolicyBackend();
 const [dbPath, model] = process.argv.slice(2);
 const policy = await loadStudentPolicy(model);
