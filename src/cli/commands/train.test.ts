@@ -100,4 +100,25 @@ describe('rmsweb train sft', () => {
     ).rejects.toThrow(/--resume/);
     await expect(run(['--out', join(dir, 'm3')])).rejects.toThrow(/--run/);
   });
+
+  it('adds relabelled rollouts with --relabeled and refuses a folder that has none', async () => {
+    const dag = join(dir, 'dagger');
+    const store = RunStore.open(dag);
+    for (const t of syntheticTrajectories(6, 9))
+      store.saveTrajectory({
+        ...t,
+        verdict: { ...t.verdict!, success: false },
+        steps: t.steps.map((s) => ({ ...s, expertAction: s.action })),
+      });
+    store.close();
+    const common = ['--run', join(dir, 'run'), '--epochs', '1', '--batch', '8', '--val-frac', '0.25'];
+    const json = JSON.parse(await run([...common, '--relabeled', dag, '--out', join(dir, 'm4'), '--json']));
+    expect(json.data.expertExamples).toBeGreaterThan(0);
+    expect(JSON.parse(readFileSync(join(dir, 'm4', 'metrics.json'), 'utf8')).data.expertExamples).toBe(
+      json.data.expertExamples,
+    );
+    await expect(
+      run([...common, '--relabeled', join(dir, 'run'), '--out', join(dir, 'm5'), '--quiet']),
+    ).rejects.toThrow(/no relabelled rollouts/);
+  });
 });
