@@ -6,24 +6,32 @@
  *   npx tsx scripts/probe-done-answers.ts runs/eval/store.sqlite models/sft
  */
 import Database from 'better-sqlite3';
-import { agentView } from '../src/core/task.ts';
-import { stateStructure } from '../src/policy/featurizer.ts';
+import { Trajectory } from '../src/core/trajectory.ts';
 import { initPolicyBackend } from '../src/policy/backend.ts';
+import { stateStructure } from '../src/policy/featurizer.ts';
+import { trajectoryStepState } from '../src/policy/step-state.ts';
 import { loadStudentPolicy } from '../src/policy/student-policy.ts';
+
 await initPolicyBackend();
 const [dbPath, model] = process.argv.slice(2);
 const policy = await loadStudentPolicy(model);
 const db = new Database(dbPath, { readonly: true });
-for (const { body } of db.prepare('select body from trajectories where success=0').all() as { body: string }[]) {
-  const t = JSON.parse(body);
+const rows = db.prepare('SELECT body FROM trajectories WHERE success = 0').all() as { body: string }[];
+for (const { body } of rows) {
+  const t = Trajectory.parse(JSON.parse(body));
   const i = t.steps.length - 1;
-  const s = t.steps[i];
-  if (s.action.type !== 'done') continue;
-  const expected = /expected \$?"?([^")]+)"?/.exec(t.verdict.reason)?.[1] ?? '?';
-  const state = { task: agentView(t.task), observation: { ...s.observation, notes: [] }, history: t.steps.slice(0, i).map((x: any) => x.action), historyUrls: t.steps.slice(0, i).map((x: any) => x.observation.url) };
-  const st = stateStructure(state as any, policy.featurizer);
+  if (i < 0 || t.steps[i].action.type !== 'done') continue;
+  const expected = /expected \$?"?([^")]+)"?/.exec(t.verdict?.reason ?? '')?.[1] ?? '?';
+  const state = trajectoryStepState(t, i);
+  const st = stateStructure(state, policy.featurizer);
   const has = st.candidates.filter((c) => c.kind === 'text' && c.text.includes(expected.split(',')[0]));
-  const all = policy.enumerate(state as any).filter((a) => a.action.type === 'done').sort((a, b) => b.logProb - a.logProb).slice(0, 4);
-  console.log(`${t.task.id}  expected ${expected} | cands ${st.candidates.length} with-expected: ${has.map((c) => JSON.stringify(c.text)).slice(0, 3).join(', ') || 'NONE'}`);
-  console.log('   top done:', all.map((a) => `${JSON.stringify((a.action as any).text).slice(0, 30)} ${Math.exp(a.logProb).toFixed(3)}`).join(' | '));
+  const top = policy
+    .enumerate(state)
+    .filter((a) => a.action.type === 'done')
+    .sort((a, b) => b.logProb - a.logProb)
+    .slice(0, 4);
+  const shown = has.map((c) => JSON.stringify(c.text)).slice(0, 3);
+  console.log(`${t.task.id}  expected ${expected} | cands ${st.candidates.length} with-expected: ${shown.join(', ') || 'NONE'}`);
+  const answers = top.map((a) => `${JSON.stringify(a.action.type === 'done' ? a.action.text : '').slice(0, 30)} ${Math.exp(a.logProb).toFixed(3)}`);
+  console.log('   top done:', answers.join(' | '));
 }

@@ -132,20 +132,9 @@ export async function runEpisode(opts: RunEpisodeOptions): Promise<Trajectory> {
     const modelMs = Date.now() - t0;
     usage = addUsage(usage, decision.usage);
     const action = decision.actions[0];
-    const t1 = Date.now();
-    let result: ActionResult;
-    let next: Observation;
-    if (action.type === 'done') {
-      finalAnswer = action.text;
-      result = { error: null, isDone: true, success: action.success, extractedContent: action.text };
-      next = obs;
-    } else {
-      next = await env.step(action);
-      result = { error: next.lastActionError, isDone: false, success: null, extractedContent: null };
-    }
     let expertAction: Action | undefined;
     if (opts.expert) {
-      // Asked on the observation the agent saw, before the step changes the page.
+      // Asked on the observation the agent saw, before its action changes the page.
       const d = await withDeadline(
         opts.expert.agent.act({
           task: view,
@@ -156,6 +145,17 @@ export async function runEpisode(opts: RunEpisodeOptions): Promise<Trajectory> {
         `expert ${opts.expert.agent.id} labelling step ${i}`,
       );
       expertAction = d.actions[0];
+    }
+    const t1 = Date.now();
+    let result: ActionResult;
+    let next: Observation;
+    if (action.type === 'done') {
+      finalAnswer = action.text;
+      result = { error: null, isDone: true, success: action.success, extractedContent: action.text };
+      next = obs;
+    } else {
+      next = await env.step(action);
+      result = { error: next.lastActionError, isDone: false, success: null, extractedContent: null };
     }
     const step: Step = {
       index: i,

@@ -11,6 +11,7 @@ import { initPolicyBackend } from './backend.ts';
 import { evaluateSteps, type StepExample } from './evaluate.ts';
 import { actionTargets, type FeaturizerConfig, stateStructure } from './featurizer.ts';
 import type { ModelConfig } from './model.ts';
+import { trajectoryStepState } from './step-state.ts';
 import { LocalStudentPolicy } from './student-policy.ts';
 
 /**
@@ -130,12 +131,7 @@ export function sftExamples(trajectories: readonly Trajectory[]): SftExample[] {
     const task = agentView(t.task);
     t.steps.forEach((s, i) => {
       out.push({
-        state: {
-          task,
-          observation: { ...s.observation, notes: [] },
-          history: t.steps.slice(0, i).map((x) => x.action),
-          historyUrls: t.steps.slice(0, i).map((x) => x.observation.url),
-        },
+        state: trajectoryStepState(t, i, task),
         action: s.action,
         taskId: t.task.id,
         trajectoryId: t.id,
@@ -159,12 +155,7 @@ export function expertRelabeledExamples(trajectories: readonly Trajectory[]): Sf
     t.steps.forEach((s, i) => {
       if (!s.expertAction) return;
       out.push({
-        state: {
-          task,
-          observation: { ...s.observation, notes: [] },
-          history: t.steps.slice(0, i).map((x) => x.action),
-          historyUrls: t.steps.slice(0, i).map((x) => x.observation.url),
-        },
+        state: trajectoryStepState(t, i, task),
         action: s.expertAction,
         taskId: t.task.id,
         trajectoryId: t.id,

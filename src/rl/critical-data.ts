@@ -5,6 +5,7 @@ import { describeZodIssues, InputError } from '../core/errors.ts';
 import type { Observation } from '../core/observation.ts';
 import { agentView } from '../core/task.ts';
 import type { Trajectory } from '../core/trajectory.ts';
+import { trajectoryStepState } from '../policy/step-state.ts';
 import type { PolicyState } from '../policy/types.ts';
 import { RunStore } from '../store/index.ts';
 
@@ -86,12 +87,7 @@ export function trajectoryExamples(trajectories: readonly Trajectory[]): RlExamp
     t.steps.forEach((s, i) => {
       out.push({
         id: `${t.id}#${s.index}`,
-        state: {
-          task,
-          observation: withoutNotes(s.observation),
-          history: t.steps.slice(0, i).map((p) => p.action),
-          historyUrls: t.steps.slice(0, i).map((p) => p.observation.url),
-        },
+        state: trajectoryStepState(t, i, task),
         truth: s.action,
       });
     });

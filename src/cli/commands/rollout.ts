@@ -61,9 +61,11 @@ export function registerRollout(program: Command): void {
     .option('--quiet', 'no progress output')
     .action(async (raw) => {
       const o = parseOptions(Options, raw, 'rollout');
-      let tasks = resolveTasks(o.tasks, { seed: o.seed, worldSeed: o.worldSeed });
       if (o.notesFrom && !o.relabel)
         throw new InputError('--notes-from needs --relabel', { field: '--notes-from' });
+      if (o.relabel && o.queue)
+        throw new InputError('--relabel runs in this process; drop --queue', { field: '--relabel' });
+      let tasks = resolveTasks(o.tasks, { seed: o.seed, worldSeed: o.worldSeed });
       const expertNotes = o.notesFrom ? solvingNotes(o.notesFrom) : null;
       if (expertNotes) {
         const before = tasks.length;
@@ -73,8 +75,6 @@ export function registerRollout(program: Command): void {
             `relabel: ${before - tasks.length} of ${before} tasks skipped (never solved in ${o.notesFrom})\n`,
           );
       }
-      if (o.relabel && o.queue)
-        throw new InputError('--relabel runs in this process; drop --queue', { field: '--relabel' });
       const store = RunStore.open(o.out);
       recordStage(store, `rollout:${o.agent}`, { ...o, taskCount: tasks.length }, o.seed);
       const jobs: EpisodeJob[] = [];
