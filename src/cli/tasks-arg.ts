@@ -4,20 +4,48 @@ import { Rng } from '../core/rng.ts';
 import { Task } from '../core/task.ts';
 import { generateWorldTasks } from '../world/tasks.ts';
 
+/** The sites of the offline world, in the order reports list them. */
+export const WORLD_SITES = ['shop', 'travel', 'recipes', 'mail', 'forms', 'homes'] as const;
+
 /**
- * Resolves `--tasks`: `world:train[:N]`, `world:test[:N]` (a seeded sample of N world tasks, mixed
- * over sites) or a file of Task objects (JSONL, or a JSON array). A bad line names the file and line.
+ * Resolves `--tasks`: `world:train[:N][:SITES]`, `world:test[:N][:SITES]` (a seeded sample of N world
+ * tasks, mixed over sites, or over the comma-separated SITES only, e.g. `world:train:90:mail,recipes`)
+ * or a file of Task objects (JSONL, or a JSON array). A bad line names the file and line.
  */
 export function resolveTasks(spec: string, opts: { seed?: number; worldSeed?: number } = {}): Task[] {
-  const m = /^world:(train|test)(?::(\d+))?$/.exec(spec);
+  const m = /^world:(train|test)(?::(\d+))?(?::([a-z,]+))?$/.exec(spec);
   if (m) {
-    const all = generateWorldTasks({ split: m[1] as 'train' | 'test', seed: opts.worldSeed });
+    const sites = m[3] ? parseSites(m[3], 'tasks') : undefined;
+    const all = worldTasksOf(m[1] as 'train' | 'test', opts.worldSeed, sites);
     const n = m[2] ? Number(m[2]) : all.length;
     return sampleTasks(all, n, opts.seed ?? 0);
   }
   if (spec.startsWith('world'))
-    throw new InputError(`bad --tasks "${spec}": use world:train[:N] or world:test[:N]`, { field: 'tasks' });
+    throw new InputError(`bad --tasks "${spec}": use world:train[:N][:SITES] or world:test[:N][:SITES]`, {
+      field: 'tasks',
+    });
   return readTaskFile(spec);
+}
+
+/** A comma-separated list of world sites; an unknown site is a usage error naming `field`. */
+export function parseSites(list: string, field: string): string[] {
+  const sites = list.split(',').filter(Boolean);
+  for (const s of sites) {
+    if (!(WORLD_SITES as readonly string[]).includes(s))
+      throw new InputError(`unknown world site "${s}"; the sites are ${WORLD_SITES.join(', ')}`, { field });
+  }
+  if (sites.length === 0) throw new InputError('no site named', { field });
+  return sites;
+}
+
+/** The world tasks of a split, optionally only those of some sites. */
+export function worldTasksOf(
+  split: 'train' | 'test',
+  worldSeed: number | undefined,
+  sites?: readonly string[],
+): Task[] {
+  const all = generateWorldTasks({ split, seed: worldSeed });
+  return sites ? all.filter((t) => sites.includes(t.site)) : all;
 }
 
 /** A seeded sample of n tasks, returned in a stable order (sorted by id) so runs line up. */

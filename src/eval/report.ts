@@ -26,6 +26,8 @@ export interface AblationRow {
 /** Everything a report shows; each part is optional. */
 export interface ReportData {
   title: string;
+  /** One plain sentence of what the run showed, with its numbers; the report opens with it. */
+  lead?: string;
   createdAt: string;
   config?: Record<string, unknown>;
   stages: StageResult[];
@@ -71,7 +73,13 @@ export function ablationTable(rows: AblationRow[]): string {
 
 /** Renders the report as markdown. */
 export function renderMarkdown(d: ReportData): string {
-  const out: string[] = [`# ${d.title}`, '', `Generated ${d.createdAt}.`, ''];
+  const out: string[] = [
+    `# ${d.title}`,
+    '',
+    ...(d.lead ? [d.lead, ''] : []),
+    `Generated ${d.createdAt}.`,
+    '',
+  ];
   if (d.stages.length) out.push('## Results', '', stagesTable(d.stages), '');
   if (d.ablation?.length) out.push('## Ablation', '', ablationTable(d.ablation), '');
   if (d.collection) {

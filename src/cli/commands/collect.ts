@@ -40,7 +40,10 @@ export function registerCollect(program: Command): void {
         'note injected into the next round; stop after --stop-after verified successes or --max-rounds rounds.\n' +
         'Every attempt is kept. Rerunning the same command resumes.',
     )
-    .requiredOption('--tasks <spec>', 'world:train[:N] | world:test[:N] | FILE (JSONL or JSON array of Task)')
+    .requiredOption(
+      '--tasks <spec>',
+      'world:train[:N][:SITES] | world:test[:N][:SITES] | FILE (JSONL or JSON array of Task); SITES: comma-separated, e.g. mail,recipes',
+    )
     .requiredOption('--out <dir>', 'run folder, e.g. runs/teacher')
     .option('--teacher <spec>', 'heuristic | openai:MODEL[@URL]', 'heuristic')
     .option('--reflector <spec>', 'rules | openai:MODEL[@URL]', 'rules')

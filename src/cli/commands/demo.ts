@@ -65,7 +65,9 @@ export function registerDemo(program: Command): void {
         const c = r.base.collect.stats.overall;
         const lines = [
           '',
-          `rmsweb demo --preset ${preset.name}: pass@1 on ${tasks} held-out world test tasks, ${preset.eval.runs} run(s)`,
+          r.lead,
+          '',
+          `rmsweb demo --preset ${preset.name}: pass@1 on ${tasks} held-out world test tasks${preset.sites ? ` (sites ${preset.sites.join(', ')} only)` : ''}, ${preset.eval.runs} run(s)`,
           '',
           r.table,
           '',

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { type EpisodeJob, runEpisodePool } from '../../collect/episode-pool.ts';
+import { solvingNotes } from '../../collect/solving-notes.ts';
 import { computeRunStats, formatRunStats } from '../../collect/stats.ts';
 import { InputError } from '../../core/errors.ts';
 import type { Trajectory } from '../../core/trajectory.ts';
@@ -39,7 +40,7 @@ export function registerRollout(program: Command): void {
       'Record rollouts of an agent on tasks into a run folder (failures feed `rmsweb mine`). Resumable.',
     )
     .requiredOption('--agent <spec>', 'policy:DIR | heuristic | random | openai:MODEL[@URL]')
-    .requiredOption('--tasks <spec>', 'world:train[:N] | world:test[:N] | FILE')
+    .requiredOption('--tasks <spec>', 'world:train[:N][:SITES] | world:test[:N][:SITES] | FILE')
     .requiredOption('--out <dir>', 'run folder')
     .option('--runs <k>', 'episodes per task', '1')
     .option('--workers <k>', 'parallel browser contexts', '2')
@@ -151,25 +152,4 @@ export function registerRollout(program: Command): void {
         store.close();
       }
     });
-}
-
-/**
- * Per task of a collection run, the notes of the attempt that solved it (the latest round that
- * succeeded): with them the expert is the teacher configuration verified to solve that task.
- */
-export function solvingNotes(runDir: string): Map<string, string[]> {
-  const store = RunStore.open(runDir, { create: false, readonly: true });
-  try {
-    const best = new Map<string, { round: number; id: string; notes: number }>();
-    for (const t of store.listTrajectorySummaries({ success: true })) {
-      const cur = best.get(t.taskId);
-      if (!cur || t.round > cur.round) best.set(t.taskId, { round: t.round, id: t.id, notes: t.notes });
-    }
-    // Only the attempts that had notes need their (large) bodies read.
-    return new Map(
-      [...best].map(([task, b]) => [task, b.notes ? (store.getTrajectory(b.id)?.notes ?? []) : []]),
-    );
-  } finally {
-    store.close();
-  }
 }
