@@ -78,11 +78,17 @@ describe('perturbed world pages over HTTP', () => {
     expect(res.status).toBe(200);
     return res.text();
   }
-  const productIds = (html: string) => [...html.matchAll(/<h3><a href="\/shop\/p\/([^"]+)"/g)].map((m) => m[1]);
+  const productIds = (html: string) =>
+    [...html.matchAll(/<h3><a href="\/shop\/p\/([^"]+)"/g)].map((m) => m[1]);
   const status = (html: string) => /Showing [^<]*results/.exec(html)?.[0];
 
   it('serves the same pages at seed 0 as without a perturbation', async () => {
-    for (const path of ['/shop/search?q=jacket', '/recipes/search?q=chicken', '/mail/folder/inbox', '/homes/search']) {
+    for (const path of [
+      '/shop/search?q=jacket',
+      '/recipes/search?q=chicken',
+      '/mail/folder/inbox',
+      '/homes/search',
+    ]) {
       expect(await get(await session(0), path), path).toBe(await get(await session(), path));
     }
   });

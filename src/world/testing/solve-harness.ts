@@ -117,9 +117,13 @@ export class WorldHarness {
     const entry = this.world.template(task.verifier.template);
     if (!entry) throw new Error(`task ${task.id}: unknown template ${task.verifier.template}`);
     const params = task.verifier.params;
-    return this.run(task, async (env, first) => {
-      await entry.template.solve(params, new EnvSolverDriver(env, first), entry.site.data);
-    }, opts.perturb);
+    return this.run(
+      task,
+      async (env, first) => {
+        await entry.template.solve(params, new EnvSolverDriver(env, first), entry.site.data);
+      },
+      opts.perturb,
+    );
   }
 
   /** Runs the seeded random clicker for `steps` actions, then a random `done`. */
