@@ -53,9 +53,9 @@ export function registerEval(program: Command): void {
     .description(
       'Evaluate an agent on a suite: pass@1 averaged over --runs runs with its spread, per site, category and level;\n' +
         'mean steps on solved tasks; cost; wall time. Resumable: rerun the same command to continue.\n' +
-        'On the world suite each run gets its own world perturbation seed (from --seed and the run index): listing\n' +
-        'order under the default sort, page size, cookie banner and promo timing change, answers never do, so the\n' +
-        'runs measure robustness. With --no-perturb and a deterministic agent (heuristic, random, policy) the runs\n' +
+        'On the world suite each run gets its own world perturbation seed (from --seed and the run index): listing ' +
+        'order under the default sort, page size, cookie banner and promo timing change, answers never do, so the ' +
+        'runs measure robustness. With --no-perturb and a deterministic agent (heuristic, random, policy) the runs ' +
         'could not differ, so the evaluation runs once and says so.',
     )
     .requiredOption('--suite <name>', 'world | webvoyager | online-mind2web | webtailbench | miniwob')
