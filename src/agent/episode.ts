@@ -29,11 +29,15 @@ export interface RunEpisodeOptions {
   stepTimeoutMs?: number;
   /** The same action on the same page fingerprint this many times ends the episode (default 3). */
   loopK?: number;
-  /** Opens the task; default `env.reset({ startUrl: task.startUrl })`. World episodes bind a session here. */
+  /**
+   * Opens the task; default `env.reset({ startUrl: task.startUrl })`. World episodes bind a session
+   * here, rendered under `ctx.perturb` (and hand back the perturbation seed they applied).
+   */
   start?: (
     env: EpisodeEnv,
     task: Task,
-  ) => Promise<{ observation: Observation; sessionId?: string; objective?: string }>;
+    ctx?: { perturb: number },
+  ) => Promise<{ observation: Observation; sessionId?: string; objective?: string; perturb?: number }>;
   /**
    * Asked after every executed action: true when the environment itself says the episode is over
    * (MiniWoB's WOB_DONE_GLOBAL). The episode then ends with reason `done`.
@@ -44,6 +48,8 @@ export interface RunEpisodeOptions {
   round?: number;
   tags?: string[];
   seed?: number;
+  /** World perturbation seed passed to `start` (0 or absent: today's pages). */
+  perturb?: number;
   signal?: AbortSignal;
   onStep?: (step: Step) => void;
   /**
@@ -97,9 +103,10 @@ export async function runEpisode(opts: RunEpisodeOptions): Promise<Trajectory> {
   let finalAnswer: string | null = null;
   let sessionId: string | undefined;
 
-  const started: { observation: Observation; sessionId?: string; objective?: string } = opts.start
-    ? await opts.start(env, task)
-    : { observation: await env.reset({ startUrl: task.startUrl }) };
+  const started: { observation: Observation; sessionId?: string; objective?: string; perturb?: number } =
+    opts.start
+      ? await opts.start(env, task, { perturb: opts.perturb ?? 0 })
+      : { observation: await env.reset({ startUrl: task.startUrl }) };
   // Environments that generate the instruction at start (MiniWoB) hand it back here.
   const episodeTask: Task = started.objective ? { ...task, objective: started.objective } : task;
   const view = agentView(episodeTask);
@@ -205,6 +212,7 @@ export async function runEpisode(opts: RunEpisodeOptions): Promise<Trajectory> {
     usage,
     ...(sessionId ? { sessionId } : {}),
     ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
+    ...(started.perturb ? { perturbSeed: started.perturb } : {}),
     startedAt,
     endedAt: new Date().toISOString(),
     tags: opts.tags ?? [],

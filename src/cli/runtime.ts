@@ -45,7 +45,12 @@ export interface WorldRuntime {
   start(
     env: EpisodeEnv,
     task: Task,
-  ): Promise<{ observation: Trajectory['steps'][number]['observation']; sessionId?: string }>;
+    ctx?: { perturb: number },
+  ): Promise<{
+    observation: Trajectory['steps'][number]['observation'];
+    sessionId?: string;
+    perturb?: number;
+  }>;
   verify(trajectory: Trajectory): Promise<Verdict>;
   close(): Promise<void>;
 }
@@ -89,10 +94,10 @@ export async function openWorldRuntime(o: RuntimeOptions = {}): Promise<WorldRun
         screenshot: { enabled: o.screenshots ?? true, quality: o.screenshotQuality ?? 60 },
       });
     },
-    start: async (env, task) => {
+    start: async (env, task, ctx) => {
       await keepWorld();
-      const r = await startWorldEpisode(env, task, world.origin);
-      return { observation: r.observation, sessionId: r.sessionId };
+      const r = await startWorldEpisode(env, task, world.origin, undefined, { perturb: ctx?.perturb });
+      return { observation: r.observation, sessionId: r.sessionId, perturb: r.perturb };
     },
     verify: (trajectory) => worldVerifier(world.origin)(trajectory),
     close: async () => {
@@ -120,6 +125,16 @@ export async function resolveAgent(
     `unknown agent "${spec}"; use heuristic, random, openai:<model>[@<url>] or policy:<dir>`,
     { field: 'agent' },
   );
+}
+
+/**
+ * Whether an agent spec decides the same way on the same page every time: the heuristic teacher,
+ * the random clicker (reseeded per task) and the student decoding greedily. An LLM endpoint samples.
+ */
+export function isDeterministicAgent(spec: string, opts: { greedy?: boolean } = {}): boolean {
+  if (spec === 'heuristic' || spec === 'random') return true;
+  if (spec.startsWith('policy:')) return opts.greedy ?? true;
+  return false;
 }
 
 /** Resolves a reflector spec: `rules` (offline) or an `openai:` model. */

@@ -15,6 +15,8 @@ export interface EpisodeJob {
   expertNotes?: string[];
   tags: string[];
   seed?: number;
+  /** World perturbation seed of this episode (0 or absent: today's pages). */
+  perturb?: number;
 }
 
 export interface EpisodePoolOptions {
@@ -70,6 +72,7 @@ export async function runEpisodePool(
               round: job.round ?? 0,
               tags: job.tags,
               seed: job.seed,
+              perturb: job.perturb,
               signal: opts.signal,
               ...(expert ? { expert: { agent: expert, notes: job.expertNotes } } : {}),
             });

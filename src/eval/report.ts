@@ -57,6 +57,26 @@ export function stagesTable(stages: StageResult[]): string {
   return [head, sep, ...rows].join('\n');
 }
 
+/**
+ * Lines under the results table that say what made the runs differ: each stage's per-run pass@1 with
+ * the world perturbation seed of that run, and why a stage ran fewer runs than asked.
+ */
+export function runsLines(stages: StageResult[]): string[] {
+  const out: string[] = [];
+  for (const s of stages) {
+    const seeds = s.summary.perturbSeeds;
+    if (seeds) {
+      const perRun = s.summary.pass1.perRun.map((r, i) => `run ${i}: ${pct(r)} (seed ${seeds[i] ?? 0})`);
+      const what = seeds.every((x) => x === 0)
+        ? 'world unperturbed, every run saw the same pages'
+        : 'world perturbation seed per run';
+      out.push(`- ${s.stage}: ${what}; ${perRun.join(', ')}`);
+    }
+    if (s.summary.runsNote) out.push(`- ${s.stage}: ${s.summary.runsNote}`);
+  }
+  return out;
+}
+
 /** The ablation table as markdown. */
 export function ablationTable(rows: AblationRow[]): string {
   const head = '| row | pass@1 (mean ± sd) | steps on solved | RL rollouts sampled | train wall s |';
@@ -80,7 +100,11 @@ export function renderMarkdown(d: ReportData): string {
     `Generated ${d.createdAt}.`,
     '',
   ];
-  if (d.stages.length) out.push('## Results', '', stagesTable(d.stages), '');
+  if (d.stages.length) {
+    out.push('## Results', '', stagesTable(d.stages), '');
+    const runs = runsLines(d.stages);
+    if (runs.length) out.push(...runs, '');
+  }
   if (d.ablation?.length) out.push('## Ablation', '', ablationTable(d.ablation), '');
   if (d.collection) {
     const c = d.collection;

@@ -4,6 +4,7 @@ import { type EpisodeJob, runEpisodePool } from '../collect/episode-pool.ts';
 import type { Task } from '../core/task.ts';
 import type { Trajectory, Verdict } from '../core/trajectory.ts';
 import type { RunStore } from '../store/run-store.ts';
+import { runPerturbSeed } from '../world/perturb.ts';
 import { type EvalSummary, summarizeEval } from './metrics.ts';
 
 export interface RunEvalOptions {
@@ -20,6 +21,18 @@ export interface RunEvalOptions {
   isTerminal?: RunEpisodeOptions['isTerminal'];
   /** Independent runs over the task list (pass@1 is averaged over them). Default 3. */
   runs?: number;
+  /**
+   * World suite only: give run r its own world perturbation seed, derived from `evalSeed` and r, so
+   * the runs differ as visits to a live site do (listing order, page size, overlays). Default true.
+   */
+  perturb?: boolean;
+  /** Seed the runs' perturbation seeds derive from (the evaluation's seed). Default 0. */
+  evalSeed?: number;
+  /**
+   * The agent decides the same way on the same page (greedy student, heuristic, seeded random).
+   * With an unperturbed world such runs cannot differ, so the evaluation runs once.
+   */
+  deterministicAgent?: boolean;
   workers?: number;
   maxSteps?: number;
   signal?: AbortSignal;
@@ -39,9 +52,9 @@ export function evalTag(label: string): string {
  * pass@1 averaged over runs with its spread.
  */
 export async function runEval(o: RunEvalOptions): Promise<EvalSummary & { complete: boolean }> {
-  const runs = o.runs ?? 3;
+  const plan = planEvalRuns(o);
   const tag = evalTag(o.label);
-  const jobs = evalJobs(o.label, o.tasks, runs);
+  const jobs = evalJobs(o.label, o.tasks, plan.runs, plan.perturbSeeds);
   const total = jobs.length;
   let done = jobs.filter((j) => o.store.hasEpisode(j.key)).length;
   let ok = o.store.listTrajectorySummaries({ tag, success: true }).length;
@@ -63,16 +76,67 @@ export async function runEval(o: RunEvalOptions): Promise<EvalSummary & { comple
     },
     onError: ({ job, error }) => o.onError?.(job.task.id, error),
   });
-  return summarizeStoredEval(o, res.errors);
+  return summarizeStoredEval({ ...o, runs: plan.runs }, res.errors, plan);
 }
 
-/** The episode jobs of an evaluation: every task once per run, keyed so a rerun resumes. */
-export function evalJobs(label: string, tasks: Task[], runs: number): EpisodeJob[] {
+/** How many runs an evaluation makes and what perturbation seed each run's world gets. */
+export interface EvalRunPlan {
+  runs: number;
+  requestedRuns: number;
+  /** Perturbation seed of run r (0: today's pages); empty when the suite has no world. */
+  perturbSeeds: number[];
+  /** Set when runs were cut because they could not differ. */
+  note: string | null;
+}
+
+/**
+ * Plans an evaluation's runs. On the world suite each run gets its own perturbation seed unless
+ * perturbation is off; then a deterministic agent would repeat run 0 exactly, so it runs once and
+ * the note says why. Live suites keep every run (the web itself changes between visits).
+ */
+export function planEvalRuns(
+  o: Pick<RunEvalOptions, 'runs' | 'perturb' | 'evalSeed' | 'deterministicAgent' | 'suite'>,
+): EvalRunPlan {
+  const requestedRuns = o.runs ?? 3;
+  if (o.suite !== 'world') return { runs: requestedRuns, requestedRuns, perturbSeeds: [], note: null };
+  const perturb = o.perturb ?? true;
+  if (!perturb && o.deterministicAgent && requestedRuns > 1) {
+    return {
+      runs: 1,
+      requestedRuns,
+      perturbSeeds: [0],
+      note: `ran once instead of ${requestedRuns} times: the world is unperturbed and the agent deterministic, so every run would repeat the first`,
+    };
+  }
+  const perturbSeeds = Array.from({ length: requestedRuns }, (_, r) =>
+    runPerturbSeed(o.evalSeed ?? 0, r, perturb),
+  );
+  return { runs: requestedRuns, requestedRuns, perturbSeeds, note: null };
+}
+
+/**
+ * The episode jobs of an evaluation: every task once per run, keyed so a rerun resumes. Run r's
+ * episodes render the world under `perturbSeeds[r]` (absent or 0: unperturbed).
+ */
+export function evalJobs(
+  label: string,
+  tasks: Task[],
+  runs: number,
+  perturbSeeds: number[] = [],
+): EpisodeJob[] {
   const tag = evalTag(label);
   const jobs: EpisodeJob[] = [];
   for (let r = 0; r < runs; r++) {
+    const perturb = perturbSeeds[r] ?? 0;
     for (const task of tasks)
-      jobs.push({ task, key: `${tag}:${task.id}#${r}`, round: r, tags: ['eval', tag], seed: r });
+      jobs.push({
+        task,
+        key: `${tag}:${task.id}#${r}`,
+        round: r,
+        tags: ['eval', tag],
+        seed: r,
+        ...(perturb ? { perturb } : {}),
+      });
   }
   return jobs;
 }
@@ -81,6 +145,7 @@ export function evalJobs(label: string, tasks: Task[], runs: number): EpisodeJob
 export function summarizeStoredEval(
   o: Pick<RunEvalOptions, 'label' | 'agentId' | 'suite' | 'tasks' | 'store' | 'runs'>,
   errors: number,
+  plan?: EvalRunPlan,
 ): EvalSummary & { complete: boolean } {
   const runs = o.runs ?? 3;
   const ids = new Set(o.tasks.map((t) => t.id));
@@ -88,5 +153,9 @@ export function summarizeStoredEval(
     .listTrajectories({ tag: evalTag(o.label) })
     .filter((t) => ids.has(t.task.id) && t.round < runs);
   const summary = summarizeEval(trajs, { agentId: o.agentId, suite: o.suite });
-  return { ...summary, complete: trajs.length === o.tasks.length * runs && errors === 0 };
+  return {
+    ...summary,
+    ...(plan?.note ? { runsNote: plan.note, requestedRuns: plan.requestedRuns } : {}),
+    complete: trajs.length === o.tasks.length * runs && errors === 0,
+  };
 }

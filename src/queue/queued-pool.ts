@@ -38,6 +38,7 @@ export async function runQueuedPool(
           notes: job.notes ?? [],
           tags: job.tags,
           seed: job.seed,
+          ...(job.perturb ? { perturb: job.perturb } : {}),
           agent: o.agent,
           agentSeed: o.agentSeed,
           maxSteps: o.maxSteps ?? 30,

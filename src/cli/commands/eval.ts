@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { InputError } from '../../core/errors.ts';
 import { formatRate } from '../../eval/metrics.ts';
 import { writeReport } from '../../eval/report.ts';
-import { runEval } from '../../eval/run-eval.ts';
+import { planEvalRuns, runEval } from '../../eval/run-eval.ts';
 import { type BenchmarkSuite, loadSuite } from '../../judge/benchmarks.ts';
 import { evalViaQueue } from '../../queue/queued-eval.ts';
 import { RunStore } from '../../store/run-store.ts';
@@ -13,7 +13,13 @@ import { recordStage } from '../manifest.ts';
 import { abortOnSigint, parseOptions } from '../parse-options.ts';
 import { createProgress } from '../progress.ts';
 import { openQueueCoordinator, QUEUE_OPTION_HELP } from '../queue-mode.ts';
-import { openWebRuntime, openWorldRuntime, resolveAgent, resolveLiveJudge } from '../runtime.ts';
+import {
+  isDeterministicAgent,
+  openWebRuntime,
+  openWorldRuntime,
+  resolveAgent,
+  resolveLiveJudge,
+} from '../runtime.ts';
 import { sampleTasks } from '../tasks-arg.ts';
 
 const LIVE = ['webvoyager', 'online-mind2web', 'webtailbench'] as const;
@@ -30,6 +36,7 @@ const Options = z.object({
   out: z.string().min(1),
   label: z.string().optional(),
   seed: z.coerce.number().int().default(0),
+  perturb: z.boolean().default(true),
   worldSeed: z.coerce.number().int().default(1),
   port: z.coerce.number().int().min(0).max(65535).optional(),
   browserWs: z.string().optional(),
@@ -45,7 +52,11 @@ export function registerEval(program: Command): void {
     .command('eval')
     .description(
       'Evaluate an agent on a suite: pass@1 averaged over --runs runs with its spread, per site, category and level;\n' +
-        'mean steps on solved tasks; cost; wall time. Resumable: rerun the same command to continue.',
+        'mean steps on solved tasks; cost; wall time. Resumable: rerun the same command to continue.\n' +
+        'On the world suite each run gets its own world perturbation seed (from --seed and the run index): listing ' +
+        'order under the default sort, page size, cookie banner and promo timing change, answers never do, so the ' +
+        'runs measure robustness. With --no-perturb and a deterministic agent (heuristic, random, policy) the runs ' +
+        'could not differ, so the evaluation runs once and says so.',
     )
     .requiredOption('--suite <name>', 'world | webvoyager | online-mind2web | webtailbench | miniwob')
     .requiredOption('--agent <spec>', 'heuristic | random | openai:MODEL[@URL] | policy:DIR')
@@ -57,7 +68,8 @@ export function registerEval(program: Command): void {
     .option('--workers <k>', 'parallel browser contexts', '2')
     .option('--max-steps <n>', 'step budget per episode', '30')
     .option('--label <name>', 'name of this evaluation inside the run folder (default: the agent spec)')
-    .option('--seed <n>', 'seed of the task sample', '0')
+    .option('--seed <n>', "seed of the task sample and of the runs' world perturbation seeds", '0')
+    .option('--no-perturb', 'world suite: every run sees the same, unperturbed pages')
     .option('--world-seed <n>', 'seed of the offline world', '1')
     .option('--port <n>', 'world port')
     .option('--browser-ws <url>', 'connect to a remote browser instead of launching Chromium')
@@ -104,7 +116,9 @@ export function registerEval(program: Command): void {
           : await openWorldRuntime({ port: o.port, seed: o.worldSeed, browserWs: o.browserWs });
       const queue = o.queue ? await openQueueCoordinator(o.queue, store, { quiet: o.json }) : null;
       const sig = abortOnSigint('eval');
-      const bar = createProgress(`eval ${label}`, tasks.length * o.runs, {
+      const deterministicAgent = isDeterministicAgent(o.agent);
+      const plan = planEvalRuns({ ...o, evalSeed: o.seed, deterministicAgent });
+      const bar = createProgress(`eval ${label}`, tasks.length * plan.runs, {
         force: o.progress,
         quiet: o.json,
       });
@@ -117,6 +131,9 @@ export function registerEval(program: Command): void {
           tasks,
           store,
           runs: o.runs,
+          perturb: o.perturb,
+          evalSeed: o.seed,
+          deterministicAgent,
           maxSteps: o.maxSteps,
           signal: sig.signal,
           onEpisode: (done: number, _total: number, rate: number) => bar.update(done, { success: rate }),
@@ -155,6 +172,11 @@ export function registerEval(program: Command): void {
           process.stdout.write(
             `\n${o.agent} on ${o.suite} (${s.tasks} tasks × ${s.runs} runs): pass@1 ${formatRate(s.pass1)}${s.complete ? '' : ' (incomplete: rerun to resume)'}\n`,
           );
+          if (s.perturbSeeds)
+            process.stdout.write(
+              `  per run    ${s.pass1.perRun.map((r, i) => `${(100 * r).toFixed(1)}% (perturbation ${s.perturbSeeds?.[i] ?? 0})`).join(', ')}\n`,
+            );
+          if (s.runsNote) process.stdout.write(`  note: ${s.runsNote}\n`);
           for (const [site, r] of Object.entries(s.perSite))
             process.stdout.write(`  ${site.padEnd(10)} ${formatRate(r)}\n`);
           for (const [lvl, r] of Object.entries(s.perLevel))
