@@ -30,6 +30,11 @@ export interface EvalSummary {
   costUsd: number;
   /** Sum of episode durations (s); the command's wall time is reported separately. */
   episodeSeconds: number;
+  /**
+   * Episodes that could not be run (model endpoint down, browser lost): left out of pass@1 and
+   * retried by the next run of the same command. Absent where nothing counted them.
+   */
+  errored?: number;
 }
 
 function rate(trajs: Trajectory[], runs: number[]): RateOverRuns {

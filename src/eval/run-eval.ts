@@ -1,6 +1,6 @@
 import type { Agent } from '../agent/agent.ts';
 import type { EpisodeEnv, RunEpisodeOptions } from '../agent/episode.ts';
-import { type EpisodeJob, runEpisodePool } from '../collect/episode-pool.ts';
+import { countEpisodeErrors, type EpisodeJob, runEpisodePool } from '../collect/episode-pool.ts';
 import type { Task } from '../core/task.ts';
 import type { Trajectory, Verdict } from '../core/trajectory.ts';
 import type { RunStore } from '../store/run-store.ts';
@@ -18,7 +18,7 @@ export interface RunEvalOptions {
   start?: RunEpisodeOptions['start'];
   verify: (trajectory: Trajectory) => Promise<Verdict>;
   isTerminal?: RunEpisodeOptions['isTerminal'];
-  /** Independent runs over the task list (pass@1 is averaged over them). Default 3. */
+  /** Independent runs over the task list (pass@1 is averaged over them). Default DEFAULT_RUNS. */
   runs?: number;
   workers?: number;
   maxSteps?: number;
@@ -27,6 +27,9 @@ export interface RunEvalOptions {
   /** An episode that could not be run (its browser kept failing); it is retried on the next run. */
   onError?: (taskId: string, error: Error) => void;
 }
+
+/** Runs of an evaluation unless told otherwise (the paper's pass@1 is averaged over 3). */
+export const DEFAULT_RUNS = 3;
 
 /** Tag that marks evaluation trajectories of one label. */
 export function evalTag(label: string): string {
@@ -39,7 +42,7 @@ export function evalTag(label: string): string {
  * pass@1 averaged over runs with its spread.
  */
 export async function runEval(o: RunEvalOptions): Promise<EvalSummary & { complete: boolean }> {
-  const runs = o.runs ?? 3;
+  const runs = o.runs ?? DEFAULT_RUNS;
   const tag = evalTag(o.label);
   const jobs = evalJobs(o.label, o.tasks, runs);
   const total = jobs.length;
@@ -82,11 +85,19 @@ export function summarizeStoredEval(
   o: Pick<RunEvalOptions, 'label' | 'agentId' | 'suite' | 'tasks' | 'store' | 'runs'>,
   errors: number,
 ): EvalSummary & { complete: boolean } {
-  const runs = o.runs ?? 3;
+  const runs = o.runs ?? DEFAULT_RUNS;
   const ids = new Set(o.tasks.map((t) => t.id));
   const trajs = o.store
     .listTrajectories({ tag: evalTag(o.label) })
     .filter((t) => ids.has(t.task.id) && t.round < runs);
   const summary = summarizeEval(trajs, { agentId: o.agentId, suite: o.suite });
-  return { ...summary, complete: trajs.length === o.tasks.length * runs && errors === 0 };
+  const errored = countEpisodeErrors(
+    o.store,
+    evalJobs(o.label, o.tasks, runs).map((j) => j.key),
+  );
+  return {
+    ...summary,
+    errored,
+    complete: trajs.length === o.tasks.length * runs && errors === 0 && errored === 0,
+  };
 }

@@ -1,5 +1,11 @@
 import type { EvalSummary } from '../eval/metrics.ts';
-import { evalJobs, evalTag, type RunEvalOptions, summarizeStoredEval } from '../eval/run-eval.ts';
+import {
+  DEFAULT_RUNS,
+  evalJobs,
+  evalTag,
+  type RunEvalOptions,
+  summarizeStoredEval,
+} from '../eval/run-eval.ts';
 import type { EpisodeQueue } from './episode-queue.ts';
 import type { RuntimeSpec } from './job-data.ts';
 import { runQueuedPool } from './queued-pool.ts';
@@ -15,7 +21,7 @@ export interface QueuedEvalOptions
 
 /** `runEval` over the queue: the same jobs, keys and summary; workers run and verify the episodes. */
 export async function evalViaQueue(o: QueuedEvalOptions): Promise<EvalSummary & { complete: boolean }> {
-  const runs = o.runs ?? 3;
+  const runs = o.runs ?? DEFAULT_RUNS;
   const jobs = evalJobs(o.label, o.tasks, runs);
   const total = jobs.length;
   let done = jobs.filter((j) => o.store.hasEpisode(j.key)).length;
@@ -33,6 +39,7 @@ export async function evalViaQueue(o: QueuedEvalOptions): Promise<EvalSummary & 
       if (trajectory.verdict?.success) ok++;
       o.onEpisode?.(done, total, done ? ok / done : 0);
     },
+    onError: ({ job, error }) => o.onError?.(job.task.id, error),
   });
   return summarizeStoredEval(o, res.errors);
 }
