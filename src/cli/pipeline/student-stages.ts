@@ -12,6 +12,7 @@ import { loadStudentPolicy } from '../../policy/student-policy.ts';
 import { writeFileAtomic } from '../../store/index.ts';
 import { RunStore } from '../../store/run-store.ts';
 import { resolveWorldUrl, WORLD_ORIGIN } from '../../world/tasks.ts';
+import { episodesNotRun } from '../episode-errors.ts';
 import { resolveAgent } from '../runtime.ts';
 import type { PipelineContext } from './context.ts';
 import type { StageScope } from './stage.ts';
@@ -167,6 +168,8 @@ export async function rolloutStage(
     const episodes = store.countTrajectories({ tag: 'rollout' });
     const successes = store.countTrajectories({ tag: 'rollout', success: true });
     scope.log(`${successes}/${episodes} student rollouts succeeded`);
+    // Left unfinished, so the rerun retries the episodes that could not be run.
+    if (res.errors && !scope.signal.aborted) throw episodesNotRun('rollout stage', res.errors, jobs.length);
     return { episodes, successes, errors: res.errors };
   } finally {
     store.close();
