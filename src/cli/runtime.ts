@@ -19,6 +19,7 @@ import {
 } from '../judge/index.ts';
 import { worldVerifier } from '../judge/world-verifier.ts';
 import { createChatModel } from '../models/openai-chat-model.ts';
+import { readCheckpoint } from '../policy/checkpoint.ts';
 import { loadPolicyAgent } from '../policy/policy-agent.ts';
 import { ensureWorld, probeWorld } from '../world/ensure.ts';
 import { startWorldEpisode } from '../world/episode.ts';
@@ -121,10 +122,27 @@ export async function resolveAgent(
   if (spec.startsWith('openai:')) return new LlmAgent({ model: createChatModel(spec, { role: 'teacher' }) });
   if (spec.startsWith('policy:'))
     return loadPolicyAgent(spec.slice('policy:'.length), { seed: opts.seed, greedy: opts.greedy });
-  throw new InputError(
-    `unknown agent "${spec}"; use heuristic, random, openai:<model>[@<url>] or policy:<dir>`,
-    { field: 'agent' },
-  );
+  throw new InputError(`unknown agent "${spec}"; use ${AGENT_SPECS}`, { field: 'agent' });
+}
+
+const AGENT_SPECS = 'heuristic, random, openai:<model>[@<url>] or policy:<dir>';
+
+/**
+ * Checks an agent spec without running anything, so a command refuses before it creates its run
+ * folder: the spec's kind, an `openai:` endpoint's key (building the client reads it, sends
+ * nothing), a `policy:` folder's checkpoint. Throws InputError naming `field`.
+ */
+export function checkAgentSpec(spec: string, field = '--agent'): void {
+  if (spec === 'heuristic' || spec === 'random') return;
+  if (spec.startsWith('openai:')) {
+    createChatModel(spec, { role: 'teacher' });
+    return;
+  }
+  if (spec.startsWith('policy:')) {
+    readCheckpoint(spec.slice('policy:'.length));
+    return;
+  }
+  throw new InputError(`unknown agent "${spec}"; use ${AGENT_SPECS}`, { field });
 }
 
 /**

@@ -36,6 +36,11 @@ export interface EvalSummary {
   runsNote?: string;
   /** Runs asked for, when fewer were made (see runsNote). */
   requestedRuns?: number;
+  /**
+   * Episodes that could not be run (model endpoint down, browser lost): left out of pass@1 and
+   * retried by the next run of the same command. Absent where nothing counted them.
+   */
+  errored?: number;
 }
 
 function rate(trajs: Trajectory[], runs: number[]): RateOverRuns {

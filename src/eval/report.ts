@@ -48,11 +48,11 @@ const num = (x: number | null | undefined, d = 2) => (x === null || x === undefi
 /** The results table as markdown: one row per stage. */
 export function stagesTable(stages: StageResult[]): string {
   const sites = [...new Set(stages.flatMap((s) => Object.keys(s.summary.perSite)))].sort();
-  const head = `| stage | agent | pass@1 (mean ± sd over runs) | ${sites.join(' | ')} | steps on solved | cost $ |`;
-  const sep = `|${'---|'.repeat(5 + sites.length)}`;
+  const head = `| stage | agent | pass@1 (mean ± sd over runs) | ${sites.join(' | ')} | steps on solved | cost $ | errored episodes |`;
+  const sep = `|${'---|'.repeat(6 + sites.length)}`;
   const rows = stages.map((s) => {
     const per = sites.map((site) => (s.summary.perSite[site] ? pct(s.summary.perSite[site].mean) : '-'));
-    return `| ${s.stage} | ${s.summary.agentId} | ${formatRate(s.summary.pass1)} (${s.summary.runs} runs × ${s.summary.tasks} tasks) | ${per.join(' | ')} | ${num(s.summary.meanStepsSolved)} | ${s.summary.costUsd.toFixed(4)} |`;
+    return `| ${s.stage} | ${s.summary.agentId} | ${formatRate(s.summary.pass1)} (${s.summary.runs} runs × ${s.summary.tasks} tasks) | ${per.join(' | ')} | ${num(s.summary.meanStepsSolved)} | ${s.summary.costUsd.toFixed(4)} | ${s.summary.errored ?? 0} |`;
   });
   return [head, sep, ...rows].join('\n');
 }

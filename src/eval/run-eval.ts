@@ -1,6 +1,6 @@
 import type { Agent } from '../agent/agent.ts';
 import type { EpisodeEnv, RunEpisodeOptions } from '../agent/episode.ts';
-import { type EpisodeJob, runEpisodePool } from '../collect/episode-pool.ts';
+import { countEpisodeErrors, type EpisodeJob, runEpisodePool } from '../collect/episode-pool.ts';
 import type { Task } from '../core/task.ts';
 import type { Trajectory, Verdict } from '../core/trajectory.ts';
 import type { RunStore } from '../store/run-store.ts';
@@ -19,7 +19,7 @@ export interface RunEvalOptions {
   start?: RunEpisodeOptions['start'];
   verify: (trajectory: Trajectory) => Promise<Verdict>;
   isTerminal?: RunEpisodeOptions['isTerminal'];
-  /** Independent runs over the task list (pass@1 is averaged over them). Default 3. */
+  /** Independent runs over the task list (pass@1 is averaged over them). Default DEFAULT_RUNS. */
   runs?: number;
   /**
    * World suite only: give run r its own world perturbation seed, derived from `evalSeed` and r, so
@@ -40,6 +40,9 @@ export interface RunEvalOptions {
   /** An episode that could not be run (its browser kept failing); it is retried on the next run. */
   onError?: (taskId: string, error: Error) => void;
 }
+
+/** Runs of an evaluation unless told otherwise (the paper's pass@1 is averaged over 3). */
+export const DEFAULT_RUNS = 3;
 
 /** Tag that marks evaluation trajectories of one label. */
 export function evalTag(label: string): string {
@@ -97,7 +100,7 @@ export interface EvalRunPlan {
 export function planEvalRuns(
   o: Pick<RunEvalOptions, 'runs' | 'perturb' | 'evalSeed' | 'deterministicAgent' | 'suite'>,
 ): EvalRunPlan {
-  const requestedRuns = o.runs ?? 3;
+  const requestedRuns = o.runs ?? DEFAULT_RUNS;
   if (o.suite !== 'world') return { runs: requestedRuns, requestedRuns, perturbSeeds: [], note: null };
   const perturb = o.perturb ?? true;
   if (!perturb && o.deterministicAgent && requestedRuns > 1) {
@@ -147,15 +150,20 @@ export function summarizeStoredEval(
   errors: number,
   plan?: EvalRunPlan,
 ): EvalSummary & { complete: boolean } {
-  const runs = o.runs ?? 3;
+  const runs = o.runs ?? DEFAULT_RUNS;
   const ids = new Set(o.tasks.map((t) => t.id));
   const trajs = o.store
     .listTrajectories({ tag: evalTag(o.label) })
     .filter((t) => ids.has(t.task.id) && t.round < runs);
   const summary = summarizeEval(trajs, { agentId: o.agentId, suite: o.suite });
+  const errored = countEpisodeErrors(
+    o.store,
+    evalJobs(o.label, o.tasks, runs).map((j) => j.key),
+  );
   return {
     ...summary,
+    errored,
     ...(plan?.note ? { runsNote: plan.note, requestedRuns: plan.requestedRuns } : {}),
-    complete: trajs.length === o.tasks.length * runs && errors === 0,
+    complete: trajs.length === o.tasks.length * runs && errors === 0 && errored === 0,
   };
 }

@@ -39,6 +39,7 @@ export async function evalViaQueue(o: QueuedEvalOptions): Promise<EvalSummary & 
       if (trajectory.verdict?.success) ok++;
       o.onEpisode?.(done, total, done ? ok / done : 0);
     },
+    onError: ({ job, error }) => o.onError?.(job.task.id, error),
   });
   return summarizeStoredEval({ ...o, runs: plan.runs }, res.errors, plan);
 }

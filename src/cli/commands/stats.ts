@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { computeRunStats, formatRunStats } from '../../collect/stats.ts';
+import { InputError } from '../../core/errors.ts';
 import { RunStore } from '../../store/run-store.ts';
 import { parseOptions } from '../parse-options.ts';
 
@@ -24,6 +25,13 @@ export function registerStats(program: Command): void {
       const o = parseOptions(Options, raw, 'stats');
       const store = RunStore.open(o.run, { create: false, readonly: true });
       try {
+        if (!store.countTrajectories({ tag: o.tag })) {
+          const tags = [...new Set(store.listTrajectorySummaries().flatMap((t) => t.tags))].sort();
+          throw new InputError(
+            `no trajectories tagged "${o.tag}" in ${o.run} (${tags.length ? `its tags: ${tags.join(', ')}` : 'it holds no trajectories'})`,
+            { field: '--tag' },
+          );
+        }
         const s = computeRunStats(store, o.tag);
         process.stdout.write(o.json ? `${JSON.stringify(s, null, 2)}\n` : `${formatRunStats(s)}\n`);
       } finally {

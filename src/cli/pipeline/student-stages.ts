@@ -13,6 +13,7 @@ import { loadStudentPolicy } from '../../policy/student-policy.ts';
 import { writeFileAtomic } from '../../store/index.ts';
 import { RunStore } from '../../store/run-store.ts';
 import { resolveWorldUrl, WORLD_ORIGIN } from '../../world/tasks.ts';
+import { episodesNotRun } from '../episode-errors.ts';
 import { resolveAgent } from '../runtime.ts';
 import type { PipelineContext } from './context.ts';
 import type { StageScope } from './stage.ts';
@@ -209,6 +210,8 @@ export async function rolloutStage(
         `${successes}/${episodes} student rollouts succeeded; the teacher labelled ${steps} states and would have acted differently on ${disagreements} (${((100 * disagreements) / Math.max(1, steps)).toFixed(1)}%)`,
       );
     } else scope.log(`${successes}/${episodes} student rollouts succeeded`);
+    // Left unfinished, so the rerun retries the episodes that could not be run.
+    if (res.errors && !scope.signal.aborted) throw episodesNotRun('rollout stage', res.errors, jobs.length);
     return out;
   } finally {
     store.close();
