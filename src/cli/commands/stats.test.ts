@@ -17,10 +17,16 @@ beforeAll(() => {
     tags: ['collect', 'teacher'],
   });
   store.close();
+  const rollout = RunStore.open(join(dir, 'rollout'));
+  rollout.saveTrajectory({
+    ...makeTrajectory({ id: 'r1', taskId: 'task-2', success: false }),
+    tags: ['rollout', 'student'],
+  });
+  rollout.close();
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-async function stats(args: string[]): Promise<string> {
+async function stats(args: string[], run = 'run'): Promise<string> {
   const program = new Command('rmsweb').exitOverride();
   registerStats(program);
   let out = '';
@@ -29,7 +35,7 @@ async function stats(args: string[]): Promise<string> {
     return true;
   });
   try {
-    await program.parseAsync(['node', 'rmsweb', 'stats', '--run', join(dir, 'run'), ...args]);
+    await program.parseAsync(['node', 'rmsweb', 'stats', '--run', join(dir, run), ...args]);
   } finally {
     spy.mockRestore();
   }
@@ -42,5 +48,11 @@ describe('rmsweb stats', () => {
     const err = await stats(['--tag', 'nope']).catch((e) => e);
     expect(InputError.isInstance(err)).toBe(true);
     expect(err.message).toMatch(/no trajectories tagged "nope" in .*its tags: collect, teacher/);
+  });
+
+  it('summarizes a rollout folder without --tag (it holds no collection)', async () => {
+    const s = JSON.parse(await stats(['--json'], 'rollout'));
+    expect(s.overall.tasks).toBe(1);
+    expect(s.overall.tasksSolved).toBe(0);
   });
 });
