@@ -58,15 +58,6 @@ function openFrom(ctx: PipelineContext, dir: string): Base {
   if (!existsSync(join(paths.root, 'store.sqlite')))
     throw new InputError(`--from ${dir}: not a pipeline run folder (no store.sqlite)`, { field: '--from' });
   const store = RunStore.open(paths.root, { create: false, readonly: true });
-  for (const stage of ['collect', 'train-sft', 'mine']) {
-    if (!store.getRecord<StageRecord<unknown>>('stage', stage)?.done) {
-      store.close();
-      throw new InputError(
-        `--from ${dir}: its ${stage} stage has not finished; run \`rmsweb demo --out ${dir}\` to the end first`,
-        { field: '--from' },
-      );
-    }
-  }
   const settings = store.getRecord<{ preset: PipelinePreset; seed: number; worldSeed: number }>(
     'pipeline',
     'settings',
@@ -74,6 +65,17 @@ function openFrom(ctx: PipelineContext, dir: string): Base {
   if (!settings) {
     store.close();
     throw new InputError(`--from ${dir}: no pipeline settings recorded`, { field: '--from' });
+  }
+  const rounds = settings.preset.dagger?.rounds ?? 0;
+  const needed = ['collect', 'train-sft', ...(rounds ? [`train-sft-dagger${rounds}`] : []), 'mine'];
+  for (const stage of needed) {
+    if (!store.getRecord<StageRecord<unknown>>('stage', stage)?.done) {
+      store.close();
+      throw new InputError(
+        `--from ${dir}: its ${stage} stage has not finished; run \`rmsweb demo --out ${dir}\` to the end first`,
+        { field: '--from' },
+      );
+    }
   }
   if (settings.worldSeed !== ctx.settings.worldSeed) {
     store.close();

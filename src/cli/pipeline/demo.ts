@@ -137,18 +137,27 @@ export async function runBaseStages(
     collectDir: ctx.paths.collect,
     tasks: train,
   });
-  const rollout = await s.run('rollout', (scope) =>
-    rolloutStage(ctx, scope, {
-      tasks: train.slice(0, p.rollout.tasks),
-      checkpoint: student,
-      student: dagger.length ? `student-sft-dagger${dagger.length}` : 'student-sft',
-    }),
-  );
+  // With DAgger rounds a preset may skip this rollout (`rollout.tasks` 0): the relabelled rollouts
+  // are already the students' own runs on the same train tasks.
+  const rollout =
+    p.rollout.tasks > 0 || dagger.length === 0
+      ? await s.run('rollout', (scope) =>
+          rolloutStage(ctx, scope, {
+            tasks: train.slice(0, Math.max(1, p.rollout.tasks)),
+            checkpoint: student,
+            student: dagger.length ? `student-sft-dagger${dagger.length}` : 'student-sft',
+          }),
+        )
+      : null;
   // Every student's failures are real failures on train tasks: the relabelled DAgger rollouts are
   // mined too (the miner reads the executed actions, never the expert's labels).
   const mine = await s.run('mine', (scope) =>
     mineStage(ctx, scope, {
-      runs: [ctx.paths.collect, ctx.paths.rollout, ...dagger.map((d) => ctx.paths.dagger(d.round))],
+      runs: [
+        ctx.paths.collect,
+        ...(rollout ? [ctx.paths.rollout] : []),
+        ...dagger.map((d) => ctx.paths.dagger(d.round)),
+      ],
       out: ctx.paths.critical,
       statsOut: ctx.paths.criticalStats,
     }),
@@ -370,7 +379,7 @@ function synthLines(r: SynthResult): string[] {
 }
 
 function studentLines(b: BaseResults, rl: RlRunResult | null, steps: StepReport | null): string[] {
-  if (!b.sft || !b.rollout) return ['- not trained: the teacher solved none of the collection tasks'];
+  if (!b.sft) return ['- not trained: the teacher solved none of the collection tasks'];
   const f = b.sft.final;
   const lines = [
     `- SFT data: ${b.sft.data.trajectories} successful trajectories, ${b.sft.data.examples} examples; ${b.sft.trainSeconds.toFixed(1)} s of training`,
@@ -388,7 +397,9 @@ function studentLines(b: BaseResults, rl: RlRunResult | null, steps: StepReport 
           : '')
       );
     }),
-    `- student rollouts on train tasks (for mining): ${b.rollout.successes}/${b.rollout.episodes} succeeded`,
+    b.rollout
+      ? `- rollouts of the final student on train tasks (for mining): ${b.rollout.successes}/${b.rollout.episodes} succeeded`
+      : '- mining reads the relabelled DAgger rollouts (no separate rollout stage in this preset)',
   ];
   if (rl) {
     lines.push(
