@@ -8,7 +8,7 @@ export interface VerifyRow {
   confirmed: number;
   notCausal: number;
   replayFailed: number;
-  /** States whose branch could not run at all (episode errors; retried on a rerun). */
+  /** Targets whose branch could not run at all (episode errors, an interrupt): not in `states`, retried on a rerun. */
   errored: number;
   /** confirmed / replayed: the precision of the method on states that could be checked. */
   confirmedShare: number;
@@ -61,8 +61,12 @@ function emptyRow(): VerifyRow {
 }
 
 function add(row: VerifyRow, r: VerifiedTarget): void {
+  // A branch that could not run says nothing about the state: counted apart, retried on a rerun.
+  if (r.errored) {
+    row.errored++;
+    return;
+  }
   row.states++;
-  if (r.errored) row.errored++;
   const l = r.verification.label;
   if (l === 'confirmed') row.confirmed++;
   else if (l === 'not-causal') row.notCausal++;

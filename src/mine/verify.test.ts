@@ -127,6 +127,16 @@ describe('mapAction', () => {
     expect(elementAt(shuffled, 3)?.name).toBe('Trail Runner 2');
   });
 
+  it('moves a navigate recorded on another port of the world to the live one', () => {
+    const from = { ...HOME, url: 'http://127.0.0.1:7311/shop/' };
+    const to = { ...HOME, url: 'http://127.0.0.1:40001/shop/' };
+    expect(mapAction({ type: 'navigate', url: '/shop/deals', new_tab: false }, from, to)).toEqual({
+      type: 'navigate',
+      url: 'http://127.0.0.1:40001/shop/deals',
+      new_tab: false,
+    });
+  });
+
   it('returns null when the element is not on the page, and passes element-free actions through', () => {
     expect(mapAction({ type: 'click', index: 5 }, RESULTS, HOME)).toBeNull();
     expect(mapAction({ type: 'go_back' }, RESULTS, HOME)).toEqual({ type: 'go_back' });

@@ -123,10 +123,12 @@ function labelOf(e: Element): string {
  * The action recorded on page `from`, re-targeted to the same element on page `to` (element indices
  * are valid for one observation only). Elements match by core `elementsEquivalent` across the two
  * pages; among several, the one with the same node key and label wins, then the same label, then
- * the same index. Actions without an element pass through. Null when no element matches.
+ * the same index. Actions without an element pass through (a navigate recorded on another port of the world is moved
+ * to the live one). Null when no element matches.
  */
 export function mapAction(action: Action, from: Observation, to: Observation): Action | null {
-  if (!('index' in action) || action.index === undefined || action.index === null) return action;
+  if (!('index' in action) || action.index === undefined || action.index === null)
+    return rebase(action, from, to);
   const src = elementAt(from, action.index);
   // An index the recorded page did not have failed there too: keep it, it fails the same way.
   if (!src) return action;
@@ -143,6 +145,30 @@ export function mapAction(action: Action, from: Observation, to: Observation): A
     }
   }
   return best ? ({ ...action, index: best.index } as Action) : null;
+}
+
+/** `http://127.0.0.1:7311/shop/p/2?x=1` -> `/shop/p/2?x=1`; a URL that does not parse is kept. */
+function withoutOrigin(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.pathname}${u.search}`;
+  } catch {
+    return url;
+  }
+}
+
+/** A navigate recorded on another origin of the same world (another port) is moved to the live one. */
+function rebase(action: Action, from: Observation, to: Observation): Action {
+  if (action.type !== 'navigate') return action;
+  try {
+    const target = new URL(action.url, from.url);
+    const recorded = new URL(from.url);
+    const live = new URL(to.url);
+    if (target.origin !== recorded.origin || recorded.origin === live.origin) return action;
+    return { ...action, url: `${live.origin}${target.pathname}${target.search}${target.hash}` };
+  } catch {
+    return action;
+  }
 }
 
 /** An index no element of the page has: the action then fails in the browser as a no-op. */
@@ -166,9 +192,13 @@ export function replayComparability(
   weights: ComparabilityWeights,
 ): number {
   const interner = new Interner();
-  const recorded = trajectoryFeatures({ ...success, steps: success.steps.slice(0, i + 1) }, interner).states[
-    i
-  ];
+  // The world may serve on another port than when the run was recorded: pages compare by path.
+  const local = (s: Step): Step => ({
+    ...s,
+    observation: { ...s.observation, url: withoutOrigin(s.observation.url) },
+  });
+  const recordedSteps = success.steps.slice(0, i + 1).map(local);
+  const recorded = trajectoryFeatures({ ...success, steps: recordedSteps }, interner).states[i];
   const rec = success.steps[i];
   const steps: Step[] = [
     ...history.map((h) => ({
@@ -181,7 +211,7 @@ export function replayComparability(
     })),
     { ...rec, observation },
   ];
-  const replayed = trajectoryFeatures({ ...success, steps }, interner).states[i];
+  const replayed = trajectoryFeatures({ ...success, steps: steps.map(local) }, interner).states[i];
   return comparability(recorded, replayed, weights).total;
 }
 

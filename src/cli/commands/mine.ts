@@ -4,7 +4,9 @@ import type { Command } from 'commander';
 import { CriticalState, describeZodIssues, InputError, type Trajectory } from '../../core/index.ts';
 import {
   DEFAULT_MIN_COMPARABILITY,
+  DEFAULT_REPLAY_THRESHOLD,
   formatMineStats,
+  formatVerification,
   LlmTagger,
   type MineResult,
   mineCriticalStates,
@@ -14,6 +16,7 @@ import {
 import { createChatModel } from '../../models/index.ts';
 import { RunStore, writeFileAtomic } from '../../store/index.ts';
 import { createProgress, type Progress } from '../progress.ts';
+import { baselinesPathFor, journalPathFor, runMineVerify } from './mine-verify.ts';
 
 interface MineCliOptions {
   run: string[];
@@ -26,6 +29,16 @@ interface MineCliOptions {
   record: boolean;
   progress?: boolean;
   json?: boolean;
+  verify?: boolean;
+  verifyPolicy: string;
+  replayThreshold?: string;
+  workers?: string;
+  worldSeed?: string;
+  maxSteps?: string;
+  seed?: string;
+  baselines: boolean;
+  port?: string;
+  browserWs?: string;
 }
 
 function collect(value: string, previous: string[] = []): string[] {
@@ -111,6 +124,29 @@ export function registerMine(program: Command): void {
     .option('--no-record', 'do not also save critical states and stats as records in the first run store')
     .option('--progress', 'show a progress bar even when stderr is not a terminal')
     .option('--json', 'print the stats as JSON on stdout')
+    .option(
+      '--verify',
+      'check each critical state of a world task causally: replay the success prefix under the recorded seeds, ' +
+        'branch on the success and the failure action, finish both with the same policy, let the verifier judge; ' +
+        'labels confirmed / not-causal / replay-failed; compares the miner with two baselines (first differing ' +
+        'step, a random shared step). Resumable (journal beside --out)',
+    )
+    .option(
+      '--verify-policy <spec>',
+      'continuation policy of both branches, with the solving notes',
+      'heuristic',
+    )
+    .option(
+      '--replay-threshold <x>',
+      `comparability the replayed state must reach to the recorded one (default ${DEFAULT_REPLAY_THRESHOLD})`,
+    )
+    .option('--no-baselines', "verify only the miner's states, not the two baselines")
+    .option('--workers <k>', 'parallel browser contexts for --verify (default 2)')
+    .option('--world-seed <n>', "seed of the offline world (default: the run's collection seed, else 1)")
+    .option('--max-steps <n>', "step budget of a branch episode (default: the run's, else 30)")
+    .option('--seed <n>', 'seed of the random baseline (default 0)')
+    .option('--port <n>', 'world port (a running world is reused; else one starts in-process)')
+    .option('--browser-ws <url>', 'connect to a remote browser instead of launching Chromium')
     .action(async (o: MineCliOptions) => {
       const minComparability = numberOption(o.minComparability, 'min-comparability', 0, 1);
       const maxCandidates = numberOption(o.maxCandidates, 'max-candidates', 1, 1000, true);
@@ -133,6 +169,44 @@ export function registerMine(program: Command): void {
       });
       (progress as Progress | null)?.stop();
 
+      let verified: Awaited<ReturnType<typeof runMineVerify>> | null = null;
+      if (o.verify) {
+        verified = await runMineVerify(result.criticalStates, trajectories, {
+          runs: o.run,
+          out: o.out,
+          policy: o.verifyPolicy,
+          replayThreshold: numberOption(o.replayThreshold, 'replay-threshold', 0, 1),
+          workers: numberOption(o.workers, 'workers', 1, 32, true) ?? 2,
+          worldSeed: numberOption(o.worldSeed, 'world-seed', 0, 2 ** 31, true),
+          maxSteps: numberOption(o.maxSteps, 'max-steps', 1, 1000, true),
+          seed: numberOption(o.seed, 'seed', 0, 2 ** 31, true) ?? 0,
+          baselines: o.baselines,
+          port: numberOption(o.port, 'port', 0, 65535, true),
+          browserWs: o.browserWs,
+          progress: o.progress,
+        });
+        result.criticalStates = verified.states;
+        const base = baselinesPathFor(o.out);
+        writeFileAtomic(
+          base,
+          verified.baselines
+            .map((r) =>
+              JSON.stringify({
+                method: r.target.method,
+                stateId: r.target.stateId,
+                successTrajectoryId: r.target.success.id,
+                successStep: r.target.success.steps[r.target.i].index,
+                failureTrajectoryId: r.target.failure.id,
+                failureStep: r.target.failure.steps[r.target.j].index,
+                label: r.target.label,
+                site: r.target.site,
+                verification: r.verification,
+              }),
+            )
+            .join('\n') + (verified.baselines.length ? '\n' : ''),
+        );
+      }
+
       writeJsonl(o.out, result);
       const statsPath = statsPathFor(o.out);
       const saved = {
@@ -141,6 +215,15 @@ export function registerMine(program: Command): void {
         out: o.out,
         ...(tagger instanceof LlmTagger
           ? { judgeUsage: tagger.usage, judgeFallbacks: tagger.fallbacks }
+          : {}),
+        ...(verified
+          ? {
+              verification: {
+                ...verified.summary,
+                journal: journalPathFor(o.out),
+                baselines: baselinesPathFor(o.out),
+              },
+            }
           : {}),
       };
       writeFileAtomic(statsPath, `${JSON.stringify(saved, null, 2)}\n`);
@@ -168,6 +251,7 @@ export function registerMine(program: Command): void {
             `${tagger.fallbacks ? `, ${tagger.fallbacks} fell back to rules` : ''}\n`,
         );
       }
+      if (verified) process.stdout.write(`${formatVerification(verified.summary)}\n`);
       process.stdout.write(
         `wrote ${result.criticalStates.length} critical states to ${o.out} (stats: ${statsPath})\n`,
       );

@@ -25,6 +25,8 @@ export interface RlCliOptions {
   algo: string;
   reward: string;
   data?: string;
+  /** Keep only states the causal check confirmed (`mine --verify`). */
+  confirmedOnly?: boolean;
   fullCorpus?: string;
   init: string;
   out: string;
@@ -71,7 +73,11 @@ async function loadExamples(o: RlCliOptions): Promise<RlExample[]> {
       field: 'data',
     });
   }
-  return o.data !== undefined ? loadCriticalStates(o.data) : loadFullCorpus(o.fullCorpus!);
+  if (o.confirmedOnly && o.data === undefined)
+    throw new InputError('--confirmed-only filters --data <critical.jsonl>', { field: 'confirmed-only' });
+  return o.data !== undefined
+    ? loadCriticalStates(o.data, { confirmedOnly: o.confirmedOnly })
+    : loadFullCorpus(o.fullCorpus!);
 }
 
 /**
@@ -147,6 +153,7 @@ export async function rlCommand(
     reward,
     init: o.init,
     data: o.data ?? null,
+    confirmedOnly: o.confirmedOnly ?? false,
     fullCorpus: o.fullCorpus ?? null,
     out: o.out,
     options: {
@@ -197,6 +204,10 @@ export function registerRl(program: Command): void {
     .option('--algo <name>', `algorithm: ${RL_ALGOS.join(' | ')}`, 'salvage-ds')
     .option('--reward <name>', `reward: ${REWARD_NAMES.join(' | ')}`, 'polarized')
     .option('--data <file>', 'critical states JSONL (from rmsweb mine)')
+    .option(
+      '--confirmed-only',
+      'train only on states the causal check confirmed (`rmsweb mine --verify` labels them)',
+    )
     .option(
       '--full-corpus <dir>',
       'instead of --data: every step of the verified successes in this run folder',
