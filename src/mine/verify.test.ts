@@ -47,16 +47,19 @@ class FakeShop implements EpisodeEnv {
   }
   async step(action: Action): Promise<Observation> {
     const here = this.obs;
-    const e = 'index' in action && typeof action.index === 'number' ? elementAt(here, action.index) : undefined;
+    const e =
+      'index' in action && typeof action.index === 'number' ? elementAt(here, action.index) : undefined;
     if ('index' in action && typeof action.index === 'number' && !e) {
       this.obs = { ...here, lastActionError: `no element ${action.index}` };
       return this.obs;
     }
     let next = here;
-    if (action.type === 'input' && here.url === HOME.url) next = this.opts.brokenSearch ? ERROR_PAGE : RESULTS;
+    if (action.type === 'input' && here.url === HOME.url)
+      next = this.opts.brokenSearch ? ERROR_PAGE : RESULTS;
     else if (action.type === 'go_back' && /\/p\//.test(here.url)) next = RESULTS;
     else if (action.type === 'click' && e?.attributes.href === '/p/2') next = product('2', 'Trail Runner 2');
-    else if (action.type === 'click' && e?.attributes.href === '/p/22') next = product('22', 'Trail Runner 2 GTX');
+    else if (action.type === 'click' && e?.attributes.href === '/p/22')
+      next = product('22', 'Trail Runner 2 GTX');
     else if (action.type === 'click' && e?.name === 'Add to cart') {
       next = here.url.endsWith('/p/2') ? cart('Trail Runner 2', '2') : cart('Trail Runner 2 GTX', '22');
     }
@@ -73,7 +76,13 @@ async function verifyCart(t: Trajectory): Promise<Verdict> {
     last?.action.type === 'done' &&
     /\/cart$/.test(last.observation.url) &&
     last.observation.elements.some((e) => e.name === 'Trail Runner 2');
-  return { success: !!ok, score: ok ? 1 : 0, reason: ok ? 'right item' : 'wrong item', verifierId: 'fake', failedConditions: [] };
+  return {
+    success: !!ok,
+    score: ok ? 1 : 0,
+    reason: ok ? 'right item' : 'wrong item',
+    verifierId: 'fake',
+    failedConditions: [],
+  };
 }
 
 /** The continuation: follows the page; `recovers` goes back from the wrong product. */
@@ -115,13 +124,16 @@ const runs = new Map([SUCCESS, LOOKALIKE_FAILURE].map((t) => [t.id, t]));
 
 describe('mapAction', () => {
   it('re-targets an element by identity when the page lists it at another index', () => {
-    const shuffled = page(RESULTS.url, [...RESULTS.elements].reverse().map((e) => ({
-      tag: e.tag,
-      role: e.role,
-      name: e.name,
-      href: e.attributes.href,
-      nodeKey: e.nodeKey,
-    })));
+    const shuffled = page(
+      RESULTS.url,
+      [...RESULTS.elements].reverse().map((e) => ({
+        tag: e.tag,
+        role: e.role,
+        name: e.name,
+        href: e.attributes.href,
+        nodeKey: e.nodeKey,
+      })),
+    );
     const mapped = mapAction({ type: 'click', index: 4 }, RESULTS, shuffled);
     expect(mapped).toEqual({ type: 'click', index: 3 });
     expect(elementAt(shuffled, 3)?.name).toBe('Trail Runner 2');
@@ -165,7 +177,10 @@ describe('verifyTargets', () => {
   it('labels a divergence not-causal when the same continuation recovers from the failure action', async () => {
     const { criticalStates } = await mineCriticalStates([SUCCESS, LOOKALIKE_FAILURE]);
     const { targets } = minerTargets(criticalStates, runs);
-    const r = await verifyTargets(targets, options({ makeAgent: () => continuation(true), policyId: 'recovering' }));
+    const r = await verifyTargets(
+      targets,
+      options({ makeAgent: () => continuation(true), policyId: 'recovering' }),
+    );
     expect(r.results[0].verification.label).toBe('not-causal');
     expect(r.results[0].verification.reason).toMatch(/recovers/);
   });
@@ -223,7 +238,12 @@ describe('verifyTargets', () => {
       skipped: [],
     });
     for (const m of ['miner', 'first-diff', 'random'] as const) {
-      expect(summary.methods[m].overall).toMatchObject({ states: 1, replayed: 1, confirmed: 1, confirmedShare: 1 });
+      expect(summary.methods[m].overall).toMatchObject({
+        states: 1,
+        replayed: 1,
+        confirmed: 1,
+        confirmedShare: 1,
+      });
       expect(summary.methods[m].perSite.shop.confirmed).toBe(1);
     }
     expect(summary.cost.perMinerState.episodes).toBe(2);
