@@ -15,6 +15,18 @@ export {
   parseSftFormat,
   readJsonl,
 } from './export-sft.ts';
+export {
+  CRITICAL_FORMATS,
+  type CriticalFormat,
+  type ExportCriticalOptions,
+  type ExportCriticalSummary,
+  exportCritical,
+  parseCriticalFormat,
+  toWhoWhen,
+  WHOWHEN_AGENT,
+  type WhoWhenRecord,
+  type WhoWhenTurn,
+} from './export-whowhen.ts';
 export { NoteScrubber, noteTexts, sentences, words } from './note-scrub.ts';
 export { EXPORT_PROMPT_VERSION, IMAGE_SLOT, stepMessages } from './prompt.ts';
 export { readCriticalStates } from './read-critical.ts';

@@ -43,3 +43,26 @@ export {
 } from './state-features.ts';
 export { emptyMineStats, formatMineStats, type MineStats, type SiteMineStats } from './stats.ts';
 export { LABEL_ORDER, TAXONOMY, type Tagger, type TagResult } from './taxonomy.ts';
+export {
+  type BranchJournal,
+  type BranchResult,
+  baselineTargets,
+  DEFAULT_REPLAY_THRESHOLD,
+  mapAction,
+  minerTargets,
+  replayComparability,
+  targetStateId,
+  VERIFY_METHODS,
+  type VerifiedTarget,
+  type VerifyMethod,
+  type VerifyOptions,
+  type VerifyTarget,
+  verifyTargets,
+} from './verify.ts';
+export {
+  formatVerification,
+  type MethodSummary,
+  summarizeVerification,
+  type VerificationSummary,
+  type VerifyRow,
+} from './verify-stats.ts';

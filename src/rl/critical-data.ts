@@ -36,8 +36,18 @@ export function criticalStateExample(cs: CriticalState): RlExample {
   };
 }
 
+/** What to keep of a critical-states file. */
+export interface CriticalFilter {
+  /** Only states the causal check (`rmsweb mine --verify`) labelled `confirmed`. */
+  confirmedOnly?: boolean;
+}
+
 /** Parses critical-state JSONL text; errors name the file, the 1-based line and the failing field. */
-export function parseCriticalStates(text: string, file = '<input>'): RlExample[] {
+export function parseCriticalStates(
+  text: string,
+  file = '<input>',
+  filter: CriticalFilter = {},
+): RlExample[] {
   const out: RlExample[] = [];
   const lines = text.split('\n');
   for (let i = 0; i < lines.length; i++) {
@@ -57,21 +67,28 @@ export function parseCriticalStates(text: string, file = '<input>'): RlExample[]
         field: r.error.issues[0]?.path.join('.') || undefined,
       });
     }
+    if (filter.confirmedOnly && r.data.verification?.label !== 'confirmed') continue;
     out.push(criticalStateExample(r.data));
   }
   return out;
 }
 
 /** Loads a critical-states JSONL file (as written by `rmsweb mine`). */
-export async function loadCriticalStates(file: string): Promise<RlExample[]> {
+export async function loadCriticalStates(file: string, filter: CriticalFilter = {}): Promise<RlExample[]> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
   } catch (e) {
     throw new InputError(`cannot read critical states (${(e as Error).message})`, { file }, e);
   }
-  const out = parseCriticalStates(text, file);
-  if (out.length === 0) throw new InputError('no critical states in file', { file });
+  const out = parseCriticalStates(text, file, filter);
+  if (out.length === 0)
+    throw new InputError(
+      filter.confirmedOnly
+        ? 'no confirmed critical states in file (verify them first: rmsweb mine --verify)'
+        : 'no critical states in file',
+      { file },
+    );
   return out;
 }
 

@@ -1,10 +1,13 @@
 import type { Command } from 'commander';
 import { z } from 'zod';
 import {
+  CRITICAL_FORMATS,
   type ExportRlSummary,
   type ExportSftSummary,
+  exportCritical,
   exportRl,
   exportSft,
+  parseCriticalFormat,
   parseRlFormat,
   parseSftFormat,
   RL_FORMATS,
@@ -58,11 +61,13 @@ function printRl(s: ExportRlSummary, json: boolean): void {
   );
 }
 
-/** Registers `rmsweb export sft` and `rmsweb export rl`. */
+/** Registers `rmsweb export sft`, `rmsweb export rl` and `rmsweb export critical`. */
 export function registerExport(program: Command): void {
   const exp = program
     .command('export')
-    .description('Export SFT data (TRL, ms-swift, LLaMA-Factory, OpenAI) or RL data (verl)')
+    .description(
+      'Export SFT data (TRL, ms-swift, LLaMA-Factory, OpenAI), RL data (verl) or failure-attribution labels (Who&When)',
+    )
     // Usage errors throw (main maps them to exit 2) instead of commander exiting 1; subcommands
     // created below inherit this.
     .exitOverride();
@@ -129,4 +134,44 @@ export function registerExport(program: Command): void {
       });
       printRl(summary, o.json);
     });
+
+  exp
+    .command('critical')
+    .description(
+      'Critical states as failure-attribution records (Who&When shape: the failed run as history, the responsible\n' +
+        'agent, the decisive step and the reason), one JSON object per line; notes are never exported',
+    )
+    .requiredOption('--run <dir>', 'run folder holding the failure trajectories (repeatable)', collect)
+    .requiredOption('--critical <file>', 'critical states, one JSON object per line (`rmsweb mine --out`)')
+    .requiredOption('--format <format>', `one of ${CRITICAL_FORMATS.join(', ')}`)
+    .requiredOption('--out <file>', 'output JSONL file')
+    .option('--confirmed-only', 'only states the causal check confirmed (`rmsweb mine --verify`)')
+    .option('--json', 'print the summary as JSON')
+    .action(
+      (o: {
+        run: string[];
+        critical: string;
+        format: string;
+        out: string;
+        confirmedOnly?: boolean;
+        json?: boolean;
+      }) => {
+        const s = exportCritical({
+          runs: o.run,
+          critical: o.critical,
+          format: parseCriticalFormat(o.format),
+          out: o.out,
+          confirmedOnly: o.confirmedOnly,
+        });
+        if (o.json) {
+          process.stdout.write(`${JSON.stringify(s, null, 2)}\n`);
+          return;
+        }
+        process.stdout.write(
+          `exported ${s.rows} of ${s.states} critical states as ${s.format} records to ${s.out}` +
+            `${s.skippedUnconfirmed ? `; ${s.skippedUnconfirmed} not confirmed` : ''}` +
+            `${s.missingRuns ? `; ${s.missingRuns} whose failure run is not in --run` : ''}\n`,
+        );
+      },
+    );
 }

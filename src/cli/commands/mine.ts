@@ -6,7 +6,9 @@ import { CriticalState, describeZodIssues, InputError, type Trajectory } from '.
 import {
   DEFAULT_MAX_CANDIDATES,
   DEFAULT_MIN_COMPARABILITY,
+  DEFAULT_REPLAY_THRESHOLD,
   formatMineStats,
+  formatVerification,
   LlmTagger,
   type MineResult,
   mineCriticalStates,
@@ -15,9 +17,10 @@ import {
 } from '../../mine/index.ts';
 import { createChatModel } from '../../models/index.ts';
 import { RunStore, writeFileAtomic } from '../../store/index.ts';
-import { intOption, numberOption } from '../options.ts';
+import { intOption, numberOption, seedOption } from '../options.ts';
 import { parseOptions } from '../parse-options.ts';
 import { createProgress, type Progress } from '../progress.ts';
+import { baselinesPathFor, journalPathFor, runMineVerify } from './mine-verify.ts';
 
 const Options = z.object({
   run: z.array(z.string().min(1)).min(1, 'give at least one --run DIR'),
@@ -30,6 +33,16 @@ const Options = z.object({
   record: z.boolean().default(true),
   progress: z.boolean().default(false),
   json: z.boolean().default(false),
+  verify: z.boolean().default(false),
+  verifyPolicy: z.string().min(1).default('heuristic'),
+  replayThreshold: numberOption(0, 1).optional(),
+  baselines: z.boolean().default(true),
+  workers: intOption(1, 32).default(2),
+  worldSeed: seedOption.optional(),
+  maxSteps: intOption(1, 1000).optional(),
+  seed: seedOption.default(0),
+  port: intOption(0, 65535).optional(),
+  browserWs: z.string().min(1).optional(),
 });
 
 function collect(value: string, previous: string[] = []): string[] {
@@ -100,6 +113,29 @@ export function registerMine(program: Command): void {
     .option('--no-record', 'do not also save critical states and stats as records in the first run store')
     .option('--progress', 'show a progress bar even when stderr is not a terminal')
     .option('--json', 'print the stats as JSON on stdout')
+    .option(
+      '--verify',
+      'check each critical state of a world task causally: replay the success prefix under the recorded seeds, ' +
+        'branch on the success and the failure action, finish both with the same policy, let the verifier judge; ' +
+        'labels confirmed / not-causal / replay-failed; compares the miner with two baselines (first differing ' +
+        'step, a random shared step). Resumable (journal beside --out)',
+    )
+    .option(
+      '--verify-policy <spec>',
+      'continuation policy of both branches, with the solving notes',
+      'heuristic',
+    )
+    .option(
+      '--replay-threshold <x>',
+      `comparability the replayed state must reach to the recorded one (default ${DEFAULT_REPLAY_THRESHOLD})`,
+    )
+    .option('--no-baselines', "verify only the miner's states, not the two baselines")
+    .option('--workers <k>', 'parallel browser contexts for --verify (default 2)')
+    .option('--world-seed <n>', "seed of the offline world (default: the run's collection seed, else 1)")
+    .option('--max-steps <n>', "step budget of a branch episode (default: the run's, else 30)")
+    .option('--seed <n>', 'seed of the random baseline (default 0)')
+    .option('--port <n>', 'world port (a running world is reused; else one starts in-process)')
+    .option('--browser-ws <url>', 'connect to a remote browser instead of launching Chromium')
     .action(async (raw) => {
       const o = parseOptions(Options, { ...raw, run: raw.run ?? [] }, 'mine');
       const { minComparability, maxCandidates } = o;
@@ -121,6 +157,44 @@ export function registerMine(program: Command): void {
       });
       (progress as Progress | null)?.stop();
 
+      let verified: Awaited<ReturnType<typeof runMineVerify>> | null = null;
+      if (o.verify) {
+        verified = await runMineVerify(result.criticalStates, trajectories, {
+          runs: o.run,
+          out: o.out,
+          policy: o.verifyPolicy,
+          replayThreshold: o.replayThreshold,
+          workers: o.workers,
+          worldSeed: o.worldSeed,
+          maxSteps: o.maxSteps,
+          seed: o.seed,
+          baselines: o.baselines,
+          port: o.port,
+          browserWs: o.browserWs,
+          progress: o.progress,
+        });
+        result.criticalStates = verified.states;
+        const base = baselinesPathFor(o.out);
+        writeFileAtomic(
+          base,
+          verified.baselines
+            .map((r) =>
+              JSON.stringify({
+                method: r.target.method,
+                stateId: r.target.stateId,
+                successTrajectoryId: r.target.success.id,
+                successStep: r.target.success.steps[r.target.i].index,
+                failureTrajectoryId: r.target.failure.id,
+                failureStep: r.target.failure.steps[r.target.j].index,
+                label: r.target.label,
+                site: r.target.site,
+                verification: r.verification,
+              }),
+            )
+            .join('\n') + (verified.baselines.length ? '\n' : ''),
+        );
+      }
+
       writeJsonl(o.out, result);
       const statsPath = statsPathFor(o.out);
       const saved = {
@@ -129,6 +203,15 @@ export function registerMine(program: Command): void {
         out: o.out,
         ...(tagger instanceof LlmTagger
           ? { judgeUsage: tagger.usage, judgeFallbacks: tagger.fallbacks }
+          : {}),
+        ...(verified
+          ? {
+              verification: {
+                ...verified.summary,
+                journal: journalPathFor(o.out),
+                baselines: baselinesPathFor(o.out),
+              },
+            }
           : {}),
       };
       writeFileAtomic(statsPath, `${JSON.stringify(saved, null, 2)}\n`);
@@ -156,6 +239,7 @@ export function registerMine(program: Command): void {
             `${tagger.fallbacks ? `, ${tagger.fallbacks} fell back to rules` : ''}\n`,
         );
       }
+      if (verified) process.stdout.write(`${formatVerification(verified.summary)}\n`);
       process.stdout.write(
         `wrote ${result.criticalStates.length} critical states to ${o.out} (stats: ${statsPath})\n`,
       );

@@ -29,6 +29,8 @@ export const RL_METRICS_FILE = 'rl-metrics.json';
 export const RlCliOptions = RlCommonOptions.omit({ updateEpochs: true }).extend({
   reward: z.enum(REWARD_NAMES).default('polarized'),
   data: z.string().min(1).optional(),
+  /** Keep only states the causal check confirmed (`mine --verify`). */
+  confirmedOnly: z.boolean().default(false),
   fullCorpus: z.string().min(1).optional(),
   init: z.string().min(1),
   out: z.string().min(1),
@@ -45,7 +47,11 @@ async function loadExamples(o: RlCliOptions): Promise<RlExample[]> {
       field: '--data',
     });
   }
-  return o.data !== undefined ? loadCriticalStates(o.data) : loadFullCorpus(o.fullCorpus!);
+  if (o.confirmedOnly && o.data === undefined)
+    throw new InputError('--confirmed-only filters --data <critical.jsonl>', { field: 'confirmed-only' });
+  return o.data !== undefined
+    ? loadCriticalStates(o.data, { confirmedOnly: o.confirmedOnly })
+    : loadFullCorpus(o.fullCorpus!);
 }
 
 /**
@@ -114,6 +120,7 @@ export async function rlCommand(
     reward,
     init: o.init,
     data: o.data ?? null,
+    confirmedOnly: o.confirmedOnly ?? false,
     fullCorpus: o.fullCorpus ?? null,
     out: o.out,
     options: {
@@ -164,6 +171,10 @@ export function registerRl(program: Command): void {
     .option('--algo <name>', `algorithm: ${RL_ALGOS.join(' | ')}`, 'salvage-ds')
     .option('--reward <name>', `reward: ${REWARD_NAMES.join(' | ')}`, 'polarized')
     .option('--data <file>', 'critical states JSONL (from rmsweb mine)')
+    .option(
+      '--confirmed-only',
+      'train only on states the causal check confirmed (`rmsweb mine --verify` labels them)',
+    )
     .option(
       '--full-corpus <dir>',
       'instead of --data: every step of the verified successes in this run folder',

@@ -1,4 +1,9 @@
-import { type CriticalState, formatAction } from '../../core/index.ts';
+import {
+  type CriticalState,
+  type CriticalVerification,
+  formatAction,
+  type VerificationBranch,
+} from '../../core/index.ts';
 import type { CriticalEntry } from '../critical-source.ts';
 import { dl, esc, href, jsonDetails, num, table } from '../html.ts';
 import { actedElement } from '../overlay.ts';
@@ -25,6 +30,7 @@ export function criticalListPage(view: RunView, f: { label?: string; task?: stri
       `<a class="critical-link" href="${href(['critical', s.id])}">${esc(s.id)}</a>`,
       `<a href="${href(['task', s.task.id])}">${esc(s.task.id)}</a>`,
       esc(s.label),
+      `<span class="verification">${esc(s.verification?.label ?? '-')}</span>`,
       esc(num(s.comparability.total)),
       `<span class="mono">${esc(formatAction(s.success.action))}</span>`,
       `<span class="mono">${esc(formatAction(s.failure.action))}</span>`,
@@ -43,7 +49,7 @@ export function criticalListPage(view: RunView, f: { label?: string; task?: stri
   return `<h1>Critical states</h1>${warnings(set.warnings)}
 <form class="filters" method="get" action="/critical"><label>label<select name="label">${opts}</select></label>${f.task ? `<input type="hidden" name="task" value="${esc(f.task)}">` : ''}<button type="submit">Filter</button></form>
 <p class="muted">${shown.length} of ${set.entries.length} states · sources: ${esc(set.files.length ? `store records and ${set.files.length} file(s)` : 'store records')}</p>
-${table(['#', 'state', 'task', 'label', 'comparability', 'success action (ground truth)', 'failure action', 'source'], rows, { id: 'critical' })}
+${table(['#', 'state', 'task', 'label', 'causal check', 'comparability', 'success action (ground truth)', 'failure action', 'source'], rows, { id: 'critical' })}
 ${stats.join('')}`;
 }
 
@@ -72,6 +78,42 @@ ${dl([
 ${screenshotFigure(view, obs, el ? [{ el, cls: which, label: `${which} action ${formatAction(side.action)}`, tag: which }] : [])}
 ${el ? '' : '<p class="caption muted">This action targets no element.</p>'}
 </div>`;
+}
+
+function branchHtml(name: string, b: VerificationBranch | null): string {
+  if (!b)
+    return `<div class="branch"><h3>${esc(name)}</h3><p class="muted">not run (the prefix did not replay)</p></div>`;
+  const outcome = b.success ? '<b class="ok">succeeded</b>' : '<b class="bad">failed</b>';
+  const steps = b.steps
+    .map(
+      (x, i) =>
+        `<li${i === 0 ? ' class="branch-action"' : ''}><span class="mono">${esc(x.action)}</span> <span class="muted">${esc(x.url)}</span></li>`,
+    )
+    .join('');
+  return `<div class="branch" data-branch="${esc(name)}"><h3>${esc(name)}: ${outcome}</h3>
+<p>${esc(b.reason || '-')} <span class="muted">(ended by ${esc(b.endReason)}${b.applicable ? '' : '; the action had no counterpart on the replayed page'}, ${esc(num(b.wallMs / 1000))} s)</span></p>
+<ol class="branch-steps">${steps}</ol></div>`;
+}
+
+/** The causal check of a state (`mine --verify`): the label, the replay, and both branches. */
+function verificationHtml(v: CriticalVerification | undefined): string {
+  if (!v)
+    return '<h2>Causal check</h2><p class="muted">not verified (run <span class="mono">rmsweb mine --verify</span>)</p>';
+  return `<h2>Causal check</h2>
+${dl([
+  ['verdict', `<b id="verification">${esc(v.label)}</b>`],
+  ['why', esc(v.reason || '-')],
+  [
+    'replay',
+    `${v.replay.reproduced ? 'reproduced' : 'did not reproduce'} at comparability ${esc(num(v.replay.comparability))} (threshold ${esc(num(v.replay.threshold))})${v.replay.detail ? `: ${esc(v.replay.detail)}` : ''}`,
+  ],
+  [
+    'continuation',
+    `${esc(v.policy)} with ${esc(v.notes)} solving note(s); world perturbation seed ${esc(v.perturbSeed)}`,
+  ],
+  ['cost', `${esc(v.episodes)} episodes, ${esc(num(v.wallMs / 1000))} s`],
+])}
+<div class="pair branches">${branchHtml('success branch', v.success)}${branchHtml('failure branch', v.failure)}</div>`;
 }
 
 function bar(v: number): string {
@@ -114,5 +156,6 @@ ${table(
   { id: 'comparability' },
 )}
 <div class="pair">${sideHtml(view, s, 'success', present)}${sideHtml(view, s, 'failure', present)}</div>
+${verificationHtml(s.verification)}
 <p class="keys"><kbd>←</kbd>/<kbd>→</kbd> previous / next state · <kbd>u</kbd> back to the list</p>`;
 }

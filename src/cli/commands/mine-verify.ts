@@ -1,0 +1,201 @@
+import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { z } from 'zod';
+import { solvingNotes } from '../../collect/solving-notes.ts';
+import {
+  Action,
+  type CriticalState,
+  InputError,
+  type Trajectory,
+  VerificationBranch,
+} from '../../core/index.ts';
+import {
+  type BranchJournal,
+  type BranchResult,
+  baselineTargets,
+  DEFAULT_REPLAY_THRESHOLD,
+  minerTargets,
+  summarizeVerification,
+  type VerificationSummary,
+  type VerifiedTarget,
+  verifyTargets,
+} from '../../mine/index.ts';
+import { RunStore } from '../../store/index.ts';
+import { DEFAULT_WORLD_SEED } from '../../world/split.ts';
+import { abortOnSigint } from '../parse-options.ts';
+import { createProgress } from '../progress.ts';
+import { openWorldRuntime, resolveAgent } from '../runtime.ts';
+
+/** Options of `mine --verify` (parsed by the mine command). */
+export interface MineVerifyOptions {
+  runs: string[];
+  out: string;
+  policy: string;
+  replayThreshold?: number;
+  workers: number;
+  worldSeed?: number;
+  maxSteps?: number;
+  seed: number;
+  baselines: boolean;
+  port?: number;
+  browserWs?: string;
+  progress?: boolean;
+}
+
+/** `runs/x/critical.jsonl` -> `runs/x/critical.verify.jsonl`: one finished branch a line. */
+export function journalPathFor(out: string): string {
+  return `${out.replace(/\.jsonl?$/i, '')}.verify.jsonl`;
+}
+
+/** `runs/x/critical.jsonl` -> `runs/x/critical.baselines.jsonl`: the baselines' checked states. */
+export function baselinesPathFor(out: string): string {
+  return `${out.replace(/\.jsonl?$/i, '')}.baselines.jsonl`;
+}
+
+const JournalLine = z.object({
+  key: z.string(),
+  reproduced: z.boolean(),
+  comparability: z.number(),
+  detail: z.string(),
+  branch: VerificationBranch.extend({ action: Action }).nullable(),
+  wallMs: z.number(),
+});
+
+/**
+ * An append-only JSONL journal of finished branches: a rerun of the same command skips them. A
+ * torn last line (the process was killed mid-write) is ignored; any other bad line is an input error.
+ */
+export function openJournal(path: string): BranchJournal & { size: number } {
+  const map = new Map<string, BranchResult>();
+  if (existsSync(path)) {
+    const lines = readFileSync(path, 'utf8').split('\n');
+    lines.forEach((line, i) => {
+      if (!line.trim()) return;
+      let raw: unknown;
+      try {
+        raw = JSON.parse(line);
+      } catch {
+        if (i >= lines.length - 2) return;
+        throw new InputError('verification journal line is not JSON', { file: path, line: i + 1 });
+      }
+      const r = JournalLine.safeParse(raw);
+      if (!r.success)
+        throw new InputError(`verification journal line is invalid: ${r.error.issues[0]?.message}`, {
+          file: path,
+          line: i + 1,
+          field: r.error.issues[0]?.path.join('.'),
+        });
+      map.set(r.data.key, r.data);
+    });
+  } else mkdirSync(dirname(path), { recursive: true });
+  return {
+    get size() {
+      return map.size;
+    },
+    get: (k) => map.get(k),
+    put: (r) => {
+      map.set(r.key, r);
+      appendFileSync(path, `${JSON.stringify(r)}\n`);
+    },
+  };
+}
+
+/** The collection settings of the first run that has them (world seed, step budget). */
+function collectConfig(runs: string[]): { worldSeed?: number; maxSteps?: number } {
+  for (const dir of runs) {
+    const store = RunStore.open(dir, { create: false, readonly: true });
+    try {
+      const stages = store.readManifest()?.stages as
+        | Record<string, { config?: Record<string, unknown> }>
+        | undefined;
+      for (const name of ['collect', 'rollout', 'eval']) {
+        const c = stages?.[name]?.config;
+        if (c && typeof c.worldSeed === 'number')
+          return {
+            worldSeed: c.worldSeed,
+            maxSteps: typeof c.maxSteps === 'number' ? c.maxSteps : undefined,
+          };
+      }
+    } finally {
+      store.close();
+    }
+  }
+  return {};
+}
+
+/**
+ * Verifies the miner's critical states (and, unless turned off, the two baselines on the same pairs)
+ * in this process's browser: see src/mine/verify.ts. Returns the miner's states with their
+ * verification attached, the baselines' results, and the summary.
+ */
+export async function runMineVerify(
+  states: readonly CriticalState[],
+  trajectories: readonly Trajectory[],
+  o: MineVerifyOptions,
+): Promise<{ states: CriticalState[]; baselines: VerifiedTarget[]; summary: VerificationSummary }> {
+  const byId = new Map(trajectories.map((t) => [t.id, t]));
+  const { targets, skipped } = minerTargets(states, byId);
+  const all = o.baselines ? [...targets, ...baselineTargets(targets, o.seed)] : targets;
+  const fromRun = collectConfig(o.runs);
+  const worldSeed = o.worldSeed ?? fromRun.worldSeed ?? DEFAULT_WORLD_SEED;
+  const maxSteps = o.maxSteps ?? fromRun.maxSteps ?? 30;
+  const replayThreshold = o.replayThreshold ?? DEFAULT_REPLAY_THRESHOLD;
+
+  // The continuation is the teacher configuration verified to solve each task: its solving notes.
+  const notes = new Map<string, string[]>();
+  for (const dir of o.runs)
+    for (const [task, n] of solvingNotes(dir)) if (!notes.has(task)) notes.set(task, n);
+
+  const journal = openJournal(journalPathFor(o.out));
+  const rt = all.length
+    ? await openWorldRuntime({ port: o.port, seed: worldSeed, browserWs: o.browserWs })
+    : null;
+  const sig = abortOnSigint('mine --verify');
+  const bar = createProgress('verify', 1, { force: o.progress });
+  let results: Awaited<ReturnType<typeof verifyTargets>>;
+  try {
+    results = await verifyTargets(all, {
+      makeEnv: () => rt!.makeEnv(),
+      start: (env, task, ctx) => rt!.start(env, task, ctx),
+      verify: (t) => rt!.verify(t),
+      makeAgent: () => resolveAgent(o.policy, { seed: o.seed }),
+      // The replay threshold is part of the key: a branch judged under another one is run again.
+      policyId: `${o.policy}@${replayThreshold}`,
+      notesFor: (task) => notes.get(task.id) ?? [],
+      maxSteps,
+      replayThreshold,
+      worldSeed,
+      workers: o.workers,
+      journal,
+      signal: sig.signal,
+      onProgress: (done, total) => {
+        bar.setTotal(total);
+        bar.update(done);
+      },
+      onError: (key, e) => process.stderr.write(`\nverify: branch ${key}: ${e.message}\n`),
+    });
+  } finally {
+    bar.stop();
+    sig.dispose();
+    await rt?.close();
+  }
+  if (sig.signal.aborted) process.exitCode = 130;
+  const byState = new Map(
+    results.results
+      .filter((r) => r.target.method === 'miner' && !r.errored)
+      .map((r) => [r.target.id, r.verification]),
+  );
+  const summary = summarizeVerification(results.results, {
+    cost: { episodes: results.episodes, wallMs: results.wallMs, fromJournal: results.fromJournal },
+    options: { policy: o.policy, replayThreshold, maxSteps, workers: o.workers, seed: o.seed },
+    skipped,
+  });
+  return {
+    states: states.map((cs) => {
+      const v = byState.get(cs.id);
+      return v ? { ...cs, verification: v } : cs;
+    }),
+    baselines: results.results.filter((r) => r.target.method !== 'miner'),
+    summary,
+  };
+}

@@ -1,0 +1,261 @@
+import { describe, expect, it } from 'vitest';
+import type { Agent } from '../agent/agent.ts';
+import type { EpisodeEnv } from '../agent/episode.ts';
+import {
+  type Action,
+  elementAt,
+  makeAgentOutput,
+  type Observation,
+  type Trajectory,
+  type Verdict,
+} from '../core/index.ts';
+import { page } from './fixtures.ts';
+import { mineCriticalStates } from './mine.ts';
+import {
+  cart,
+  ERROR_PAGE,
+  HOME,
+  LOOKALIKE_FAILURE,
+  product,
+  RESULTS,
+  SUCCESS,
+} from './scenarios.test-helpers.ts';
+import {
+  type BranchJournal,
+  type BranchResult,
+  baselineTargets,
+  mapAction,
+  minerTargets,
+  type VerifyOptions,
+  verifyTargets,
+} from './verify.ts';
+import { formatVerification, summarizeVerification } from './verify-stats.ts';
+
+/**
+ * A resettable fake of the scenarios' tiny shop: the same pages the recorded runs saw, driven by the
+ * element an action hits. `brokenSearch` serves the error page after a search (a world that no
+ * longer reproduces the recorded runs).
+ */
+class FakeShop implements EpisodeEnv {
+  obs: Observation = HOME;
+  resets = 0;
+  constructor(private readonly opts: { brokenSearch?: boolean } = {}) {}
+  async reset(): Promise<Observation> {
+    this.resets++;
+    this.obs = HOME;
+    return this.obs;
+  }
+  async step(action: Action): Promise<Observation> {
+    const here = this.obs;
+    const e =
+      'index' in action && typeof action.index === 'number' ? elementAt(here, action.index) : undefined;
+    if ('index' in action && typeof action.index === 'number' && !e) {
+      this.obs = { ...here, lastActionError: `no element ${action.index}` };
+      return this.obs;
+    }
+    let next = here;
+    if (action.type === 'input' && here.url === HOME.url)
+      next = this.opts.brokenSearch ? ERROR_PAGE : RESULTS;
+    else if (action.type === 'go_back' && /\/p\//.test(here.url)) next = RESULTS;
+    else if (action.type === 'click' && e?.attributes.href === '/p/2') next = product('2', 'Trail Runner 2');
+    else if (action.type === 'click' && e?.attributes.href === '/p/22')
+      next = product('22', 'Trail Runner 2 GTX');
+    else if (action.type === 'click' && e?.name === 'Add to cart') {
+      next = here.url.endsWith('/p/2') ? cart('Trail Runner 2', '2') : cart('Trail Runner 2 GTX', '22');
+    }
+    this.obs = { ...next, lastActionError: null };
+    return this.obs;
+  }
+  async close(): Promise<void> {}
+}
+
+/** Success: the run ends with done on the cart holding exactly Trail Runner 2. */
+async function verifyCart(t: Trajectory): Promise<Verdict> {
+  const last = t.steps.at(-1);
+  const ok =
+    last?.action.type === 'done' &&
+    /\/cart$/.test(last.observation.url) &&
+    last.observation.elements.some((e) => e.name === 'Trail Runner 2');
+  return {
+    success: !!ok,
+    score: ok ? 1 : 0,
+    reason: ok ? 'right item' : 'wrong item',
+    verifierId: 'fake',
+    failedConditions: [],
+  };
+}
+
+/** The continuation: follows the page; `recovers` goes back from the wrong product. */
+function continuation(recovers: boolean): Agent {
+  return {
+    id: recovers ? 'recovering' : 'sticky',
+    async act({ observation: obs }) {
+      const byName = (n: string) => obs.elements.find((e) => e.name === n)?.index ?? 0;
+      let a: Action;
+      if (obs.url === HOME.url) a = { type: 'input', index: 0, text: 'trail shoes', clear: true };
+      else if (/\/search/.test(obs.url)) a = { type: 'click', index: byName('Trail Runner 2') };
+      else if (/\/p\/22$/.test(obs.url) && recovers) a = { type: 'go_back' };
+      else if (/\/p\//.test(obs.url)) a = { type: 'click', index: byName('Add to cart') };
+      else a = { type: 'done', text: 'added', success: true };
+      return { output: makeAgentOutput({}, [a]), actions: [a] };
+    },
+  };
+}
+
+function options(over: Partial<VerifyOptions> & { env?: () => FakeShop } = {}): VerifyOptions {
+  return {
+    makeEnv: async () => (over.env ? over.env() : new FakeShop()),
+    start: async (env) => ({ observation: await env.reset({ startUrl: HOME.url }) }),
+    verify: verifyCart,
+    makeAgent: () => continuation(false),
+    policyId: 'sticky',
+    notesFor: () => [],
+    workers: 1,
+    ...over,
+  };
+}
+
+function memoryJournal(): BranchJournal & { map: Map<string, BranchResult> } {
+  const map = new Map<string, BranchResult>();
+  return { map, get: (k) => map.get(k), put: (r) => void map.set(r.key, r) };
+}
+
+const runs = new Map([SUCCESS, LOOKALIKE_FAILURE].map((t) => [t.id, t]));
+
+describe('mapAction', () => {
+  it('re-targets an element by identity when the page lists it at another index', () => {
+    const shuffled = page(
+      RESULTS.url,
+      [...RESULTS.elements].reverse().map((e) => ({
+        tag: e.tag,
+        role: e.role,
+        name: e.name,
+        href: e.attributes.href,
+        nodeKey: e.nodeKey,
+      })),
+    );
+    const mapped = mapAction({ type: 'click', index: 4 }, RESULTS, shuffled);
+    expect(mapped).toEqual({ type: 'click', index: 3 });
+    expect(elementAt(shuffled, 3)?.name).toBe('Trail Runner 2');
+  });
+
+  it('moves a navigate recorded on another port of the world to the live one', () => {
+    const from = { ...HOME, url: 'http://127.0.0.1:7311/shop/' };
+    const to = { ...HOME, url: 'http://127.0.0.1:40001/shop/' };
+    expect(mapAction({ type: 'navigate', url: '/shop/deals', new_tab: false }, from, to)).toEqual({
+      type: 'navigate',
+      url: 'http://127.0.0.1:40001/shop/deals',
+      new_tab: false,
+    });
+  });
+
+  it('returns null when the element is not on the page, and passes element-free actions through', () => {
+    expect(mapAction({ type: 'click', index: 5 }, RESULTS, HOME)).toBeNull();
+    expect(mapAction({ type: 'go_back' }, RESULTS, HOME)).toEqual({ type: 'go_back' });
+  });
+});
+
+describe('verifyTargets', () => {
+  it('confirms the lookalike divergence when the continuation cannot recover', async () => {
+    const { criticalStates } = await mineCriticalStates([SUCCESS, LOOKALIKE_FAILURE]);
+    const { targets, skipped } = minerTargets(criticalStates, runs);
+    expect(skipped).toEqual([]);
+    expect(targets).toHaveLength(1);
+    expect(targets[0].i).toBe(1);
+    const r = await verifyTargets(targets, options());
+    const v = r.results[0].verification;
+    expect(v.label).toBe('confirmed');
+    expect(v.replay.reproduced).toBe(true);
+    expect(v.replay.comparability).toBeGreaterThan(0.99);
+    expect(v.success?.success).toBe(true);
+    expect(v.failure?.success).toBe(false);
+    expect(v.failure?.steps[0]).toEqual({ url: RESULTS.url, action: 'click(5)' });
+    expect(v.episodes).toBe(2);
+    expect(r.episodes).toBe(2);
+  });
+
+  it('labels a divergence not-causal when the same continuation recovers from the failure action', async () => {
+    const { criticalStates } = await mineCriticalStates([SUCCESS, LOOKALIKE_FAILURE]);
+    const { targets } = minerTargets(criticalStates, runs);
+    const r = await verifyTargets(
+      targets,
+      options({ makeAgent: () => continuation(true), policyId: 'recovering' }),
+    );
+    expect(r.results[0].verification.label).toBe('not-causal');
+    expect(r.results[0].verification.reason).toMatch(/recovers/);
+  });
+
+  it('labels replay-failed when the world no longer reproduces the prefix', async () => {
+    const { criticalStates } = await mineCriticalStates([SUCCESS, LOOKALIKE_FAILURE]);
+    const { targets } = minerTargets(criticalStates, runs);
+    const r = await verifyTargets(targets, options({ env: () => new FakeShop({ brokenSearch: true }) }));
+    const v = r.results[0].verification;
+    expect(v.label).toBe('replay-failed');
+    expect(v.replay.reproduced).toBe(false);
+    expect(v.replay.comparability).toBeLessThan(0.9);
+    expect(v.success).toBeNull();
+  });
+
+  it('resumes from the journal without running episodes again', async () => {
+    const { criticalStates } = await mineCriticalStates([SUCCESS, LOOKALIKE_FAILURE]);
+    const { targets } = minerTargets(criticalStates, runs);
+    const journal = memoryJournal();
+    const first = await verifyTargets(targets, options({ journal }));
+    expect(journal.map.size).toBe(2);
+    let made = 0;
+    const second = await verifyTargets(
+      targets,
+      options({
+        journal,
+        env: () => {
+          made++;
+          return new FakeShop();
+        },
+      }),
+    );
+    expect(second.episodes).toBe(0);
+    expect(second.fromJournal).toBe(2);
+    expect(made).toBeLessThanOrEqual(1);
+    expect(second.results[0].verification.label).toBe(first.results[0].verification.label);
+  });
+
+  it('checks the baselines on the same pair and shares the success branch of one state', async () => {
+    const { criticalStates } = await mineCriticalStates([SUCCESS, LOOKALIKE_FAILURE]);
+    const { targets } = minerTargets(criticalStates, runs);
+    const baselines = baselineTargets(targets, 7);
+    // The two runs differ at step 1 (the lookalike) and step 3 (the same answer on other pages is
+    // equal text, so only step 1 differs): both baselines land on step 1 here.
+    expect(baselines.map((b) => [b.method, b.i])).toEqual([
+      ['first-diff', 1],
+      ['random', 1],
+    ]);
+    const r = await verifyTargets([...targets, ...baselines], options());
+    // Three targets on one state: one success branch and one failure branch.
+    expect(r.episodes).toBe(2);
+    const summary = summarizeVerification(r.results, {
+      cost: { episodes: r.episodes, wallMs: r.wallMs, fromJournal: r.fromJournal },
+      options: { policy: 'sticky', replayThreshold: 0.9, maxSteps: 30, workers: 1, seed: 7 },
+      skipped: [],
+    });
+    for (const m of ['miner', 'first-diff', 'random'] as const) {
+      expect(summary.methods[m].overall).toMatchObject({
+        states: 1,
+        replayed: 1,
+        confirmed: 1,
+        confirmedShare: 1,
+      });
+      expect(summary.methods[m].perSite.shop.confirmed).toBe(1);
+    }
+    expect(summary.cost.perMinerState.episodes).toBe(2);
+    const text = formatVerification(summary);
+    expect(text).toMatch(/overall\s+100\.0% \(1\/1\)/);
+    expect(text).toMatch(/lookalike-element/);
+  });
+
+  it('skips states whose runs are missing or not world tasks', async () => {
+    const { criticalStates } = await mineCriticalStates([SUCCESS, LOOKALIKE_FAILURE]);
+    const { targets, skipped } = minerTargets(criticalStates, new Map([[SUCCESS.id, SUCCESS]]));
+    expect(targets).toEqual([]);
+    expect(skipped[0].reason).toMatch(/not in the runs/);
+  });
+});
