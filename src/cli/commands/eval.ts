@@ -13,7 +13,13 @@ import { recordStage } from '../manifest.ts';
 import { abortOnSigint, parseOptions } from '../parse-options.ts';
 import { createProgress } from '../progress.ts';
 import { openQueueCoordinator, QUEUE_OPTION_HELP } from '../queue-mode.ts';
-import { openWebRuntime, openWorldRuntime, resolveAgent, resolveLiveJudge } from '../runtime.ts';
+import {
+  openWebRuntime,
+  openWorldRuntime,
+  resolveAgent,
+  resolveLiveJudge,
+  screenshotsFor,
+} from '../runtime.ts';
 import { sampleTasks } from '../tasks-arg.ts';
 
 const LIVE = ['webvoyager', 'online-mind2web', 'webtailbench'] as const;
@@ -35,6 +41,7 @@ const Options = z.object({
   browserWs: z.string().optional(),
   benchmarksDir: z.string().optional(),
   queue: z.string().optional(),
+  screenshots: z.boolean().optional(),
   json: z.boolean().default(false),
   progress: z.boolean().default(false),
 });
@@ -68,6 +75,14 @@ export function registerEval(program: Command): void {
     )
     .option('--miniwob-dir <path>', "your copy of MiniWoB++'s html folder (for --suite miniwob)")
     .option('--tasks <envs>', 'miniwob: comma-separated environments (default: all in the folder)')
+    .option(
+      '--screenshots',
+      'take a JPEG screenshot with every observation (default: on, except for policy: students, which do not read them)',
+    )
+    .option(
+      '--no-screenshots',
+      'observe without screenshots (an openai: judge still gets them unless this is given)',
+    )
     .option('--json', 'print the summary as JSON')
     .option('--progress', 'force the progress bar even without a terminal')
     .action(async (raw) => {
@@ -93,15 +108,16 @@ export function registerEval(program: Command): void {
       const store = RunStore.open(o.out);
       const label = o.label ?? o.agent;
       recordStage(store, `eval:${label}`, { ...o, tasks: tasks.length }, o.seed);
+      const screenshots = screenshotsFor(o.agent, { override: o.screenshots, judge: o.judge });
       const rt = o.queue
         ? null
         : live
           ? {
-              ...(await openWebRuntime({ browserWs: o.browserWs })),
+              ...(await openWebRuntime({ browserWs: o.browserWs, screenshots })),
               start: undefined,
               verify: resolveLiveJudge(o.suite, o.judge!),
             }
-          : await openWorldRuntime({ port: o.port, seed: o.worldSeed, browserWs: o.browserWs });
+          : await openWorldRuntime({ port: o.port, seed: o.worldSeed, browserWs: o.browserWs, screenshots });
       const queue = o.queue ? await openQueueCoordinator(o.queue, store, { quiet: o.json }) : null;
       const sig = abortOnSigint('eval');
       const bar = createProgress(`eval ${label}`, tasks.length * o.runs, {

@@ -10,7 +10,7 @@ import { recordStage } from '../manifest.ts';
 import { abortOnSigint, parseOptions } from '../parse-options.ts';
 import { createProgress } from '../progress.ts';
 import { openQueueCoordinator, QUEUE_OPTION_HELP } from '../queue-mode.ts';
-import { openWorldRuntime, resolveAgent } from '../runtime.ts';
+import { openWorldRuntime, resolveAgent, screenshotsFor } from '../runtime.ts';
 import { resolveTasks } from '../tasks-arg.ts';
 
 const Options = z.object({
@@ -27,6 +27,7 @@ const Options = z.object({
   queue: z.string().optional(),
   relabel: z.string().optional(),
   notesFrom: z.string().optional(),
+  screenshots: z.boolean().optional(),
   progress: z.boolean().default(false),
   quiet: z.boolean().default(false),
 });
@@ -57,6 +58,11 @@ export function registerRollout(program: Command): void {
       '--notes-from <dir>',
       'with --relabel: a collection run; the expert reads the notes of the attempt that solved each task there, and tasks it never solved are skipped',
     )
+    .option(
+      '--screenshots',
+      'take a JPEG screenshot with every observation (default: on, except for policy: students, which do not read them)',
+    )
+    .option('--no-screenshots', 'observe without screenshots')
     .option('--progress', 'force the progress bar even without a terminal')
     .option('--quiet', 'no progress output')
     .action(async (raw) => {
@@ -91,7 +97,12 @@ export function registerRollout(program: Command): void {
       }
       const rt = o.queue
         ? null
-        : await openWorldRuntime({ port: o.port, seed: o.worldSeed, browserWs: o.browserWs });
+        : await openWorldRuntime({
+            port: o.port,
+            seed: o.worldSeed,
+            browserWs: o.browserWs,
+            screenshots: screenshotsFor(o.agent, { override: o.screenshots }),
+          });
       const queue = o.queue ? await openQueueCoordinator(o.queue, store, { quiet: o.quiet }) : null;
       const sig = abortOnSigint('rollout');
       let done = jobs.filter((j) => store.hasEpisode(j.key)).length;
