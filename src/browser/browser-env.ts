@@ -207,6 +207,11 @@ export class BrowserEnv {
     return keep;
   }
 
+  /** The protocol session of the kept tab; other tabs screenshot through Playwright. */
+  private sessionOf(page: Page): CDPSession | null {
+    return page === this.home ? this.cdp : null;
+  }
+
   private noteOrigin(url: string): void {
     if (!url.startsWith('http:') && !url.startsWith('https:')) return;
     try {
@@ -299,15 +304,17 @@ export class BrowserEnv {
     let shot: Screenshot | null = null;
     for (let attempt = 0; ; attempt++) {
       try {
-        [ex, shot] = await Promise.all([
+        // The capture is asked for first, so that its frame need not wait behind the extraction
+        // on the page's main thread; the encoding can then run beside the extraction.
+        [shot, ex] = await Promise.all([
+          c.screenshot.enabled
+            ? captureScreenshot(page, c.screenshot, c.actionTimeoutMs, this.sessionOf(page))
+            : Promise.resolve(null),
           extractElements(
             page,
             { maxElements: c.maxElements, maxTextLength: c.maxTextLength },
             c.actionTimeoutMs,
           ),
-          c.screenshot.enabled
-            ? captureScreenshot(page, c.screenshot, c.actionTimeoutMs)
-            : Promise.resolve(null),
         ]);
         break;
       } catch (e) {
