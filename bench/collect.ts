@@ -63,6 +63,9 @@ interface Row {
   /** Mean ms per step in the agent's decision and in the browser (action + observation), when recorded. */
   modelMs?: number;
   actMs?: number;
+  /** Mean ms per episode saving it to the store and verifying it. */
+  saveMs?: number;
+  verifyMs?: number;
 }
 
 const row = (setting: string, workers: number, ts: Trajectory[], seconds: number): Row => {
@@ -78,6 +81,8 @@ const row = (setting: string, workers: number, ts: Trajectory[], seconds: number
     rate: all.length / seconds,
     modelMs: mean((s) => s.timing?.modelMs ?? 0),
     actMs: mean((s) => s.timing?.actMs ?? 0),
+    saveMs: spent.saveMs / Math.max(1, ts.length),
+    verifyMs: spent.verifyMs / Math.max(1, ts.length),
   };
 };
 
@@ -101,15 +106,37 @@ async function floor(ts: Trajectory[], workers: number, screenshots: boolean): P
   const seconds = (performance.now() - t0) / 1000;
   const r = row(`floor (replay, screenshots ${screenshots ? 'on' : 'off'})`, workers, ts, seconds);
   // The recorded per-step timings are the setting's, not the replay's.
-  return { ...r, modelMs: undefined, actMs: undefined };
+  return { ...r, modelMs: undefined, actMs: undefined, saveMs: undefined, verifyMs: undefined };
 }
 
 const pairs: Array<{ setting: Row; floor: Row; target?: { ratio: number; rate?: number } }> = [];
 const dirs: string[] = [];
+/** Wall ms spent saving trajectories and verifying them, per setting (work the floor skips). */
+const spent = { saveMs: 0, verifyMs: 0 };
 const tempStore = () => {
   const dir = mkdtempSync(join(tmpdir(), 'rmsweb-bench-collect-'));
   dirs.push(dir);
-  return RunStore.open(dir);
+  const store = RunStore.open(dir);
+  const save = store.saveTrajectory.bind(store);
+  store.saveTrajectory = (...a: Parameters<typeof save>) => {
+    const t = performance.now();
+    try {
+      return save(...a);
+    } finally {
+      spent.saveMs += performance.now() - t;
+    }
+  };
+  spent.saveMs = 0;
+  spent.verifyMs = 0;
+  return store;
+};
+const verify: typeof rt.verify = async (t) => {
+  const t0 = performance.now();
+  try {
+    return await rt.verify(t);
+  } finally {
+    spent.verifyMs += performance.now() - t0;
+  }
 };
 let teacherRun: Trajectory[] = [];
 try {
@@ -123,7 +150,7 @@ try {
       makeAgent: () => new HeuristicAgent(),
       makeEnv: makeEnv(true),
       start: rt.start,
-      verify: rt.verify,
+      verify,
       reflector: new RulesReflector(),
       workers,
       maxRounds: 2,
@@ -158,7 +185,7 @@ try {
       makeAgent: () => Object.assign(new PolicyAgent(policy), { close() {} }),
       makeEnv: makeEnv(false),
       start: rt.start,
-      verify: rt.verify,
+      verify,
       workers,
       maxSteps: 15,
     });
@@ -179,7 +206,7 @@ try {
 
 const load = (l: number[]) => l.map((x) => x.toFixed(1)).join(' ');
 const fmt = (r: Row) =>
-  `${r.setting.padEnd(38)} workers ${r.workers}: ${String(r.episodes).padStart(3)} episodes, ${String(r.steps).padStart(4)} steps in ${r.seconds.toFixed(1).padStart(6)} s = ${r.rate.toFixed(2).padStart(6)} steps/s${r.modelMs !== undefined ? ` (per step: agent ${r.modelMs.toFixed(0)} ms, browser ${r.actMs?.toFixed(0)} ms)` : ''}`;
+  `${r.setting.padEnd(38)} workers ${r.workers}: ${String(r.episodes).padStart(3)} episodes, ${String(r.steps).padStart(4)} steps in ${r.seconds.toFixed(1).padStart(6)} s = ${r.rate.toFixed(2).padStart(6)} steps/s${r.modelMs !== undefined ? ` (per step: agent ${r.modelMs.toFixed(0)} ms, browser ${r.actMs?.toFixed(0)} ms; per episode: save ${r.saveMs?.toFixed(0)} ms, verify ${r.verifyMs?.toFixed(0)} ms)` : ''}`;
 const lines = [
   `episode throughput vs the browser's floor, ${perSetting} world tasks per setting; ${cpus().length} CPUs, load average ${load(loadBefore)} -> ${load(loadavg())}`,
 ];
