@@ -12,7 +12,9 @@
  * store: the same tasks under fresh world sessions, the same actions on the same pages, the same
  * number of contexts and the same screenshot setting. Per step it does what a real step costs the
  * browser: one action and one observation (a `done` step does neither, in both). Its steps are
- * the setting's own steps, so the ratio compares like with like.
+ * the setting's own steps, so the ratio compares like with like. Each setting runs in `--chunks`
+ * parts (default 3), each part followed at once by its floor, so that the load of a shared machine,
+ * which drifts over minutes, weighs on both sides alike.
  *
  *   npm run bench:collect                  (24 tasks per setting)
  *   npm run bench:collect -- 40            (tasks per setting)
@@ -43,10 +45,12 @@ const { values, positionals } = parseArgs({
     workers: { type: 'string', default: '1,2,4' },
     'no-student': { type: 'boolean', default: false },
     'student-epochs': { type: 'string', default: '3' },
+    chunks: { type: 'string', default: '3' },
   },
 });
 const perSetting = Number(positionals[0] ?? 24);
 const workerCounts = values.workers.split(',').map(Number);
+const chunks = Math.max(1, Number(values.chunks));
 const loadBefore = loadavg();
 
 const rt = await openWorldRuntime({ port: 0 });
@@ -138,33 +142,66 @@ const verify: typeof rt.verify = async (t) => {
     spent.verifyMs += performance.now() - t0;
   }
 };
+/** Splits `xs` into `n` runs of near-equal length, in order. */
+const chunksOf = <T>(xs: T[], n: number): T[][] =>
+  Array.from({ length: Math.min(n, xs.length) }, (_, i) =>
+    xs.slice(Math.floor((i * xs.length) / n), Math.floor(((i + 1) * xs.length) / n)),
+  );
+
+/**
+ * Runs a setting chunk by chunk, each chunk followed at once by its floor, so load that drifts
+ * during the run hits both sides alike; returns the summed rows.
+ */
+async function measured<T>(
+  name: string,
+  items: T[],
+  workers: number,
+  screenshots: boolean,
+  run: (chunk: T[], store: RunStore) => Promise<void>,
+): Promise<{ setting: Row; floor: Row; trajectories: Trajectory[] }> {
+  const store = tempStore();
+  const all: Trajectory[] = [];
+  let settingS = 0;
+  let floorS = 0;
+  for (const chunk of chunksOf(items, chunks)) {
+    const before = new Set(store.listTrajectorySummaries().map((t) => t.id));
+    const t0 = performance.now();
+    await run(chunk, store);
+    settingS += (performance.now() - t0) / 1000;
+    const ts = store.listTrajectories().filter((t) => !before.has(t.id));
+    all.push(...ts);
+    floorS += (await floor(ts, workers, screenshots)).seconds;
+  }
+  store.close();
+  const setting = row(name, workers, all, settingS);
+  const f = row(`floor (replay, screenshots ${screenshots ? 'on' : 'off'})`, workers, all, floorS);
+  return {
+    setting,
+    floor: { ...f, modelMs: undefined, actMs: undefined, saveMs: undefined, verifyMs: undefined },
+    trajectories: all,
+  };
+}
+
 let teacherRun: Trajectory[] = [];
 try {
   const train = sampleTasks(generateWorldTasks({ split: 'train' }), perSetting, 7);
   for (const workers of workerCounts) {
-    const store = tempStore();
-    const t0 = performance.now();
-    await collect({
-      tasks: train,
-      store,
-      makeAgent: () => new HeuristicAgent(),
-      makeEnv: makeEnv(true),
-      start: rt.start,
-      verify,
-      reflector: new RulesReflector(),
-      workers,
-      maxRounds: 2,
-      stopAfter: 1,
-    });
-    const seconds = (performance.now() - t0) / 1000;
-    const ts = store.listTrajectories();
-    store.close();
-    if (!teacherRun.length) teacherRun = ts;
-    pairs.push({
-      setting: row('teacher collection (screenshots on)', workers, ts, seconds),
-      floor: await floor(ts, workers, true),
-      ...(workers === 2 ? { target: { ratio: 0.8, rate: 9 } } : {}),
-    });
+    const m = await measured('teacher collection (screenshots on)', train, workers, true, (chunk, store) =>
+      collect({
+        tasks: chunk,
+        store,
+        makeAgent: () => new HeuristicAgent(),
+        makeEnv: makeEnv(true),
+        start: rt.start,
+        verify,
+        reflector: new RulesReflector(),
+        workers,
+        maxRounds: 2,
+        stopAfter: 1,
+      }).then(() => {}),
+    );
+    if (!teacherRun.length) teacherRun = m.trajectories;
+    pairs.push({ ...m, ...(workers === 2 ? { target: { ratio: 0.8, rate: 9 } } : {}) });
   }
 
   if (!values['no-student']) {
@@ -175,29 +212,28 @@ try {
       `student: trained ${values['student-epochs']} epochs in ${trainSeconds.toFixed(1)} s\n`,
     );
     const test = sampleTasks(generateWorldTasks({ split: 'test' }), perSetting, 7);
-    const store = tempStore();
     const workers = 2;
-    const t1 = performance.now();
-    await runEpisodePool({
-      jobs: test.map((task) => ({ task, key: `eval:bench:${task.id}#0`, round: 0, tags: ['eval'], seed: 0 })),
-      store,
-      // One policy shared by the workers' agents; it is disposed once, below.
-      makeAgent: () => Object.assign(new PolicyAgent(policy), { close() {} }),
-      makeEnv: makeEnv(false),
-      start: rt.start,
-      verify,
-      workers,
-      maxSteps: 15,
-    });
-    const seconds = (performance.now() - t1) / 1000;
-    const ts = store.listTrajectories();
-    store.close();
+    const m = await measured('student evaluation (screenshots off)', test, workers, false, (chunk, store) =>
+      runEpisodePool({
+        jobs: chunk.map((task) => ({
+          task,
+          key: `eval:bench:${task.id}#0`,
+          round: 0,
+          tags: ['eval'],
+          seed: 0,
+        })),
+        store,
+        // One policy shared by the workers' agents; it is disposed once, below.
+        makeAgent: () => Object.assign(new PolicyAgent(policy), { close() {} }),
+        makeEnv: makeEnv(false),
+        start: rt.start,
+        verify,
+        workers,
+        maxSteps: 15,
+      }).then(() => {}),
+    );
     policy.dispose();
-    pairs.push({
-      setting: row('student evaluation (screenshots off)', workers, ts, seconds),
-      floor: await floor(ts, workers, false),
-      target: { ratio: 0.8 },
-    });
+    pairs.push({ ...m, target: { ratio: 0.8 } });
   }
 } finally {
   await rt.close();
