@@ -99,8 +99,13 @@ async function floor(ts: Trajectory[], workers: number, screenshots: boolean): P
       const env = await makeEnv(screenshots)();
       try {
         for (let t = queue.shift(); t; t = queue.shift()) {
-          await rt.start(env, t.task);
-          for (const s of t.steps) if (s.action.type !== 'done') await env.step(s.action);
+          try {
+            await rt.start(env, t.task);
+            for (const s of t.steps) if (s.action.type !== 'done') await env.step(s.action);
+          } catch (e) {
+            // Reported, not hidden: an episode the floor could not replay makes its time look short.
+            process.stderr.write(`floor: ${t.task.id}: ${(e as Error).message.split('\n')[0]}\n`);
+          }
         }
       } finally {
         await env.close();

@@ -39,14 +39,19 @@ export async function captureScreenshot(
   timeoutMs: number,
   cdp?: CDPSession | null,
 ): Promise<Screenshot> {
+  const viaPlaywright = () =>
+    page.screenshot({ type: 'jpeg', quality: opts.quality, caret: 'initial', timeout: timeoutMs });
   let buf: Uint8Array = await withDeadline(
     'taking a JPEG screenshot',
     timeoutMs,
     cdp
-      ? cdp
-          .send('Page.captureScreenshot', { format: 'jpeg', quality: opts.quality })
-          .then((r) => Buffer.from(r.data, 'base64'))
-      : page.screenshot({ type: 'jpeg', quality: opts.quality, caret: 'initial', timeout: timeoutMs }),
+      ? cdp.send('Page.captureScreenshot', { format: 'jpeg', quality: opts.quality }).then(
+          (r) => Buffer.from(r.data, 'base64'),
+          // Between two documents (a navigation committing) the protocol answers "Not attached
+          // to an active page"; Playwright's call waits that out.
+          () => viaPlaywright(),
+        )
+      : viaPlaywright(),
   );
   let size = jpegSize(buf);
   if (opts.maxWidth && size && size.width > opts.maxWidth) {
