@@ -1,4 +1,4 @@
-import type { Browser, BrowserContext, Page, Route } from 'playwright-core';
+import type { Browser, BrowserContext, CDPSession, Page, Route } from 'playwright-core';
 import { z } from 'zod';
 import {
   Action,
@@ -53,6 +53,11 @@ export class BrowserEnv {
   private context: BrowserContext | null = null;
   private tabs: TabSet | null = null;
   private contextClosed = false;
+  /** The tab kept from one episode to the next, and a protocol session on it. */
+  private home: Page | null = null;
+  private cdp: CDPSession | null = null;
+  /** Origins loaded since the last reset, whose storage the next reset clears. */
+  private readonly origins = new Set<string>();
   private steps = 0;
   private readonly blocked: string[] = [];
   private readonly allowlist: Allowlist;
@@ -75,7 +80,12 @@ export class BrowserEnv {
     return p;
   }
 
-  /** Opens a fresh context (no cookies, storage or tabs from earlier episodes) on the task's start URL. */
+  /**
+   * Opens the task's start URL in a clean state: no cookies, storage, tabs, history, dialogs or
+   * page state from earlier episodes. The context and tab of the last episode are reused when they
+   * are still healthy (see `recycle`), so no renderer process starts per episode; otherwise a new
+   * context is opened.
+   */
   async reset(task: ResetTask, opts: ResetOptions = {}): Promise<Observation> {
     const raw = typeof task?.startUrl === 'string' ? task.startUrl.trim() : '';
     const url = normalizeUrl(raw);
@@ -87,6 +97,27 @@ export class BrowserEnv {
         field: String(parsed.error.issues[0]?.path.join('.')),
       });
     if (!this.allowlist.allows(url)) throw new NavigationError(url, 'blocked by the allowlist');
+    const c = this.config;
+    const page = (await this.recycle()) ?? (await this.openContext());
+    this.steps = 0;
+    this.blocked.length = 0;
+    if (parsed.data.cookies.length) await this.context!.addCookies(parsed.data.cookies);
+    try {
+      await page.goto(url, { waitUntil: 'domcontentloaded', timeout: c.navigationTimeoutMs });
+    } catch (e) {
+      if (isClosedError(e)) throw new TargetClosedError(`loading ${url}`, e);
+      throw new NavigationError(url, navigationReason(firstLine(e)), e);
+    }
+    // Back would lead into the last episode, or to the blank page a tab opens on.
+    await this.cdp?.send('Page.resetNavigationHistory').catch(() => {});
+    if (this.blocked.length)
+      throw new NavigationError(url, `it led to ${this.blocked[0]}, which the allowlist blocks`);
+    await page.waitForLoadState('load', { timeout: Math.min(2_000, c.navigationTimeoutMs) }).catch(() => {});
+    return this.capture(null);
+  }
+
+  /** A new context with one blank tab, replacing the current one. */
+  private async openContext(): Promise<Page> {
     await this.closeContext();
     const c = this.config;
     const context = await withDeadline(
@@ -107,29 +138,87 @@ export class BrowserEnv {
     );
     this.context = context;
     this.contextClosed = false;
+    this.origins.clear();
     context.on('close', () => {
       this.contextClosed = true;
+    });
+    // Every origin a frame of this context loads may keep storage: recycle() clears each one.
+    context.on('page', (p) => {
+      p.on('framenavigated', (f) => this.noteOrigin(f.url()));
     });
     context.setDefaultTimeout(c.actionTimeoutMs);
     context.setDefaultNavigationTimeout(c.navigationTimeoutMs);
     if (this.allowlist.patterns.length) await context.route('**/*', (route) => this.gate(route));
-    if (parsed.data.cookies.length) await context.addCookies(parsed.data.cookies);
     this.tabs = new TabSet(context);
     // A new tab starts a renderer process: slow on a busy machine, so it gets the navigation deadline.
     const page = await withDeadline('opening a tab', c.navigationTimeoutMs, context.newPage());
     this.tabs.activate(page);
-    this.steps = 0;
-    this.blocked.length = 0;
+    this.home = page;
+    // Chromium's protocol clears storage and history; without it (another browser behind
+    // --browser-ws) every episode gets a new context instead.
+    this.cdp = await context.newCDPSession(page).catch(() => null);
+    return page;
+  }
+
+  /**
+   * Readies the last episode's context for the next one and returns its kept tab, or null when it
+   * cannot be reused (none yet, closed, crashed, the kept tab gone, or cleaning failed: then the
+   * context is closed). Every other tab is closed; the kept one is unloaded (about:blank: its
+   * timers, forms, dialogs and unload handlers end with the document); then cookies, the storage
+   * of every origin the context loaded (local, session, IndexedDB, cache) and window.name are
+   * cleared. Its history is reset once the start page loads (see reset).
+   */
+  private async recycle(): Promise<Page | null> {
+    const ctx = this.context;
+    const keep = this.home;
+    const cdp = this.cdp;
+    if (!ctx || !keep || !cdp || !this.tabs || keep.isClosed()) return null;
+    if (this.contextClosed || !this.browser.isConnected()) return null;
     try {
-      await page.goto(url, { waitUntil: 'domcontentloaded', timeout: c.navigationTimeoutMs });
-    } catch (e) {
-      if (isClosedError(e)) throw new TargetClosedError(`loading ${url}`, e);
-      throw new NavigationError(url, navigationReason(firstLine(e)), e);
+      await withDeadline(
+        'clearing the browser context for the next episode',
+        this.config.navigationTimeoutMs,
+        (async () => {
+          await Promise.all(
+            ctx
+              .pages()
+              .filter((p) => p !== keep)
+              .map((p) => p.close()),
+          );
+          await keep.goto('about:blank', { waitUntil: 'commit' });
+          const origins = [...this.origins];
+          this.origins.clear();
+          await Promise.all([
+            ctx.clearCookies(),
+            keep.evaluate("window.name = ''"),
+            ...origins.map((origin) =>
+              cdp.send('Storage.clearDataForOrigin', { origin, storageTypes: 'all' }),
+            ),
+          ]);
+        })(),
+      );
+    } catch {
+      await this.closeContext();
+      return null;
     }
-    if (this.blocked.length)
-      throw new NavigationError(url, `it led to ${this.blocked[0]}, which the allowlist blocks`);
-    await page.waitForLoadState('load', { timeout: Math.min(2_000, c.navigationTimeoutMs) }).catch(() => {});
-    return this.capture(null);
+    this.tabs.dispose();
+    this.tabs = new TabSet(ctx);
+    this.tabs.activate(keep);
+    return keep;
+  }
+
+  /** The protocol session of the kept tab; other tabs screenshot through Playwright. */
+  private sessionOf(page: Page): CDPSession | null {
+    return page === this.home ? this.cdp : null;
+  }
+
+  private noteOrigin(url: string): void {
+    if (!url.startsWith('http:') && !url.startsWith('https:')) return;
+    try {
+      this.origins.add(new URL(url).origin);
+    } catch {
+      // not a URL with an origin: nothing stored under it
+    }
   }
 
   /** Blocks document loads outside the allowlist; other requests pass. */
@@ -184,7 +273,10 @@ export class BrowserEnv {
   private async closeContext(): Promise<void> {
     const ctx = this.context;
     this.context = null;
+    this.tabs?.dispose();
     this.tabs = null;
+    this.home = null;
+    this.cdp = null;
     if (ctx) await ctx.close().catch(() => {});
   }
 
@@ -212,15 +304,17 @@ export class BrowserEnv {
     let shot: Screenshot | null = null;
     for (let attempt = 0; ; attempt++) {
       try {
-        [ex, shot] = await Promise.all([
+        // The capture is asked for first, so that its frame need not wait behind the extraction
+        // on the page's main thread; the encoding can then run beside the extraction.
+        [shot, ex] = await Promise.all([
+          c.screenshot.enabled
+            ? captureScreenshot(page, c.screenshot, c.actionTimeoutMs, this.sessionOf(page))
+            : Promise.resolve(null),
           extractElements(
             page,
             { maxElements: c.maxElements, maxTextLength: c.maxTextLength },
             c.actionTimeoutMs,
           ),
-          c.screenshot.enabled
-            ? captureScreenshot(page, c.screenshot, c.actionTimeoutMs)
-            : Promise.resolve(null),
         ]);
         break;
       } catch (e) {

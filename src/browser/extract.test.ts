@@ -177,6 +177,11 @@ describe('observation of fixture pages', () => {
       const bytes = Buffer.from(shot.data!, 'base64');
       expect(bytes.subarray(0, 2)).toEqual(Buffer.from([0xff, 0xd8]));
       expect(shot.hash).toBe(sha256(bytes));
+      // Taken through the protocol, it is the image Playwright's page.screenshot gives, scrolled too.
+      await shooter.page.evaluate(() => window.scrollTo(0, 200));
+      const scrolled = (await shooter.observe()).screenshot!;
+      const viaPlaywright = await shooter.page.screenshot({ type: 'jpeg', quality: 50, caret: 'initial' });
+      expect(scrolled.hash).toBe(sha256(viaPlaywright));
     } finally {
       await shooter.close();
     }

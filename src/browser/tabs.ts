@@ -1,4 +1,4 @@
-import type { BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Dialog, Page } from 'playwright-core';
 import type { Tab } from '../core/index.ts';
 
 /**
@@ -14,9 +14,25 @@ export class TabSet {
   private activePage: Page | null = null;
   /** Bumped for every new tab, so an action can tell which tabs it opened. */
   opened = 0;
+  private readonly onPage = (p: Page) => this.add(p);
+  // Per-page listeners, kept so `dispose` can detach them from a page that outlives this set.
+  private readonly listeners = new Map<Page, { close: () => void; dialog: (d: Dialog) => void }>();
 
   constructor(private readonly context: BrowserContext) {
-    context.on('page', (p) => this.add(p));
+    context.on('page', this.onPage);
+  }
+
+  /**
+   * Detaches this set from its context and pages. A reused context (see BrowserEnv.reset) gets a
+   * fresh set per episode, so tab ids restart at '0' and no listener piles up on a kept page.
+   */
+  dispose(): void {
+    this.context.off('page', this.onPage);
+    for (const [page, l] of this.listeners) {
+      page.off('close', l.close);
+      page.off('dialog', l.dialog);
+    }
+    this.listeners.clear();
   }
 
   /** Registers a page (idempotent) and returns its id. */
@@ -27,16 +43,22 @@ export class TabSet {
     this.ids.set(page, id);
     this.order.push(page);
     this.seq.set(page, ++this.opened);
-    page.on('close', () => this.remove(page));
-    // Alerts and confirms would block the page until answered; accept them as a user would.
-    page.on('dialog', (d) => {
-      d.accept().catch(() => {});
-    });
+    const l = {
+      close: () => this.remove(page),
+      // Alerts and confirms would block the page until answered; accept them as a user would.
+      dialog: (d: Dialog) => {
+        d.accept().catch(() => {});
+      },
+    };
+    this.listeners.set(page, l);
+    page.on('close', l.close);
+    page.on('dialog', l.dialog);
     this.activePage ??= page;
     return id;
   }
 
   private remove(page: Page): void {
+    this.listeners.delete(page);
     const i = this.order.indexOf(page);
     if (i >= 0) this.order.splice(i, 1);
     this.ids.delete(page);

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { WorldServer } from '../world/server.ts';
 import { generateWorldTasks } from '../world/tasks.ts';
-import { openWorldRuntime, type WorldRuntime } from './runtime.ts';
+import { openWorldRuntime, screenshotsFor, type WorldRuntime } from './runtime.ts';
 
 describe('openWorldRuntime', () => {
   let rt: WorldRuntime | null = null;
@@ -28,4 +28,15 @@ describe('openWorldRuntime', () => {
       await env.close();
     }
   }, 60_000);
+});
+
+describe('screenshotsFor', () => {
+  it('skips screenshots for the local student unless asked, keeps them for other agents and LLM judges', () => {
+    expect(screenshotsFor('policy:models/sft')).toBe(false);
+    expect(screenshotsFor('policy:models/sft', { override: true })).toBe(true);
+    expect(screenshotsFor('policy:models/sft', { judge: 'openai:gpt-4o' })).toBe(true);
+    expect(screenshotsFor('openai:gpt-4o')).toBe(true);
+    expect(screenshotsFor('heuristic')).toBe(true);
+    expect(screenshotsFor('heuristic', { override: false })).toBe(false);
+  });
 });

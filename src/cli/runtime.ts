@@ -56,6 +56,21 @@ export interface WorldRuntime {
   close(): Promise<void>;
 }
 
+/**
+ * Whether an agent's episodes take screenshots unless told (`--screenshots`/`--no-screenshots`):
+ * the local student (`policy:`) reads only the element list, so its rollouts and evaluations skip
+ * them (a screenshot costs about as much as the rest of an observation); other agents keep them
+ * for vision models and the viewer. An LLM judge (`openai:`) reads them, so it keeps them too.
+ */
+export function screenshotsFor(
+  agentSpec: string,
+  opts: { override?: boolean; judge?: string } = {},
+): boolean {
+  if (opts.override !== undefined) return opts.override;
+  if (opts.judge?.startsWith('openai:')) return true;
+  return !agentSpec.startsWith('policy:');
+}
+
 /** Starts (or reuses) the offline world and a browser. */
 export async function openWorldRuntime(o: RuntimeOptions = {}): Promise<WorldRuntime> {
   let world = await ensureWorld({ port: o.port, seed: o.seed });

@@ -149,8 +149,8 @@ class AgentPool {
 }
 
 /**
- * Starts a queue worker: takes episode jobs from Redis, runs each with its own browser env (on
- * its own world copy, or the live web), verifies it, and returns the trajectory as the job's
+ * Starts a queue worker: takes episode jobs from Redis, runs each in a browser env (on its own
+ * world copy, or the live web; an env is kept for the next job, whose reset clears it), verifies it, and returns the trajectory as the job's
  * result. A failing attempt (browser crash, verifier down) throws, so BullMQ retries it with
  * backoff, and a browser that died is relaunched before the next job. Invalid job data fails
  * at once without retries.
@@ -166,6 +166,9 @@ export async function startQueueWorker(o: QueueWorkerOptions): Promise<QueueWork
   const lockMs = o.lockMs ?? 30_000;
   const runtimes = new RuntimeCache(o.openRuntime, o.onEvent);
   const agents = new AgentPool(o.makeAgent);
+  // Idle envs by runtime: an env's reset reuses its browser context, so keeping the env between
+  // jobs saves a context and a renderer process per episode. An env whose job failed is closed.
+  const idleEnvs = new Map<EpisodeRuntime, Array<EpisodeEnv & { close(): Promise<void> }>>();
   let done = 0;
   let failed = 0;
   let active = 0;
@@ -188,7 +191,7 @@ export async function startQueueWorker(o: QueueWorkerOptions): Promise<QueueWork
     try {
       rt = await runtimes.get(data.runtime);
       lease = await agents.take(data.agent, data.agentSeed);
-      env = await rt.makeEnv();
+      env = idleEnvs.get(rt)?.pop() ?? (await rt.makeEnv());
       const trajectory = await runEpisode({
         agent: lease.agent,
         env,
@@ -203,6 +206,8 @@ export async function startQueueWorker(o: QueueWorkerOptions): Promise<QueueWork
         perturb: data.perturb,
       });
       const packed = packTrajectory(trajectory, { maxBytes: o.maxResultBytes, worker: id });
+      idleEnvs.set(rt, [...(idleEnvs.get(rt) ?? []), env]);
+      env = null;
       done++;
       o.onEvent?.({
         type: 'done',
@@ -245,6 +250,9 @@ export async function startQueueWorker(o: QueueWorkerOptions): Promise<QueueWork
     stats: () => ({ done, failed, active }),
     close: async () => {
       await worker.close();
+      const envs = [...idleEnvs.values()].flat();
+      idleEnvs.clear();
+      await Promise.allSettled(envs.map((e) => e.close()));
       await runtimes.closeAll();
       await agents.closeAll();
     },

@@ -36,6 +36,7 @@ import {
   openWorldRuntime,
   resolveAgent,
   resolveLiveJudge,
+  screenshotsFor,
 } from '../runtime.ts';
 import { sampleTasks } from '../tasks-arg.ts';
 
@@ -55,6 +56,7 @@ const Options = z.object({
   benchmarksDir: z.string().optional(),
   miniwobDir: z.string().min(1).optional(),
   tasks: z.string().min(1).optional(),
+  screenshots: z.boolean().optional(),
   json: z.boolean().default(false),
   progress: z.boolean().default(false),
   ...BrowserOptions,
@@ -106,6 +108,14 @@ export function registerEval(program: Command): void {
       "your copy of MiniWoB++'s html folder, the one holding core/ and miniwob/ (for --suite miniwob)",
     )
     .option('--tasks <envs>', 'miniwob: comma-separated environments (default: all in the folder)')
+    .option(
+      '--screenshots',
+      'take a JPEG screenshot with every observation (default: on, except for policy: students, which do not read them)',
+    )
+    .option(
+      '--no-screenshots',
+      'observe without screenshots (an openai: judge still gets them unless this is given)',
+    )
     .option('--json', 'print the summary as JSON')
     .option('--progress', 'force the progress bar even without a terminal')
     .action(async (raw) => runEvalCommand(parseOptions(Options, raw, 'eval')));
@@ -179,10 +189,11 @@ async function openEvalRuntime(
   rt: EvalRuntime;
   tasks?: (tasks: Task[]) => Task[];
 }> {
+  const screenshots = screenshotsFor(o.agent, { override: o.screenshots, judge: o.judge });
   if (o.suite === 'miniwob') {
     const wob = await serveMiniwob(o.miniwobDir!);
     try {
-      const web = await openWebRuntime({ browserWs: o.browserWs, allowlist: [wob.origin] });
+      const web = await openWebRuntime({ browserWs: o.browserWs, allowlist: [wob.origin], screenshots });
       const hooks = miniwobHooks();
       return {
         rt: {
@@ -204,10 +215,12 @@ async function openEvalRuntime(
     }
   }
   if (verifyLive) {
-    const web = await openWebRuntime({ browserWs: o.browserWs });
+    const web = await openWebRuntime({ browserWs: o.browserWs, screenshots });
     return { rt: { makeEnv: web.makeEnv, verify: verifyLive, close: web.close } };
   }
-  return { rt: await openWorldRuntime({ port: o.port, seed: o.worldSeed, browserWs: o.browserWs }) };
+  return {
+    rt: await openWorldRuntime({ port: o.port, seed: o.worldSeed, browserWs: o.browserWs, screenshots }),
+  };
 }
 
 async function runEvalCommand(o: Options): Promise<void> {

@@ -97,4 +97,36 @@ describe('rmsweb rollout --relabel (DAgger), end to end on the offline world', (
     expect(bad.status).toBe(2);
     expect(bad.stderr).toMatch(/--notes-from needs --relabel/);
   }, 180_000);
+
+  it('takes screenshots unless --no-screenshots (a policy: student skips them by default)', async () => {
+    const runs = { on: [] as string[], off: ['--no-screenshots'] };
+    for (const [name, extra] of Object.entries(runs)) {
+      const out = join(dir, `shots-${name}`);
+      const r = await cli(
+        'rollout',
+        '--agent',
+        'random',
+        '--tasks',
+        join(dir, 'one.jsonl'),
+        '--out',
+        out,
+        '--workers',
+        '1',
+        '--max-steps',
+        '2',
+        '--port',
+        '0',
+        '--quiet',
+        ...extra,
+      );
+      expect(r.status, r.stderr).toBe(0);
+      const store = RunStore.open(out, { create: false, readonly: true });
+      const [t] = store.listTrajectories();
+      store.close();
+      const shots = t.steps.map((s) => s.observation.screenshot);
+      expect(shots.length).toBeGreaterThan(0);
+      if (name === 'on') expect(shots.every((s) => s !== null)).toBe(true);
+      else expect(shots.every((s) => s === null)).toBe(true);
+    }
+  }, 120_000);
 });

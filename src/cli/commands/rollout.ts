@@ -28,7 +28,7 @@ import {
 import { abortOnSigint, parseOptions } from '../parse-options.ts';
 import { createProgress } from '../progress.ts';
 import { openQueueCoordinator } from '../queue-mode.ts';
-import { checkAgentSpec, openWorldRuntime, resolveAgent } from '../runtime.ts';
+import { checkAgentSpec, openWorldRuntime, resolveAgent, screenshotsFor } from '../runtime.ts';
 import { resolveTasks } from '../tasks-arg.ts';
 
 const Options = z.object({
@@ -44,6 +44,7 @@ const Options = z.object({
   ...WorldOptions,
   ...QueueOptions,
   ...ProgressOptions,
+  screenshots: z.boolean().optional(),
 });
 
 /** `rmsweb rollout`: record an agent's episodes (the student's failures feed the miner). */
@@ -70,7 +71,12 @@ export function registerRollout(program: Command): void {
     .option(
       '--notes-from <dir>',
       'with --relabel: a collection run; the expert reads the notes of the attempt that solved each task there, and tasks it never solved are skipped',
-    );
+    )
+    .option(
+      '--screenshots',
+      'take a JPEG screenshot with every observation (default: on, except for policy: students, which do not read them)',
+    )
+    .option('--no-screenshots', 'observe without screenshots');
   addProgressOptions(cmd).action(async (raw) => {
     const o = parseOptions(Options, raw, 'rollout');
     // Everything that can be refused is checked before the run folder exists.
@@ -109,7 +115,12 @@ export function registerRollout(program: Command): void {
     }
     const rt = o.queue
       ? null
-      : await openWorldRuntime({ port: o.port, seed: o.worldSeed, browserWs: o.browserWs });
+      : await openWorldRuntime({
+          port: o.port,
+          seed: o.worldSeed,
+          browserWs: o.browserWs,
+          screenshots: screenshotsFor(o.agent, { override: o.screenshots }),
+        });
     let store: RunStore | null = null;
     let queue: EpisodeQueue | null = null;
     let bar: ReturnType<typeof createProgress> | null = null;
