@@ -1,7 +1,12 @@
 import type { Element } from '../core/observation.ts';
-import { type ArgCandidate, SOURCE_BITS, SRC } from './candidates.ts';
+import { type ArgCandidate, SRC } from './candidates.ts';
 import { type ElementInfo, elementLabel, type TaskContext } from './element-features.ts';
+import { bit, FeatureLayout, type FeatureRecord } from './feature-layout.ts';
 import { contentWords, coverage, normalizeText, words } from './text.ts';
+
+/** The source kinds of a candidate, in SRC order (one feature each). */
+const SOURCE_NAMES = Object.keys(SRC) as (keyof typeof SRC)[];
+type SourceFeature = `src_${keyof typeof SRC}`;
 
 /** Names of the dense per-candidate features, in order. */
 export const CANDIDATE_FEATURES = [
@@ -9,7 +14,7 @@ export const CANDIDATE_FEATURES = [
   'kindScroll',
   'kindKey',
   'kindEmpty',
-  ...Object.keys(SRC).map((k) => `src_${k}`),
+  ...SOURCE_NAMES.map((k): SourceFeature => `src_${k}`),
   'numWords',
   'taskPos',
   'hasTaskPos',
@@ -26,7 +31,9 @@ export const CANDIDATE_FEATURES = [
   'contextTaskWords',
   'taskWordCoverage',
 ] as const;
-export const NUM_CANDIDATE_FEATURES = CANDIDATE_FEATURES.length;
+/** The layout of one candidate's dense features. */
+export const CANDIDATE = new FeatureLayout(CANDIDATE_FEATURES);
+export const NUM_CANDIDATE_FEATURES = CANDIDATE.size;
 
 /** Names of the candidate-by-element features, in order. */
 export const PAIR_FEATURES = [
@@ -49,7 +56,14 @@ export const PAIR_FEATURES = [
   'answerBareNumberForNonNumber',
   'answerCodeLike',
 ] as const;
-export const NUM_PAIR_FEATURES = PAIR_FEATURES.length;
+/** The layout of one candidate-by-element feature vector. */
+export const PAIR = new FeatureLayout(PAIR_FEATURES);
+export const NUM_PAIR_FEATURES = PAIR.size;
+type AnswerFeature = (typeof PAIR_FEATURES)[number] & `answer${string}`;
+/** The answer features, the only pair features of types without an element. */
+const ANSWER_FEATURES = PAIR_FEATURES.filter((n): n is AnswerFeature => n.startsWith('answer'));
+/** The pair features of an element target (all but the answer features). */
+type ElementPairFeature = Exclude<(typeof PAIR_FEATURES)[number], AnswerFeature>;
 
 const NUMERIC = /^[$€£]?\d[\d,]*(?:\.\d+)?%?$/;
 const DATE_LIKE =
@@ -62,8 +76,7 @@ export function candidateDense(
   infos: readonly ElementInfo[],
   ctx: TaskContext,
 ): Float32Array {
-  const F = NUM_CANDIDATE_FEATURES;
-  const out = new Float32Array(cands.length * F);
+  const out = new Float32Array(cands.length * CANDIDATE.size);
   const values = new Set(
     elements.map((el) => (el.attributes.value ? normalizeText(el.attributes.value) : '')).filter(Boolean),
   );
@@ -71,29 +84,33 @@ export function candidateDense(
   cands.forEach((c, i) => {
     const nw = c.kind === 'text' ? words(c.text).length : 0;
     const contextWords = contentWords(`${c.context} ${c.cue}`);
-    const v = [
-      c.kind === 'text' ? 1 : 0,
-      c.kind === 'scroll' ? 1 : 0,
-      c.kind === 'key' ? 1 : 0,
-      c.kind === 'empty' ? 1 : 0,
-      ...SOURCE_BITS.map((b) => (c.sources & b ? 1 : 0)),
-      Math.min(nw, 10) / 5,
-      Math.max(c.taskPos, 0),
-      c.taskPos >= 0 ? 1 : 0,
-      c.kind === 'text' && NUMERIC.test(c.text) ? 1 : 0,
-      c.text.includes('@') ? 1 : 0,
-      c.kind === 'text' && ctx.typed.has(c.norm) ? 1 : 0,
-      c.kind === 'text' ? coverage(contentWords(c.text), ctx.memoryWords) : 0,
-      c.kind === 'text' && values.has(c.norm) ? 1 : 0,
-      c.kind === 'text' && c.norm.length > 1 && labels.includes(c.norm) ? 1 : 0,
-      c.cue ? 1 : 0,
-      Math.log1p(c.text.length) / 4,
-      c.kind === 'text' && c.norm.length > 1 && ` ${ctx.objectiveNorm} `.includes(` ${c.norm} `) ? 1 : 0,
-      coverage(contextWords, ctx.content),
-      Math.min(contextWords.filter((w) => ctx.content.has(w)).length, 4) / 2,
-      c.kind === 'text' ? coverage(contentWords(c.text), ctx.content) : 0,
-    ];
-    out.set(v, i * F);
+    const sources = Object.fromEntries(
+      SOURCE_NAMES.map((k) => [`src_${k}`, bit(c.sources & SRC[k])]),
+    ) as FeatureRecord<SourceFeature>;
+    CANDIDATE.write(out, i, {
+      kindText: bit(c.kind === 'text'),
+      kindScroll: bit(c.kind === 'scroll'),
+      kindKey: bit(c.kind === 'key'),
+      kindEmpty: bit(c.kind === 'empty'),
+      ...sources,
+      numWords: Math.min(nw, 10) / 5,
+      taskPos: Math.max(c.taskPos, 0),
+      hasTaskPos: bit(c.taskPos >= 0),
+      numeric: bit(c.kind === 'text' && NUMERIC.test(c.text)),
+      email: bit(c.text.includes('@')),
+      typedBefore: bit(c.kind === 'text' && ctx.typed.has(c.norm)),
+      memoryOverlap: c.kind === 'text' ? coverage(contentWords(c.text), ctx.memoryWords) : 0,
+      filledSomewhere: bit(c.kind === 'text' && values.has(c.norm)),
+      onPage: bit(c.kind === 'text' && c.norm.length > 1 && labels.includes(c.norm)),
+      hasCue: bit(c.cue),
+      charLength: Math.log1p(c.text.length) / 4,
+      inTaskPhrase: bit(
+        c.kind === 'text' && c.norm.length > 1 && ` ${ctx.objectiveNorm} `.includes(` ${c.norm} `),
+      ),
+      contextTaskOverlap: coverage(contextWords, ctx.content),
+      contextTaskWords: Math.min(contextWords.filter((w) => ctx.content.has(w)).length, 4) / 2,
+      taskWordCoverage: c.kind === 'text' ? coverage(contentWords(c.text), ctx.content) : 0,
+    });
   });
   return out;
 }
@@ -135,20 +152,25 @@ const MONEY = /^[$€£]\s?\d[\d,]*(?:\.\d+)?$|^\d[\d,]*\.\d{2}$/;
 const NAME_LIKE = /^(?=.*\p{L}{2}.*\s\S*\p{L})[^$€£]{4,}$/u;
 const CODE_LIKE = /^(?=.*\d)(?=.*[A-Z])[A-Z0-9][A-Z0-9 -]{2,}$|^[A-Z]{5,8}$/;
 
-function answerFeatures(c: ArgCandidate, kind: QuestionKind): number[] {
+function answerFeatures(c: ArgCandidate, kind: QuestionKind): FeatureRecord<AnswerFeature> {
   const t = c.text.trim();
   const integer = INTEGER.test(t);
   const numeric = NUMERIC.test(t);
   const asksNumber = kind.count || kind.money || kind.quantity;
-  return [
-    kind.count && integer ? 1 : 0,
-    kind.money && MONEY.test(t) ? 1 : 0,
-    kind.name && NAME_LIKE.test(t) ? 1 : 0,
-    kind.quantity && /\d/.test(t) ? 1 : 0,
-    !asksNumber && !kind.code && numeric ? 1 : 0,
-    kind.code && CODE_LIKE.test(t) ? 1 : 0,
-  ];
+  return {
+    answerCountInteger: bit(kind.count && integer),
+    answerMoneyAmount: bit(kind.money && MONEY.test(t)),
+    answerNameLike: bit(kind.name && NAME_LIKE.test(t)),
+    answerQuantityNumeric: bit(kind.quantity && /\d/.test(t)),
+    answerBareNumberForNonNumber: bit(!asksNumber && !kind.code && numeric),
+    answerCodeLike: bit(kind.code && CODE_LIKE.test(t)),
+  };
 }
+
+const NO_ANSWER = Object.fromEntries(ANSWER_FEATURES.map((n) => [n, 0])) as FeatureRecord<AnswerFeature>;
+const NO_ELEMENT_PAIR = Object.fromEntries(
+  PAIR_FEATURES.filter((n) => !n.startsWith('answer')).map((n) => [n, 0]),
+) as FeatureRecord<ElementPairFeature>;
 
 /**
  * Features of every candidate paired with one element (the element the action targets), row-major
@@ -162,14 +184,12 @@ export function pairDense(
   hasOptions: boolean,
   ctx: TaskContext,
 ): Float32Array {
-  const K = NUM_PAIR_FEATURES;
-  const out = new Float32Array(cands.length * K);
+  const out = new Float32Array(cands.length * PAIR.size);
   if (!el) {
     // No element: the done answer. Only the answer features are set.
     const kind = questionKind(ctx.objective);
-    const base = PAIR_FEATURES.indexOf('answerCountInteger');
     cands.forEach((c, i) => {
-      if (c.kind === 'text') out.set(answerFeatures(c, kind), i * K + base);
+      if (c.kind === 'text') PAIR.write(out, i, { ...NO_ELEMENT_PAIR, ...answerFeatures(c, kind) });
     });
     return out;
   }
@@ -191,19 +211,19 @@ export function pairDense(
       (wantsNumber && numeric) ||
       (wantsDate && DATE_LIKE.test(c.text));
     const incompatible = (wantsEmail && !c.text.includes('@')) || (wantsNumber && !numeric);
-    const v = [
-      c.optionOf.includes(elementPos) ? 1 : 0,
-      coverage(contentWords(c.context), labelWords),
-      value && value === c.norm ? 1 : 0,
-      coverage(contentWords(c.text), labelWords),
-      typedHere?.has(c.norm) ? 1 : 0,
-      compatible ? 1 : 0,
-      incompatible ? 1 : 0,
-      hasOptions ? 0 : 1,
-      c.cue && allLabelWords.has(c.cue) ? 1 : 0,
-      coverage([...labelWords], new Set(contentWords(`${c.context} ${c.cue}`))),
-    ];
-    out.set(v, i * K);
+    PAIR.write(out, i, {
+      optionOfElement: bit(c.optionOf.includes(elementPos)),
+      contextMatchesLabel: coverage(contentWords(c.context), labelWords),
+      equalsValue: bit(value && value === c.norm),
+      inLabel: coverage(contentWords(c.text), labelWords),
+      typedIntoElement: bit(typedHere?.has(c.norm)),
+      typeCompatible: bit(compatible),
+      typeIncompatible: bit(incompatible),
+      noOptionsKnown: bit(!hasOptions),
+      cueInLabel: bit(c.cue && allLabelWords.has(c.cue)),
+      labelInContext: coverage([...labelWords], new Set(contentWords(`${c.context} ${c.cue}`))),
+      ...NO_ANSWER,
+    });
   });
   return out;
 }
