@@ -1,5 +1,6 @@
 export * from './action.ts';
 export * from './action-equivalence.ts';
+export * from './action-error.ts';
 export * from './agent-output.ts';
 export * from './critical-state.ts';
 export * from './dates.ts';

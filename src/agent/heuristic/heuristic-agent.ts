@@ -109,7 +109,7 @@ export function decide(goal: TaskGoal, obs: Observation, history: HistoryEntry[]
   const usable = obs.elements.filter((e) => !isDisabled(e) && !ruleHits(rules.avoid, 'click', labelOf(e)));
   const last = history.at(-1);
   const preferDismiss = rules.prefer.some((r) => r.kind === 'dismiss');
-  const blocked = !!last?.result.error && /covered|intercept|obscured|overlay/i.test(last.result.error);
+  const blocked = last?.result.errorKind === 'covered';
 
   // 1. Overlays: dismissed proactively only when a note says so; otherwise once they block a click.
   if (preferDismiss || blocked) {
