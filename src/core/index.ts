@@ -10,4 +10,5 @@ export * from './observation.ts';
 export * from './reflection.ts';
 export * from './rng.ts';
 export * from './task.ts';
+export * from './text-patterns.ts';
 export * from './trajectory.ts';

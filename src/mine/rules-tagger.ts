@@ -3,6 +3,7 @@ import {
   type ActionErrorKind,
   actionsEquivalent,
   argumentSimilarity,
+  DISMISS_WORD_RE,
   type Element,
   elementAt,
   elementsEquivalent,
@@ -20,8 +21,6 @@ import type { Tagger, TagResult } from './taxonomy.ts';
  * two trajectories around the divergence, so the same pair always gets the same label and reason.
  */
 
-const DISMISS_RE =
-  /\b(close|dismiss|accept|agree|got it|no thanks|not now|reject|continue|ok)\b|^\s*[x×✕✖]\s*$/i;
 const CONSTRAINT_ROLES = new Set([
   'checkbox',
   'radio',
@@ -82,7 +81,7 @@ function overlayEvidence(d: Divergence): string | null {
   if (hit) return `the failure's action ran into an overlay: "${(hit[1] ?? '').slice(0, 120)}"`;
   const s = d.success.trajectory.steps[d.i];
   const se = targetOf(s);
-  if (hasModal(f.observation) && se && s.action.type === 'click' && DISMISS_RE.test(labelOf(se))) {
+  if (hasModal(f.observation) && se && s.action.type === 'click' && DISMISS_WORD_RE.test(labelOf(se))) {
     return `a dialog covers the failure page and the success dismissed it with ${describeAction(s)}`;
   }
   return null;

@@ -1,4 +1,5 @@
 import type { Element } from '../core/observation.ts';
+import { ISO_DATE_SOURCE, MONTH_ABBR_SOURCE } from '../core/text-patterns.ts';
 import { type ArgCandidate, SRC } from './candidates.ts';
 import { type ElementInfo, elementLabel, type TaskContext } from './element-features.ts';
 import { bit, FeatureLayout, type FeatureRecord } from './feature-layout.ts';
@@ -66,8 +67,11 @@ const ANSWER_FEATURES = PAIR_FEATURES.filter((n): n is AnswerFeature => n.starts
 type ElementPairFeature = Exclude<(typeof PAIR_FEATURES)[number], AnswerFeature>;
 
 const NUMERIC = /^[$€£]?\d[\d,]*(?:\.\d+)?%?$/;
-const DATE_LIKE =
-  /\d{4}-\d{2}-\d{2}|\d{1,2}\/\d{1,2}(?:\/\d{2,4})?|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b/i;
+/** Looks like a date, loosely: a year is optional and a month name alone counts. */
+const DATE_LIKE = new RegExp(
+  String.raw`${ISO_DATE_SOURCE}|\d{1,2}/\d{1,2}(?:/\d{2,4})?|\b(?:${MONTH_ABBR_SOURCE})[a-z]*\b`,
+  'i',
+);
 
 /** Dense candidate features, row-major [cands.length, NUM_CANDIDATE_FEATURES]. */
 export function candidateDense(

@@ -1,5 +1,6 @@
 import type { Action } from '../core/action.ts';
 import type { Element, Observation } from '../core/observation.ts';
+import { DISMISS_WORD_RE, ISO_DATE_SOURCE, PHONE_RE, US_DATE_SOURCE } from '../core/text-patterns.ts';
 import { isSelectLike, isTextEntry, selectOptions } from './action-space.ts';
 import { type ArgCandidate, SRC } from './candidates.ts';
 import type { ElementInfo, TaskContext } from './element-features.ts';
@@ -18,7 +19,6 @@ import { contentWords, coverage, normalizeText } from './text.ts';
 const VALUE_BITS = SRC.quoted | SRC.number | SRC.pattern | SRC.cue | SRC.capitalized | SRC.clause;
 const SUBMIT_RE =
   /\b(submit|continue|next|search|go|apply|save|send|add to (cart|bag|collection|list)|add|book|reserve|place order|confirm|check|pay|checkout|find|update|sign in|finish|done|move|archive|forward|reply|buy)\b/;
-const DISMISS_RE = /\b(accept|close|dismiss|got it|no thanks|reject|decline|not now|later)\b|^[x×✕]$/;
 const SUCCESS_RE =
   /\b(confirmation|submitted|success|successfully|thank you|has been|have been|added to|saved|sent|booked|order placed|moved|archived|updated|applied|reserved|scheduled|requested)\b/;
 const QUESTION_RE = /\?|^(what|which|how|who|when|where)\b|\b(tell me|give me|let me know|report)\b/;
@@ -61,8 +61,7 @@ export const PROGRESS_FEATURES = [
 export type ProgressFeature = (typeof PROGRESS_FEATURES)[number];
 
 const NUMERIC = /^[$€£]?\d[\d,]*(?:\.\d+)?%?$/;
-const PHONE = /\(?\d{3}\)?[ .-]?\d{3}[ .-]\d{4}/;
-const DATE = /\d{4}-\d{2}-\d{2}|\d{1,2}\/\d{1,2}\/\d{2,4}/;
+const DATE = new RegExp(`${ISO_DATE_SOURCE}|${US_DATE_SOURCE}`);
 
 const isTruthy = (v: string | undefined) => v !== undefined && v !== 'false' && v !== '0';
 
@@ -123,7 +122,7 @@ export function matchFeatures(
         if (m > cuePending) cuePending = m;
         const fits =
           ((type === 'email' || labelWords.includes('email')) && c.text.includes('@')) ||
-          ((labelWords.includes('phone') || type === 'tel') && PHONE.test(c.text)) ||
+          ((labelWords.includes('phone') || type === 'tel') && PHONE_RE.test(c.text)) ||
           ((labelWords.includes('date') || type === 'date') && DATE.test(c.text)) ||
           ((type === 'number' || labelWords.includes('number') || labelWords.includes('zip')) &&
             NUMERIC.test(c.text));
@@ -179,7 +178,7 @@ export function matchFeatures(
       labelExtendsTaskValue: bit(extends_),
       firstOfLabel: bit(labelFirst.get(info.norm) === p),
       submitLike: bit((buttonish || tag === 'a') && SUBMIT_RE.test(info.norm)),
-      dismissLike: bit(buttonish && DISMISS_RE.test(info.norm)),
+      dismissLike: bit(buttonish && DISMISS_WORD_RE.test(info.norm)),
       emptyEntry: bit(empty),
       labelTaskWords: Math.min(info.content.filter((w) => ctx.content.has(w)).length, 6) / 3,
       // Set below, once the first pending entry is known.
