@@ -60,11 +60,6 @@ export const PAIR_FEATURES = [
 /** The layout of one candidate-by-element feature vector. */
 export const PAIR = new FeatureLayout(PAIR_FEATURES);
 export const NUM_PAIR_FEATURES = PAIR.size;
-type AnswerFeature = (typeof PAIR_FEATURES)[number] & `answer${string}`;
-/** The answer features, the only pair features of types without an element. */
-const ANSWER_FEATURES = PAIR_FEATURES.filter((n): n is AnswerFeature => n.startsWith('answer'));
-/** The pair features of an element target (all but the answer features). */
-type ElementPairFeature = Exclude<(typeof PAIR_FEATURES)[number], AnswerFeature>;
 
 const NUMERIC = /^[$€£]?\d[\d,]*(?:\.\d+)?%?$/;
 /** Looks like a date, loosely: a year is optional and a month name alone counts. */
@@ -88,15 +83,22 @@ export function candidateDense(
   cands.forEach((c, i) => {
     const nw = c.kind === 'text' ? words(c.text).length : 0;
     const contextWords = contentWords(`${c.context} ${c.cue}`);
-    const sources = Object.fromEntries(
-      SOURCE_NAMES.map((k) => [`src_${k}`, bit(c.sources & SRC[k])]),
-    ) as FeatureRecord<SourceFeature>;
     CANDIDATE.write(out, i, {
       kindText: bit(c.kind === 'text'),
       kindScroll: bit(c.kind === 'scroll'),
       kindKey: bit(c.kind === 'key'),
       kindEmpty: bit(c.kind === 'empty'),
-      ...sources,
+      src_task: bit(c.sources & SRC.task),
+      src_quoted: bit(c.sources & SRC.quoted),
+      src_number: bit(c.sources & SRC.number),
+      src_cue: bit(c.sources & SRC.cue),
+      src_capitalized: bit(c.sources & SRC.capitalized),
+      src_memory: bit(c.sources & SRC.memory),
+      src_page: bit(c.sources & SRC.page),
+      src_option: bit(c.sources & SRC.option),
+      src_ngram: bit(c.sources & SRC.ngram),
+      src_pattern: bit(c.sources & SRC.pattern),
+      src_clause: bit(c.sources & SRC.clause),
       numWords: Math.min(nw, 10) / 5,
       taskPos: Math.max(c.taskPos, 0),
       hasTaskPos: bit(c.taskPos >= 0),
@@ -156,12 +158,26 @@ const MONEY = /^[$€£]\s?\d[\d,]*(?:\.\d+)?$|^\d[\d,]*\.\d{2}$/;
 const NAME_LIKE = /^(?=.*\p{L}{2}.*\s\S*\p{L})[^$€£]{4,}$/u;
 const CODE_LIKE = /^(?=.*\d)(?=.*[A-Z])[A-Z0-9][A-Z0-9 -]{2,}$|^[A-Z]{5,8}$/;
 
-function answerFeatures(c: ArgCandidate, kind: QuestionKind): FeatureRecord<AnswerFeature> {
+/**
+ * The pair features of a candidate answer (types without an element): only the answer features are
+ * set. Records are written out in full, not spread from a zero record, to keep them cheap to build.
+ */
+function answerFeatures(c: ArgCandidate, kind: QuestionKind): FeatureRecord<(typeof PAIR_FEATURES)[number]> {
   const t = c.text.trim();
   const integer = INTEGER.test(t);
   const numeric = NUMERIC.test(t);
   const asksNumber = kind.count || kind.money || kind.quantity;
   return {
+    optionOfElement: 0,
+    contextMatchesLabel: 0,
+    equalsValue: 0,
+    inLabel: 0,
+    typedIntoElement: 0,
+    typeCompatible: 0,
+    typeIncompatible: 0,
+    noOptionsKnown: 0,
+    cueInLabel: 0,
+    labelInContext: 0,
     answerCountInteger: bit(kind.count && integer),
     answerMoneyAmount: bit(kind.money && MONEY.test(t)),
     answerNameLike: bit(kind.name && NAME_LIKE.test(t)),
@@ -170,11 +186,6 @@ function answerFeatures(c: ArgCandidate, kind: QuestionKind): FeatureRecord<Answ
     answerCodeLike: bit(kind.code && CODE_LIKE.test(t)),
   };
 }
-
-const NO_ANSWER = Object.fromEntries(ANSWER_FEATURES.map((n) => [n, 0])) as FeatureRecord<AnswerFeature>;
-const NO_ELEMENT_PAIR = Object.fromEntries(
-  PAIR_FEATURES.filter((n) => !n.startsWith('answer')).map((n) => [n, 0]),
-) as FeatureRecord<ElementPairFeature>;
 
 /**
  * Features of every candidate paired with one element (the element the action targets), row-major
@@ -193,7 +204,7 @@ export function pairDense(
     // No element: the done answer. Only the answer features are set.
     const kind = questionKind(ctx.objective);
     cands.forEach((c, i) => {
-      if (c.kind === 'text') PAIR.write(out, i, { ...NO_ELEMENT_PAIR, ...answerFeatures(c, kind) });
+      if (c.kind === 'text') PAIR.write(out, i, answerFeatures(c, kind));
     });
     return out;
   }
@@ -226,7 +237,12 @@ export function pairDense(
       noOptionsKnown: bit(!hasOptions),
       cueInLabel: bit(c.cue && allLabelWords.has(c.cue)),
       labelInContext: coverage([...labelWords], new Set(contentWords(`${c.context} ${c.cue}`))),
-      ...NO_ANSWER,
+      answerCountInteger: 0,
+      answerMoneyAmount: 0,
+      answerNameLike: 0,
+      answerQuantityNumeric: 0,
+      answerBareNumberForNonNumber: 0,
+      answerCodeLike: 0,
     });
   });
   return out;
