@@ -1,12 +1,15 @@
 import { type Action, formatAction } from '../core/action.ts';
 import { makeAgentOutput } from '../core/agent-output.ts';
-import { TimeoutError } from '../core/errors.ts';
+import { ModelApiError, TimeoutError } from '../core/errors.ts';
 import { newId } from '../core/ids.ts';
 import type { Observation } from '../core/observation.ts';
 import { agentView, type Task } from '../core/task.ts';
 import type { ActionResult, EndReason, Step, Trajectory, Usage, Verdict } from '../core/trajectory.ts';
 import type { Agent, HistoryEntry } from './agent.ts';
 import { LoopDetector } from './fingerprint.ts';
+
+/** Step budget of an episode unless the caller gives one. */
+export const DEFAULT_MAX_STEPS = 30;
 
 /** The part of BrowserEnv the episode loop drives. */
 export interface EpisodeEnv {
@@ -28,17 +31,21 @@ export interface RunEpisodeOptions {
   task: Task;
   /** Reflection notes injected into every observation of this attempt. */
   notes?: string[];
-  /** Step budget (default 30). */
+  /** Step budget (default DEFAULT_MAX_STEPS). */
   maxSteps?: number;
   /** Deadline for one agent decision, ms (default 120 s). */
   stepTimeoutMs?: number;
   /** The same action on the same page fingerprint this many times ends the episode (default 3). */
   loopK?: number;
-  /** Opens the task; default `env.reset({ startUrl: task.startUrl })`. World episodes bind a session here. */
+  /**
+   * Opens the task; default `env.reset({ startUrl: task.startUrl })`. World episodes bind a session
+   * here, rendered under `ctx.perturb` (and hand back the perturbation seed they applied).
+   */
   start?: (
     env: EpisodeEnv,
     task: Task,
-  ) => Promise<{ observation: Observation; sessionId?: string; objective?: string }>;
+    ctx?: { perturb: number },
+  ) => Promise<{ observation: Observation; sessionId?: string; objective?: string; perturb?: number }>;
   /**
    * Asked after every executed action: true when the environment itself says the episode is over
    * (MiniWoB's WOB_DONE_GLOBAL). The episode then ends with reason `done`.
@@ -49,6 +56,8 @@ export interface RunEpisodeOptions {
   round?: number;
   tags?: string[];
   seed?: number;
+  /** World perturbation seed passed to `start` (0 or absent: today's pages). */
+  perturb?: number;
   signal?: AbortSignal;
   onStep?: (step: Step) => void;
   /**
@@ -85,12 +94,14 @@ async function withDeadline<T>(p: Promise<T>, ms: number, what: string): Promise
 /**
  * Runs one episode: reset, then observe -> act -> step until done, the step budget, a loop, or an
  * error. A failed browser action never ends the episode: it comes back as lastActionError in the
- * next observation. The agent's errors (a model that keeps failing) end it with reason `error`.
+ * next observation. An agent that throws ends it with reason `error`; a model endpoint that keeps
+ * failing (ModelApiError) and a lost browser throw out of the episode instead: the episode could
+ * not be run, which is not the agent's failure.
  */
 export async function runEpisode(opts: RunEpisodeOptions): Promise<Trajectory> {
   const { agent, env, task } = opts;
   const notes = opts.notes ?? [];
-  const maxSteps = opts.maxSteps ?? 30;
+  const maxSteps = opts.maxSteps ?? DEFAULT_MAX_STEPS;
   const stepTimeoutMs = opts.stepTimeoutMs ?? 120_000;
   const loops = new LoopDetector(opts.loopK ?? 3);
   const startedAt = new Date().toISOString();
@@ -102,9 +113,10 @@ export async function runEpisode(opts: RunEpisodeOptions): Promise<Trajectory> {
   let finalAnswer: string | null = null;
   let sessionId: string | undefined;
 
-  const started: { observation: Observation; sessionId?: string; objective?: string } = opts.start
-    ? await opts.start(env, task)
-    : { observation: await env.reset({ startUrl: task.startUrl }) };
+  const started: { observation: Observation; sessionId?: string; objective?: string; perturb?: number } =
+    opts.start
+      ? await opts.start(env, task, { perturb: opts.perturb ?? 0 })
+      : { observation: await env.reset({ startUrl: task.startUrl }) };
   // Environments that generate the instruction at start (MiniWoB) hand it back here.
   const episodeTask: Task = started.objective ? { ...task, objective: started.objective } : task;
   const view = agentView(episodeTask);
@@ -130,6 +142,15 @@ export async function runEpisode(opts: RunEpisodeOptions): Promise<Trajectory> {
         `agent ${agent.id} deciding step ${i}`,
       );
     } catch (e) {
+      if (opts.signal?.aborted) {
+        endReason = 'aborted';
+        endDetail = 'aborted';
+        break;
+      }
+      // A model endpoint that stays down after its retries is the infrastructure failing, not the
+      // agent: the episode is not recorded as an attempt (callers count it as an error and the next
+      // run retries it), so it never reaches pass@1, the reflector or any training set.
+      if (ModelApiError.isInstance(e)) throw e;
       endReason = TimeoutError.isInstance(e) ? 'timeout' : 'error';
       endDetail = `agent failed at step ${i}: ${(e as Error).message}`;
       break;
@@ -219,6 +240,7 @@ export async function runEpisode(opts: RunEpisodeOptions): Promise<Trajectory> {
     usage,
     ...(sessionId ? { sessionId } : {}),
     ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
+    ...(started.perturb ? { perturbSeed: started.perturb } : {}),
     startedAt,
     endedAt: new Date().toISOString(),
     tags: opts.tags ?? [],

@@ -1,13 +1,21 @@
 import type { z } from 'zod';
 import { InputError } from '../core/errors.ts';
 
-/** Validates a command's options with zod; the error names the option (`--max-steps`). */
-export function parseOptions<S extends z.ZodType>(schema: S, raw: unknown, command: string): z.output<S> {
+/**
+ * Validates a command's options with zod (every command parses its options here); the error names
+ * the option (`--max-steps`). `flags` names an option whose key is not its flag's camel case.
+ */
+export function parseOptions<S extends z.ZodType>(
+  schema: S,
+  raw: unknown,
+  command: string,
+  flags: Record<string, string> = {},
+): z.output<S> {
   const r = schema.safeParse(raw);
   if (!r.success) {
     const issue = r.error.issues[0];
     const key = String(issue?.path[0] ?? '');
-    const flag = `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+    const flag = flags[key] ?? `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
     throw new InputError(`rmsweb ${command}: option ${flag}: ${issue?.message}`, { field: flag });
   }
   return r.data;

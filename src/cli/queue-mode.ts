@@ -1,10 +1,6 @@
 import { EpisodeQueue } from '../queue/episode-queue.ts';
 import type { RunStore } from '../store/run-store.ts';
 
-/** Help text of `--queue` on collect, rollout and eval. */
-export const QUEUE_OPTION_HELP =
-  'run the episodes on queue workers (`rmsweb worker --redis URL`) instead of in this process: redis://host:port[/db]';
-
 /**
  * Opens the coordinator side of the episode queue for a command. Notes (re-attached jobs,
  * screenshots dropped from big results) go to stderr unless quiet.

@@ -19,6 +19,7 @@ import {
 } from '../judge/index.ts';
 import { worldVerifier } from '../judge/world-verifier.ts';
 import { createChatModel } from '../models/openai-chat-model.ts';
+import { readCheckpoint } from '../policy/checkpoint.ts';
 import { loadPolicyAgent } from '../policy/policy-agent.ts';
 import { ensureWorld, probeWorld } from '../world/ensure.ts';
 import { startWorldEpisode } from '../world/episode.ts';
@@ -45,7 +46,12 @@ export interface WorldRuntime {
   start(
     env: EpisodeEnv,
     task: Task,
-  ): Promise<{ observation: Trajectory['steps'][number]['observation']; sessionId?: string }>;
+    ctx?: { perturb: number },
+  ): Promise<{
+    observation: Trajectory['steps'][number]['observation'];
+    sessionId?: string;
+    perturb?: number;
+  }>;
   verify(trajectory: Trajectory): Promise<Verdict>;
   close(): Promise<void>;
 }
@@ -89,10 +95,10 @@ export async function openWorldRuntime(o: RuntimeOptions = {}): Promise<WorldRun
         screenshot: { enabled: o.screenshots ?? true, quality: o.screenshotQuality ?? 60 },
       });
     },
-    start: async (env, task) => {
+    start: async (env, task, ctx) => {
       await keepWorld();
-      const r = await startWorldEpisode(env, task, world.origin);
-      return { observation: r.observation, sessionId: r.sessionId };
+      const r = await startWorldEpisode(env, task, world.origin, undefined, { perturb: ctx?.perturb });
+      return { observation: r.observation, sessionId: r.sessionId, perturb: r.perturb };
     },
     verify: (trajectory) => worldVerifier(world.origin)(trajectory),
     close: async () => {
@@ -116,10 +122,37 @@ export async function resolveAgent(
   if (spec.startsWith('openai:')) return new LlmAgent({ model: createChatModel(spec, { role: 'teacher' }) });
   if (spec.startsWith('policy:'))
     return loadPolicyAgent(spec.slice('policy:'.length), { seed: opts.seed, greedy: opts.greedy });
-  throw new InputError(
-    `unknown agent "${spec}"; use heuristic, random, openai:<model>[@<url>] or policy:<dir>`,
-    { field: 'agent' },
-  );
+  throw new InputError(`unknown agent "${spec}"; use ${AGENT_SPECS}`, { field: 'agent' });
+}
+
+const AGENT_SPECS = 'heuristic, random, openai:<model>[@<url>] or policy:<dir>';
+
+/**
+ * Checks an agent spec without running anything, so a command refuses before it creates its run
+ * folder: the spec's kind, an `openai:` endpoint's key (building the client reads it, sends
+ * nothing), a `policy:` folder's checkpoint. Throws InputError naming `field`.
+ */
+export function checkAgentSpec(spec: string, field = '--agent'): void {
+  if (spec === 'heuristic' || spec === 'random') return;
+  if (spec.startsWith('openai:')) {
+    createChatModel(spec, { role: 'teacher' });
+    return;
+  }
+  if (spec.startsWith('policy:')) {
+    readCheckpoint(spec.slice('policy:'.length));
+    return;
+  }
+  throw new InputError(`unknown agent "${spec}"; use ${AGENT_SPECS}`, { field });
+}
+
+/**
+ * Whether an agent spec decides the same way on the same page every time: the heuristic teacher,
+ * the random clicker (reseeded per task) and the student decoding greedily. An LLM endpoint samples.
+ */
+export function isDeterministicAgent(spec: string, opts: { greedy?: boolean } = {}): boolean {
+  if (spec === 'heuristic' || spec === 'random') return true;
+  if (spec.startsWith('policy:')) return opts.greedy ?? true;
+  return false;
 }
 
 /** Resolves a reflector spec: `rules` (offline) or an `openai:` model. */

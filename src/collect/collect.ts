@@ -5,7 +5,13 @@ import { type Reflection, renderNote } from '../core/reflection.ts';
 import type { Task } from '../core/task.ts';
 import type { Trajectory, Verdict } from '../core/trajectory.ts';
 import type { RunStore } from '../store/run-store.ts';
+import { clearEpisodeError, DEFAULT_WORKERS, recordEpisodeError, worthRetrying } from './episode-pool.ts';
 import type { Reflector } from './reflector.ts';
+
+/** Rounds per task at most, unless told otherwise (the method's 5). */
+export const DEFAULT_MAX_ROUNDS = 5;
+/** Verified successes after which a task stops, unless told otherwise (the method's 2). */
+export const DEFAULT_STOP_AFTER = 2;
 
 /** Options of a collection run; the CLI validates them with zod and records them in the manifest. */
 export interface CollectOptions {
@@ -22,11 +28,11 @@ export interface CollectOptions {
     task: Task,
   ) => Promise<{ observation: Trajectory['steps'][number]['observation']; sessionId?: string }>;
   verify: (trajectory: Trajectory) => Promise<Verdict>;
-  /** Parallel browser contexts (default 2). */
+  /** Parallel browser contexts (default DEFAULT_WORKERS). */
   workers?: number;
-  /** Rounds per task at most (default 5). */
+  /** Rounds per task at most (default DEFAULT_MAX_ROUNDS). */
   maxRounds?: number;
-  /** Stop a task after this many verified successes (default 2). */
+  /** Stop a task after this many verified successes (default DEFAULT_STOP_AFTER). */
   stopAfter?: number;
   maxSteps?: number;
   /** Notes kept for the next round: the most recent reflections (default 3). */
@@ -35,6 +41,16 @@ export interface CollectOptions {
   signal?: AbortSignal;
   onEpisode?: (e: { task: Task; trajectory: Trajectory; taskDone: boolean }) => void;
   onError?: (e: { task: Task; round: number; error: Error }) => void;
+}
+
+/**
+ * What a collection run did: episodes saved, episodes that could not be run (left for the next
+ * run, never reflected on), and reflections that failed (the next round ran without that note).
+ */
+export interface CollectResult {
+  episodes: number;
+  errors: number;
+  reflectionErrors: number;
 }
 
 /** Per-task state of collection, rebuilt from the store on resume. */
@@ -72,13 +88,14 @@ export function progressFromStore(
  * verified successes or `maxRounds` rounds. Every attempt is kept. Tasks run in parallel over
  * `workers` browser contexts; rerunning over the same store resumes where it stopped.
  */
-export async function collect(opts: CollectOptions): Promise<{ episodes: number; errors: number }> {
-  const maxRounds = opts.maxRounds ?? 5;
-  const stopAfter = opts.stopAfter ?? 2;
+export async function collect(opts: CollectOptions): Promise<CollectResult> {
+  const maxRounds = opts.maxRounds ?? DEFAULT_MAX_ROUNDS;
+  const stopAfter = opts.stopAfter ?? DEFAULT_STOP_AFTER;
   const maxNotes = opts.maxNotes ?? 3;
   const queue = opts.tasks.slice();
   let episodes = 0;
   let errors = 0;
+  let reflectionErrors = 0;
 
   const worker = async () => {
     let env = await opts.makeEnv();
@@ -108,22 +125,30 @@ export async function collect(opts: CollectOptions): Promise<{ episodes: number;
               signal: opts.signal,
             });
           } catch (e) {
+            if (opts.signal?.aborted) return;
             // An infrastructure failure (browser crash): replace the env and retry the round once;
-            // if it fails again the round is left for the next run, which resumes it.
+            // if it fails again (or the model endpoint is down, which its client already retried)
+            // the round is recorded as an error and left for the next run, which resumes it.
             await env.close().catch(() => {});
             env = await opts.makeEnv();
-            if (!retried) {
+            if (!retried && worthRetrying(e)) {
               retried = true;
               continue;
             }
             retried = false;
             errors++;
+            recordEpisodeError(opts.store, episodeKey(task.id, p.round), {
+              taskId: task.id,
+              round: p.round,
+              error: e as Error,
+            });
             opts.onError?.({ task, round: p.round, error: e as Error });
             break;
           }
           retried = false;
           if (trajectory.endReason === 'aborted') return;
           opts.store.saveTrajectory(trajectory, { episodeKey: episodeKey(task.id, p.round) });
+          clearEpisodeError(opts.store, episodeKey(task.id, p.round));
           episodes++;
           if (trajectory.verdict?.success) p.successes++;
           else {
@@ -133,7 +158,7 @@ export async function collect(opts: CollectOptions): Promise<{ episodes: number;
               opts.store.saveReflection(reflection);
               p.reflections.push(reflection);
             } catch (e) {
-              errors++;
+              reflectionErrors++;
               opts.onError?.({ task, round: p.round, error: e as Error });
             }
           }
@@ -148,6 +173,6 @@ export async function collect(opts: CollectOptions): Promise<{ episodes: number;
     }
   };
 
-  await Promise.all(Array.from({ length: Math.max(1, opts.workers ?? 2) }, () => worker()));
-  return { episodes, errors };
+  await Promise.all(Array.from({ length: Math.max(1, opts.workers ?? DEFAULT_WORKERS) }, () => worker()));
+  return { episodes, errors, reflectionErrors };
 }

@@ -57,7 +57,7 @@ const mean = (xs: number[]): number | null => (xs.length ? xs.reduce((a, b) => a
 const rel = (a: number | null, b: number | null): number | null => (a && b !== null ? (b - a) / a : null);
 
 /** Computes the run summary from the store's trajectory summaries (tag filters the stage). */
-export function computeRunStats(store: RunStore, tag = 'collect'): RunStats {
+export function computeRunStats(store: Pick<RunStore, 'listTrajectorySummaries'>, tag = 'collect'): RunStats {
   const rows = store.listTrajectorySummaries({ tag });
   const perSite: Record<string, SliceStats> = {};
   for (const site of [...new Set(rows.map((r) => r.site))].sort())

@@ -88,6 +88,8 @@ export const Trajectory = z.object({
   /** World session id the episode ran in, when it ran in the offline world. */
   sessionId: z.string().optional(),
   seed: z.number().int().optional(),
+  /** World perturbation seed the episode's pages were rendered under (absent: unperturbed). */
+  perturbSeed: z.number().int().min(0).optional(),
   startedAt: z.string(),
   endedAt: z.string(),
   /** Free-form tags: 'teacher', 'student', 'eval', run labels. */

@@ -139,4 +139,22 @@ describe('exportRl', () => {
     const [row] = readJsonl(out) as any[];
     expect(readFileSync(join(root, 'inline', row.images[0]))).toEqual(bytes);
   });
+
+  it('refuses an empty critical-state file, as rmsweb rl does', () => {
+    const file = join(root, 'empty.jsonl');
+    writeFileSync(file, '\n');
+    expect(() =>
+      exportRl({ runs: [run], critical: file, format: 'jsonl', out: join(root, 'e.jsonl') }),
+    ).toThrow(/empty\.jsonl: no critical states in file/);
+    expect(existsSync(join(root, 'e.jsonl'))).toBe(false);
+  });
+
+  it('reads a pipeline folder (demo, ablate): its own store plus the sub-runs holding the collection', async () => {
+    const demo = join(root, 'demo');
+    RunStore.open(demo).close(); // the pipeline's own store: stage records, no collection
+    await buildCollection(join(demo, 'collect'));
+    const out = join(root, 'demo-rows.jsonl');
+    const sum = exportRl({ runs: [demo], critical, format: 'jsonl', out });
+    expect(sum).toMatchObject({ rows: 3, images: 3, withTrajectoryHistory: 2 });
+  });
 });

@@ -8,7 +8,7 @@ import {
   type Trajectory,
   toBrowserUse,
 } from '../core/index.ts';
-import { type RunStore, writeFileAtomic } from '../store/index.ts';
+import { findRunFolders, type RunStore, writeFileAtomic } from '../store/index.ts';
 import { openRuns } from './export-sft.ts';
 import { JsonlWriter } from './jsonl-writer.ts';
 import { NoteScrubber } from './note-scrub.ts';
@@ -124,7 +124,10 @@ export function exportRl(opts: ExportRlOptions): ExportRlSummary {
   const format = parseRlFormat(opts.format);
   const out = resolve(opts.out);
   const states = readCriticalStates(opts.critical);
-  const stores = openRuns(opts.runs);
+  // As `rmsweb rl` on the same file: an empty export is a mistake upstream, not a 0-row dataset.
+  if (states.length === 0) throw new InputError('no critical states in file', { file: opts.critical });
+  // A demo or ablate folder keeps its runs in sub-folders; all of them are searched.
+  const stores = openRuns(opts.runs.flatMap((r) => findRunFolders(r)));
   const summary: ExportRlSummary = {
     format,
     out,

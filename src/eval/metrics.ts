@@ -30,6 +30,17 @@ export interface EvalSummary {
   costUsd: number;
   /** Sum of episode durations (s); the command's wall time is reported separately. */
   episodeSeconds: number;
+  /** World suite: the perturbation seed each run's episodes recorded (0: today's pages), by run. */
+  perturbSeeds?: number[];
+  /** Why the evaluation made fewer runs than asked (runs that could not differ). */
+  runsNote?: string;
+  /** Runs asked for, when fewer were made (see runsNote). */
+  requestedRuns?: number;
+  /**
+   * Episodes that could not be run (model endpoint down, browser lost): left out of pass@1 and
+   * retried by the next run of the same command. Absent where nothing counted them.
+   */
+  errored?: number;
 }
 
 function rate(trajs: Trajectory[], runs: number[]): RateOverRuns {
@@ -89,6 +100,9 @@ export function summarizeEval(trajs: Trajectory[], opts: { agentId: string; suit
     stepsHistogram: hist,
     costUsd: trajs.reduce((a, t) => a + t.usage.costUsd, 0),
     episodeSeconds: trajs.reduce((a, t) => a + (Date.parse(t.endedAt) - Date.parse(t.startedAt)) / 1000, 0),
+    ...(opts.suite === 'world'
+      ? { perturbSeeds: runs.map((r) => trajs.find((t) => t.round === r)?.perturbSeed ?? 0) }
+      : {}),
   };
 }
 

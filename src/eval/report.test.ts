@@ -82,3 +82,34 @@ describe('summarizeEval', () => {
     expect((html.match(/<svg/g) ?? []).length).toBeGreaterThanOrEqual(3);
   });
 });
+
+describe('runs in the report', () => {
+  it('lists each run with its world perturbation seed, and why a stage ran once', () => {
+    const ts = [0, 1].flatMap((r) => [
+      { ...traj('a', 'shop', r, r === 0, 3), perturbSeed: 100 + r },
+      { ...traj('b', 'shop', r, true, 3), perturbSeed: 100 + r },
+    ]);
+    const summary = summarizeEval(ts, { agentId: 'a', suite: 'world' });
+    expect(summary.perturbSeeds).toEqual([100, 101]);
+    const once = {
+      ...summarizeEval([traj('a', 'shop', 0, true, 3)], { agentId: 'h', suite: 'world' }),
+      runsNote: 'ran once instead of 3 times: the world is unperturbed and the agent deterministic',
+      requestedRuns: 3,
+    };
+    const md = renderMarkdown({
+      title: 't',
+      createdAt: 'now',
+      stages: [
+        { stage: 'student', summary },
+        { stage: 'teacher', summary: once },
+      ],
+    });
+    expect(md).toContain(
+      '- student: world perturbation seed per run; run 0: 100.0% (seed 100), run 1: 50.0% (seed 101)',
+    );
+    expect(md).toContain(
+      '- teacher: world unperturbed, every run saw the same pages; run 0: 100.0% (seed 0)',
+    );
+    expect(md).toContain('- teacher: ran once instead of 3 times');
+  });
+});

@@ -26,6 +26,8 @@ export interface AblationRow {
 /** Everything a report shows; each part is optional. */
 export interface ReportData {
   title: string;
+  /** One plain sentence of what the run showed, with its numbers; the report opens with it. */
+  lead?: string;
   createdAt: string;
   config?: Record<string, unknown>;
   stages: StageResult[];
@@ -46,13 +48,33 @@ const num = (x: number | null | undefined, d = 2) => (x === null || x === undefi
 /** The results table as markdown: one row per stage. */
 export function stagesTable(stages: StageResult[]): string {
   const sites = [...new Set(stages.flatMap((s) => Object.keys(s.summary.perSite)))].sort();
-  const head = `| stage | agent | pass@1 (mean ± sd over runs) | ${sites.join(' | ')} | steps on solved | cost $ |`;
-  const sep = `|${'---|'.repeat(5 + sites.length)}`;
+  const head = `| stage | agent | pass@1 (mean ± sd over runs) | ${sites.join(' | ')} | steps on solved | cost $ | errored episodes |`;
+  const sep = `|${'---|'.repeat(6 + sites.length)}`;
   const rows = stages.map((s) => {
     const per = sites.map((site) => (s.summary.perSite[site] ? pct(s.summary.perSite[site].mean) : '-'));
-    return `| ${s.stage} | ${s.summary.agentId} | ${formatRate(s.summary.pass1)} (${s.summary.runs} runs × ${s.summary.tasks} tasks) | ${per.join(' | ')} | ${num(s.summary.meanStepsSolved)} | ${s.summary.costUsd.toFixed(4)} |`;
+    return `| ${s.stage} | ${s.summary.agentId} | ${formatRate(s.summary.pass1)} (${s.summary.runs} runs × ${s.summary.tasks} tasks) | ${per.join(' | ')} | ${num(s.summary.meanStepsSolved)} | ${s.summary.costUsd.toFixed(4)} | ${s.summary.errored ?? 0} |`;
   });
   return [head, sep, ...rows].join('\n');
+}
+
+/**
+ * Lines under the results table that say what made the runs differ: each stage's per-run pass@1 with
+ * the world perturbation seed of that run, and why a stage ran fewer runs than asked.
+ */
+export function runsLines(stages: StageResult[]): string[] {
+  const out: string[] = [];
+  for (const s of stages) {
+    const seeds = s.summary.perturbSeeds;
+    if (seeds) {
+      const perRun = s.summary.pass1.perRun.map((r, i) => `run ${i}: ${pct(r)} (seed ${seeds[i] ?? 0})`);
+      const what = seeds.every((x) => x === 0)
+        ? 'world unperturbed, every run saw the same pages'
+        : 'world perturbation seed per run';
+      out.push(`- ${s.stage}: ${what}; ${perRun.join(', ')}`);
+    }
+    if (s.summary.runsNote) out.push(`- ${s.stage}: ${s.summary.runsNote}`);
+  }
+  return out;
 }
 
 /** The ablation table as markdown. */
@@ -71,8 +93,18 @@ export function ablationTable(rows: AblationRow[]): string {
 
 /** Renders the report as markdown. */
 export function renderMarkdown(d: ReportData): string {
-  const out: string[] = [`# ${d.title}`, '', `Generated ${d.createdAt}.`, ''];
-  if (d.stages.length) out.push('## Results', '', stagesTable(d.stages), '');
+  const out: string[] = [
+    `# ${d.title}`,
+    '',
+    ...(d.lead ? [d.lead, ''] : []),
+    `Generated ${d.createdAt}.`,
+    '',
+  ];
+  if (d.stages.length) {
+    out.push('## Results', '', stagesTable(d.stages), '');
+    const runs = runsLines(d.stages);
+    if (runs.length) out.push(...runs, '');
+  }
   if (d.ablation?.length) out.push('## Ablation', '', ablationTable(d.ablation), '');
   if (d.collection) {
     const c = d.collection;

@@ -1,9 +1,10 @@
 import type { Agent } from '../agent/agent.ts';
 import type { EpisodeEnv, RunEpisodeOptions } from '../agent/episode.ts';
-import { type EpisodeJob, runEpisodePool } from '../collect/episode-pool.ts';
+import { countEpisodeErrors, type EpisodeJob, runEpisodePool } from '../collect/episode-pool.ts';
 import type { Task } from '../core/task.ts';
 import type { Trajectory, Verdict } from '../core/trajectory.ts';
 import type { RunStore } from '../store/run-store.ts';
+import { runPerturbSeed } from '../world/perturb.ts';
 import { type EvalSummary, summarizeEval } from './metrics.ts';
 
 export interface RunEvalOptions {
@@ -18,8 +19,20 @@ export interface RunEvalOptions {
   start?: RunEpisodeOptions['start'];
   verify: (trajectory: Trajectory) => Promise<Verdict>;
   isTerminal?: RunEpisodeOptions['isTerminal'];
-  /** Independent runs over the task list (pass@1 is averaged over them). Default 3. */
+  /** Independent runs over the task list (pass@1 is averaged over them). Default DEFAULT_RUNS. */
   runs?: number;
+  /**
+   * World suite only: give run r its own world perturbation seed, derived from `evalSeed` and r, so
+   * the runs differ as visits to a live site do (listing order, page size, overlays). Default true.
+   */
+  perturb?: boolean;
+  /** Seed the runs' perturbation seeds derive from (the evaluation's seed). Default 0. */
+  evalSeed?: number;
+  /**
+   * The agent decides the same way on the same page (greedy student, heuristic, seeded random).
+   * With an unperturbed world such runs cannot differ, so the evaluation runs once.
+   */
+  deterministicAgent?: boolean;
   workers?: number;
   maxSteps?: number;
   signal?: AbortSignal;
@@ -27,6 +40,9 @@ export interface RunEvalOptions {
   /** An episode that could not be run (its browser kept failing); it is retried on the next run. */
   onError?: (taskId: string, error: Error) => void;
 }
+
+/** Runs of an evaluation unless told otherwise (the paper's pass@1 is averaged over 3). */
+export const DEFAULT_RUNS = 3;
 
 /** Tag that marks evaluation trajectories of one label. */
 export function evalTag(label: string): string {
@@ -39,9 +55,9 @@ export function evalTag(label: string): string {
  * pass@1 averaged over runs with its spread.
  */
 export async function runEval(o: RunEvalOptions): Promise<EvalSummary & { complete: boolean }> {
-  const runs = o.runs ?? 3;
+  const plan = planEvalRuns(o);
   const tag = evalTag(o.label);
-  const jobs = evalJobs(o.label, o.tasks, runs);
+  const jobs = evalJobs(o.label, o.tasks, plan.runs, plan.perturbSeeds);
   const total = jobs.length;
   let done = jobs.filter((j) => o.store.hasEpisode(j.key)).length;
   let ok = o.store.listTrajectorySummaries({ tag, success: true }).length;
@@ -63,16 +79,67 @@ export async function runEval(o: RunEvalOptions): Promise<EvalSummary & { comple
     },
     onError: ({ job, error }) => o.onError?.(job.task.id, error),
   });
-  return summarizeStoredEval(o, res.errors);
+  return summarizeStoredEval({ ...o, runs: plan.runs }, res.errors, plan);
 }
 
-/** The episode jobs of an evaluation: every task once per run, keyed so a rerun resumes. */
-export function evalJobs(label: string, tasks: Task[], runs: number): EpisodeJob[] {
+/** How many runs an evaluation makes and what perturbation seed each run's world gets. */
+export interface EvalRunPlan {
+  runs: number;
+  requestedRuns: number;
+  /** Perturbation seed of run r (0: today's pages); empty when the suite has no world. */
+  perturbSeeds: number[];
+  /** Set when runs were cut because they could not differ. */
+  note: string | null;
+}
+
+/**
+ * Plans an evaluation's runs. On the world suite each run gets its own perturbation seed unless
+ * perturbation is off; then a deterministic agent would repeat run 0 exactly, so it runs once and
+ * the note says why. Live suites keep every run (the web itself changes between visits).
+ */
+export function planEvalRuns(
+  o: Pick<RunEvalOptions, 'runs' | 'perturb' | 'evalSeed' | 'deterministicAgent' | 'suite'>,
+): EvalRunPlan {
+  const requestedRuns = o.runs ?? DEFAULT_RUNS;
+  if (o.suite !== 'world') return { runs: requestedRuns, requestedRuns, perturbSeeds: [], note: null };
+  const perturb = o.perturb ?? true;
+  if (!perturb && o.deterministicAgent && requestedRuns > 1) {
+    return {
+      runs: 1,
+      requestedRuns,
+      perturbSeeds: [0],
+      note: `ran once instead of ${requestedRuns} times: the world is unperturbed and the agent deterministic, so every run would repeat the first`,
+    };
+  }
+  const perturbSeeds = Array.from({ length: requestedRuns }, (_, r) =>
+    runPerturbSeed(o.evalSeed ?? 0, r, perturb),
+  );
+  return { runs: requestedRuns, requestedRuns, perturbSeeds, note: null };
+}
+
+/**
+ * The episode jobs of an evaluation: every task once per run, keyed so a rerun resumes. Run r's
+ * episodes render the world under `perturbSeeds[r]` (absent or 0: unperturbed).
+ */
+export function evalJobs(
+  label: string,
+  tasks: Task[],
+  runs: number,
+  perturbSeeds: number[] = [],
+): EpisodeJob[] {
   const tag = evalTag(label);
   const jobs: EpisodeJob[] = [];
   for (let r = 0; r < runs; r++) {
+    const perturb = perturbSeeds[r] ?? 0;
     for (const task of tasks)
-      jobs.push({ task, key: `${tag}:${task.id}#${r}`, round: r, tags: ['eval', tag], seed: r });
+      jobs.push({
+        task,
+        key: `${tag}:${task.id}#${r}`,
+        round: r,
+        tags: ['eval', tag],
+        seed: r,
+        ...(perturb ? { perturb } : {}),
+      });
   }
   return jobs;
 }
@@ -81,12 +148,22 @@ export function evalJobs(label: string, tasks: Task[], runs: number): EpisodeJob
 export function summarizeStoredEval(
   o: Pick<RunEvalOptions, 'label' | 'agentId' | 'suite' | 'tasks' | 'store' | 'runs'>,
   errors: number,
+  plan?: EvalRunPlan,
 ): EvalSummary & { complete: boolean } {
-  const runs = o.runs ?? 3;
+  const runs = o.runs ?? DEFAULT_RUNS;
   const ids = new Set(o.tasks.map((t) => t.id));
   const trajs = o.store
     .listTrajectories({ tag: evalTag(o.label) })
     .filter((t) => ids.has(t.task.id) && t.round < runs);
   const summary = summarizeEval(trajs, { agentId: o.agentId, suite: o.suite });
-  return { ...summary, complete: trajs.length === o.tasks.length * runs && errors === 0 };
+  const errored = countEpisodeErrors(
+    o.store,
+    evalJobs(o.label, o.tasks, runs).map((j) => j.key),
+  );
+  return {
+    ...summary,
+    errored,
+    ...(plan?.note ? { runsNote: plan.note, requestedRuns: plan.requestedRuns } : {}),
+    complete: trajs.length === o.tasks.length * runs && errors === 0 && errored === 0,
+  };
 }

@@ -25,7 +25,13 @@ export {
   type LlmTaggerOptions,
   TAGGER_SYSTEM_PROMPT,
 } from './llm-tagger.ts';
-export { type MineOptions, type MineResult, mineCriticalStates, toCriticalState } from './mine.ts';
+export {
+  DEFAULT_MAX_CANDIDATES,
+  type MineOptions,
+  type MineResult,
+  mineCriticalStates,
+  toCriticalState,
+} from './mine.ts';
 export { type PairingSummary, pairTrajectories, type RunKind, type RunPair, runKind } from './pairing.ts';
 export { describeAction, rulesTagger, tagByRules } from './rules-tagger.ts';
 export {

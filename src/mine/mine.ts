@@ -132,6 +132,9 @@ async function chooseTagged(
   return { candidates: candidates.length, tagCalls, labelChangedChoice, chosen };
 }
 
+/** Candidate divergences scored per pair, latest first, unless told otherwise. */
+export const DEFAULT_MAX_CANDIDATES = 5;
+
 /**
  * Mines critical states from trajectories (from any number of run stores): pairs each verified success
  * with the failed and wandering runs of its task, aligns each pair on state comparability, walks the
@@ -149,7 +152,7 @@ export async function mineCriticalStates(
   const tagger = opts.tagger ?? rulesTagger;
   const priors: Record<FailureLabel, number> = { ...DEFAULT_LABEL_PRIORS, ...opts.labelPriors };
   const recencyDecay = opts.recencyDecay ?? DEFAULT_RECENCY_DECAY;
-  const maxCandidates = opts.maxCandidates ?? 5;
+  const maxCandidates = opts.maxCandidates ?? DEFAULT_MAX_CANDIDATES;
   const dedupe = opts.dedupe ?? true;
 
   const { pairs, summary } = pairTrajectories(trajectories);

@@ -2,15 +2,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { InputError, RmswebError } from '../core/index.ts';
+import { InputError } from '../core/index.ts';
 import { OpenAIChatModel } from './openai-chat-model.ts';
-import {
-  getOfflineRewriter,
-  LlmTaskRewriter,
-  readQueries,
-  registerOfflineRewriter,
-  taskFromReply,
-} from './task-rewriter.ts';
+import { LlmTaskRewriter, readQueries, taskFromReply } from './task-rewriter.ts';
 import {
   type FakeOpenAIServer,
   type RecordedRequest,
@@ -133,18 +127,5 @@ describe('LlmTaskRewriter', () => {
     });
     expect(outcomes[1]).toMatchObject({ feasible: false, reason: "needs the user's bank login" });
     expect(outcomes[2]).toMatchObject({ feasible: false, reason: /rewriter reply unusable/ });
-  });
-});
-
-describe('offline rewriter hook', () => {
-  it('errors clearly until one is registered, then returns it', async () => {
-    registerOfflineRewriter(null);
-    const err = await getOfflineRewriter().catch((e) => e);
-    expect(RmswebError.isInstance(err)).toBe(true);
-    expect(err.message).toMatch(/offline task rewriter is not available yet/);
-    const fake = { id: 'offline-test', rewrite: async () => [] };
-    registerOfflineRewriter(() => fake);
-    expect(await getOfflineRewriter()).toBe(fake);
-    registerOfflineRewriter(null);
   });
 });

@@ -1,20 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import {
-  describeZodIssues,
-  InputError,
-  RmswebError,
-  stableId,
-  type Task,
-  Task as TaskSchema,
-} from '../core/index.ts';
+import { describeZodIssues, InputError, stableId, type Task, Task as TaskSchema } from '../core/index.ts';
 import type { ChatModel } from './chat-model.ts';
 import { generateObject, ModelOutputError } from './generate-object.ts';
 
 /**
  * Task synthesis: rewriting raw user queries into executable browsing objectives, dropping the
  * infeasible ones with a recorded reason. The LLM rewriter lives here; the offline rewriter (the
- * world's raw queries grounded in its catalog) plugs in through `registerOfflineRewriter`.
+ * world's raw queries grounded in its catalog) is the world's `createOfflineRewriter`, which the
+ * CLI picks for `--model offline` (the world sits below models, so neither imports the other).
  */
 
 /** One raw query: a line of text, or a JSONL object. */
@@ -206,34 +200,4 @@ export class LlmTaskRewriter implements TaskRewriter {
     await Promise.all(Array.from({ length: Math.min(this.concurrency, queries.length) }, worker));
     return out;
   }
-}
-
-// ---- the offline hook ---------------------------------------------------------------------------
-
-type RewriterFactory = () => TaskRewriter | Promise<TaskRewriter>;
-let offlineFactory: RewriterFactory | null = null;
-
-/**
- * Registers the offline rewriter (`--model offline`). The offline world cannot import this module
- * (it sits below models), so a module above both - the CLI - registers it.
- */
-export function registerOfflineRewriter(factory: RewriterFactory | null): void {
-  offlineFactory = factory;
-}
-
-/** Whether an offline rewriter has been registered. */
-export function hasOfflineRewriter(): boolean {
-  return offlineFactory !== null;
-}
-
-/** The registered offline rewriter; a clear error until the offline world provides one. */
-export async function getOfflineRewriter(): Promise<TaskRewriter> {
-  if (!offlineFactory) {
-    throw new RmswebError(
-      'the offline task rewriter is not available yet: the offline world does not provide one ' +
-        '(it must export createOfflineRewriter from src/world/index.ts). Use --model openai:<model> for now.',
-      { code: 'NOT_AVAILABLE' },
-    );
-  }
-  return offlineFactory();
 }

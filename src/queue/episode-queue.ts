@@ -126,6 +126,11 @@ export class EpisodeQueue {
     return new EpisodeQueue(o, queue, events, runId);
   }
 
+  /** The coordinator's run store (where results and episode errors are recorded). */
+  get store(): RunStore {
+    return this.o.store;
+  }
+
   /** Whether the run store already holds this episode key. */
   hasKey(key: string): boolean {
     return this.o.store.hasEpisode(key);

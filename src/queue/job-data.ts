@@ -42,6 +42,8 @@ export const EpisodeJobData = z.object({
   notes: z.array(z.string()),
   tags: z.array(z.string()),
   seed: z.number().int().optional(),
+  /** World perturbation seed of the episode (0 or absent: today's pages). */
+  perturb: z.number().int().min(0).optional(),
   /** Agent spec as the CLI takes it: heuristic, random, openai:MODEL[@URL], policy:DIR. */
   agent: z.string().min(1),
   agentSeed: z.number().int().optional(),

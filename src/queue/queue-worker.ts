@@ -22,7 +22,12 @@ export interface EpisodeRuntime {
   start?: (
     env: EpisodeEnv,
     task: Task,
-  ) => Promise<{ observation: Trajectory['steps'][number]['observation']; sessionId?: string }>;
+    ctx?: { perturb: number },
+  ) => Promise<{
+    observation: Trajectory['steps'][number]['observation'];
+    sessionId?: string;
+    perturb?: number;
+  }>;
   verify?: (trajectory: Trajectory) => Promise<Verdict>;
   /** False once the browser is gone; the worker then opens a fresh runtime for the next job. */
   healthy(): boolean;
@@ -195,6 +200,7 @@ export async function startQueueWorker(o: QueueWorkerOptions): Promise<QueueWork
         round: data.round,
         tags: data.tags,
         seed: data.seed,
+        perturb: data.perturb,
       });
       const packed = packTrajectory(trajectory, { maxBytes: o.maxResultBytes, worker: id });
       done++;

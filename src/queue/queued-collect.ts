@@ -1,4 +1,14 @@
-import { type CollectOptions, episodeKey, progressFromStore, type TaskProgress } from '../collect/collect.ts';
+import { DEFAULT_MAX_STEPS } from '../agent/episode.ts';
+import {
+  type CollectOptions,
+  type CollectResult,
+  DEFAULT_MAX_ROUNDS,
+  DEFAULT_STOP_AFTER,
+  episodeKey,
+  progressFromStore,
+  type TaskProgress,
+} from '../collect/collect.ts';
+import { clearEpisodeError, recordEpisodeError } from '../collect/episode-pool.ts';
 import { stableId } from '../core/ids.ts';
 import { renderNote } from '../core/reflection.ts';
 import type { Task } from '../core/task.ts';
@@ -23,14 +33,13 @@ export interface QueuedCollectOptions
  * proceed side by side, so the workers' capacity, not this loop, sets the pace. Rerunning over
  * the same store resumes, including a reflection lost to a crash right after its round.
  */
-export async function collectViaQueue(
-  o: QueuedCollectOptions,
-): Promise<{ episodes: number; errors: number }> {
-  const maxRounds = o.maxRounds ?? 5;
-  const stopAfter = o.stopAfter ?? 2;
+export async function collectViaQueue(o: QueuedCollectOptions): Promise<CollectResult> {
+  const maxRounds = o.maxRounds ?? DEFAULT_MAX_ROUNDS;
+  const stopAfter = o.stopAfter ?? DEFAULT_STOP_AFTER;
   const maxNotes = o.maxNotes ?? 3;
   let episodes = 0;
   let errors = 0;
+  let reflectionErrors = 0;
 
   const reflect = async (task: Task, p: TaskProgress, trajectory: Trajectory, round: number) => {
     try {
@@ -39,7 +48,7 @@ export async function collectViaQueue(
       o.store.saveReflection(reflection);
       p.reflections.push(reflection);
     } catch (e) {
-      errors++;
+      reflectionErrors++;
       o.onError?.({ task, round, error: e as Error });
     }
   };
@@ -63,7 +72,7 @@ export async function collectViaQueue(
           seed: o.seed,
           agent: o.agent,
           agentSeed: o.agentSeed,
-          maxSteps: o.maxSteps ?? 30,
+          maxSteps: o.maxSteps ?? DEFAULT_MAX_STEPS,
           runtime: o.runtime,
         },
         { signal: o.signal },
@@ -71,6 +80,7 @@ export async function collectViaQueue(
       if (out.status === 'aborted') return;
       if (out.status === 'failed') {
         errors++;
+        recordEpisodeError(o.store, episodeKey(task.id, round), { taskId: task.id, round, error: out.error });
         o.onError?.({ task, round, error: out.error });
         return;
       }
@@ -80,6 +90,7 @@ export async function collectViaQueue(
       }
       const trajectory = out.trajectory;
       if (trajectory.endReason === 'aborted') return;
+      clearEpisodeError(o.store, episodeKey(task.id, round));
       episodes++;
       if (trajectory.verdict?.success) p.successes++;
       else await reflect(task, p, trajectory, round);
@@ -90,5 +101,5 @@ export async function collectViaQueue(
   };
 
   await Promise.all(o.tasks.map((t) => runTask(t)));
-  return { episodes, errors };
+  return { episodes, errors, reflectionErrors };
 }

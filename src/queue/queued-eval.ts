@@ -1,5 +1,11 @@
 import type { EvalSummary } from '../eval/metrics.ts';
-import { evalJobs, evalTag, type RunEvalOptions, summarizeStoredEval } from '../eval/run-eval.ts';
+import {
+  evalJobs,
+  evalTag,
+  planEvalRuns,
+  type RunEvalOptions,
+  summarizeStoredEval,
+} from '../eval/run-eval.ts';
 import type { EpisodeQueue } from './episode-queue.ts';
 import type { RuntimeSpec } from './job-data.ts';
 import { runQueuedPool } from './queued-pool.ts';
@@ -15,8 +21,8 @@ export interface QueuedEvalOptions
 
 /** `runEval` over the queue: the same jobs, keys and summary; workers run and verify the episodes. */
 export async function evalViaQueue(o: QueuedEvalOptions): Promise<EvalSummary & { complete: boolean }> {
-  const runs = o.runs ?? 3;
-  const jobs = evalJobs(o.label, o.tasks, runs);
+  const plan = planEvalRuns(o);
+  const jobs = evalJobs(o.label, o.tasks, plan.runs, plan.perturbSeeds);
   const total = jobs.length;
   let done = jobs.filter((j) => o.store.hasEpisode(j.key)).length;
   let ok = o.store.listTrajectorySummaries({ tag: evalTag(o.label), success: true }).length;
@@ -33,6 +39,7 @@ export async function evalViaQueue(o: QueuedEvalOptions): Promise<EvalSummary & 
       if (trajectory.verdict?.success) ok++;
       o.onEpisode?.(done, total, done ? ok / done : 0);
     },
+    onError: ({ job, error }) => o.onError?.(job.task.id, error),
   });
-  return summarizeStoredEval(o, res.errors);
+  return summarizeStoredEval({ ...o, runs: plan.runs }, res.errors, plan);
 }

@@ -1,4 +1,5 @@
-import type { EpisodeJob } from '../collect/episode-pool.ts';
+import { DEFAULT_MAX_STEPS } from '../agent/episode.ts';
+import { clearEpisodeError, type EpisodeJob, recordEpisodeError } from '../collect/episode-pool.ts';
 import type { Trajectory } from '../core/trajectory.ts';
 import type { EpisodeQueue } from './episode-queue.ts';
 import type { RuntimeSpec } from './job-data.ts';
@@ -38,18 +39,25 @@ export async function runQueuedPool(
           notes: job.notes ?? [],
           tags: job.tags,
           seed: job.seed,
+          ...(job.perturb ? { perturb: job.perturb } : {}),
           agent: o.agent,
           agentSeed: o.agentSeed,
-          maxSteps: o.maxSteps ?? 30,
+          maxSteps: o.maxSteps ?? DEFAULT_MAX_STEPS,
           runtime: o.runtime,
         },
         { signal: o.signal },
       );
       if (out.status === 'saved') {
+        clearEpisodeError(o.queue.store, job.key);
         ran++;
         o.onEpisode?.({ job, trajectory: out.trajectory });
       } else if (out.status === 'failed') {
         errors++;
+        recordEpisodeError(o.queue.store, job.key, {
+          taskId: job.task.id,
+          round: job.round ?? 0,
+          error: out.error,
+        });
         o.onError?.({ job, error: out.error });
       }
     }),

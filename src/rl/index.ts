@@ -15,5 +15,13 @@ export { k3, meanTeacherForcedKl, teacherForcedKl } from './kl.ts';
 export { emptyMetrics, METRICS, type MetricName, type RlResult, type StepMetrics } from './metrics.ts';
 export * from './reward/index.ts';
 export { ExampleStream, type RolloutGroup, sampleGroups } from './rollouts.ts';
-export { RL_ALGOS, type RlAlgo, type RunRlOptions, type RunRlResult, runRl } from './run-rl.ts';
+export {
+  RL_ALGOS,
+  type RlAlgo,
+  RlCommonOptions,
+  type RunRlOptions,
+  type RunRlResult,
+  rlDefaults,
+  runRl,
+} from './run-rl.ts';
 export { SALVAGE_DS_DEFAULTS, type SalvageDsOptions, salvageDsLoss, trainSalvageDs } from './salvage-ds.ts';

@@ -3,31 +3,50 @@ import { describeZodIssues, InputError } from '../core/errors.ts';
 import type { StudentPolicy } from '../policy/types.ts';
 import type { RunStore } from '../store/index.ts';
 import type { RlExample } from './critical-data.ts';
-import { type DapoOptions, trainDapo } from './dapo.ts';
-import { type GrpoOptions, trainGrpo } from './grpo.ts';
+import { DAPO_DEFAULTS, type DapoOptions, trainDapo } from './dapo.ts';
+import { GRPO_DEFAULTS, type GrpoOptions, trainGrpo } from './grpo.ts';
 import type { RlResult, StepMetrics } from './metrics.ts';
 import { REWARD_NAMES, type RewardFn, rewardByName } from './reward/index.ts';
-import { type SalvageDsOptions, trainSalvageDs } from './salvage-ds.ts';
+import { SALVAGE_DS_DEFAULTS, type SalvageDsOptions, trainSalvageDs } from './salvage-ds.ts';
 
 /** The RL algorithms `rmsweb rl --algo` and the ablation run. */
 export const RL_ALGOS = ['salvage-ds', 'grpo', 'dapo'] as const;
 export type RlAlgo = (typeof RL_ALGOS)[number];
 
-/** The options every algorithm shares; unset ones take the algorithm's documented default. */
-const CommonOptions = z.object({
-  algo: z.enum(RL_ALGOS),
+/**
+ * The options every algorithm shares, with their bounds; unset ones take the algorithm's documented
+ * default. Numbers are coerced, so `rmsweb rl` parses its flags with this same schema (extended
+ * with its own options) and the bounds are declared once.
+ */
+export const RlCommonOptions = z.object({
+  algo: z.enum(RL_ALGOS).default('salvage-ds'),
   reward: z
     .union([z.enum(REWARD_NAMES), z.custom<RewardFn>((v) => typeof v === 'function')])
     .default('polarized'),
-  steps: z.number().int().positive().optional(),
-  batchSize: z.number().int().positive().optional(),
-  groupSize: z.number().int().min(2).optional(),
-  lr: z.number().positive().optional(),
-  seed: z.number().int().optional(),
-  temperature: z.number().positive().optional(),
-  updateEpochs: z.number().int().positive().optional(),
+  steps: z.coerce.number().int().min(1).max(1e6).optional(),
+  batchSize: z.coerce.number().int().min(1).max(1e5).optional(),
+  groupSize: z.coerce.number().int().min(2).max(1024).optional(),
+  lr: z.coerce.number().min(1e-9).max(10).optional(),
+  seed: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(2 ** 31 - 1)
+    .optional(),
+  temperature: z.coerce.number().min(1e-3).max(100).optional(),
+  updateEpochs: z.coerce.number().int().positive().optional(),
   salvage: z.boolean().optional(),
 });
+
+/** The documented defaults of an algorithm (what an unset option becomes). */
+export function rlDefaults(algo: RlAlgo): {
+  steps: number;
+  batchSize: number;
+  groupSize: number;
+  lr: number;
+} {
+  return algo === 'salvage-ds' ? SALVAGE_DS_DEFAULTS : algo === 'grpo' ? GRPO_DEFAULTS : DAPO_DEFAULTS;
+}
 
 export interface RunRlOptions<P extends StudentPolicy> {
   algo: RlAlgo;
@@ -68,7 +87,7 @@ export interface RunRlResult<P extends StudentPolicy> extends RlResult<P> {
  * policy in place and returns per-step metrics, rollouts sampled and wall time.
  */
 export function runRl<P extends StudentPolicy>(opts: RunRlOptions<P>): RunRlResult<P> {
-  const parsed = CommonOptions.safeParse({ ...opts, policy: undefined, examples: undefined });
+  const parsed = RlCommonOptions.safeParse({ ...opts, policy: undefined, examples: undefined });
   if (!parsed.success) {
     throw new InputError(`invalid RL options: ${describeZodIssues(parsed.error.issues)}`, {
       field: String(parsed.error.issues[0]?.path.join('.') ?? ''),

@@ -11,6 +11,7 @@ export {
   rmswebVersion,
   writeManifestFile,
 } from './manifest.ts';
+export { findRunFolders } from './run-folders.ts';
 export { type OpenOptions, RunStore } from './run-store.ts';
 export { STORE_SCHEMA_VERSION } from './schema.ts';
 export type { TrajectoryFilter, TrajectorySummary } from './trajectory-query.ts';

@@ -2,8 +2,8 @@ import { existsSync, readdirSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { CriticalState, describeZodIssues, InputError } from '../core/index.ts';
 import { readCriticalStates } from '../data/read-critical.ts';
-import type { RunStore } from '../store/index.ts';
 import { FileCache, shortPath } from './files.ts';
+import type { RunReader } from './run-reader.ts';
 
 /** A critical state and where the viewer found it. */
 export interface CriticalEntry {
@@ -48,7 +48,7 @@ export class CriticalSource {
   });
 
   constructor(
-    private readonly store: RunStore,
+    private readonly store: RunReader,
     private readonly runDir: string,
     private readonly extraFiles: string[],
   ) {

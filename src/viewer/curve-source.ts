@@ -2,8 +2,8 @@ import { realpathSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { z } from 'zod';
 import { describeZodIssues } from '../core/index.ts';
-import type { RunStore } from '../store/index.ts';
 import { FileCache, findFiles, readJson, shortPath } from './files.ts';
+import type { RunReader } from './run-reader.ts';
 
 /** The file `rmsweb rl` writes beside a checkpoint (cli/commands/rl.ts RL_METRICS_FILE). */
 export const RL_METRICS_FILE = 'rl-metrics.json';
@@ -91,7 +91,7 @@ export class CurveSource {
   private readonly cache = new Map<string, FileCache<CurveSet | { error: string }>>();
 
   constructor(
-    private readonly store: RunStore,
+    private readonly store: RunReader,
     private readonly runDir: string,
     private readonly modelDirs: string[],
   ) {}

@@ -1,9 +1,10 @@
 import { existsSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { InputError, type Task } from '../core/index.ts';
-import { ImageStore, isImageHash, RunStore, type TrajectorySummary } from '../store/index.ts';
+import { findRunFolders, ImageStore, isImageHash, RunStore, type TrajectorySummary } from '../store/index.ts';
 import { CriticalSource } from './critical-source.ts';
 import { CurveSource } from './curve-source.ts';
+import { MultiRunReader, type RunReader } from './run-reader.ts';
 
 /** What `rmsweb view` looks at. */
 export interface ViewerSources {
@@ -34,14 +35,14 @@ export interface TaskRow {
  * written shows its latest state on reload.
  */
 export class RunView {
-  readonly store: RunStore;
+  readonly store: RunReader;
   readonly runDir: string;
   readonly critical: CriticalSource;
   readonly curves: CurveSource;
   private readonly taskCache = new Map<string, Task>();
   private readonly imageStores: ImageStore[] = [];
 
-  private constructor(store: RunStore, sources: ViewerSources) {
+  private constructor(store: RunReader, sources: ViewerSources) {
     this.store = store;
     this.runDir = store.dir;
     const models = (sources.models ?? []).map((d) => resolve(d));
@@ -59,11 +60,19 @@ export class RunView {
 
   /** Opens the run folder read-only; fails with an InputError naming what is missing. */
   static open(sources: ViewerSources): RunView {
-    const store = RunStore.open(sources.runDir, { create: false, readonly: true });
+    // The folder's own store first, then any sub-runs (a demo or ablate folder's collection, ...).
+    const dirs = findRunFolders(sources.runDir);
+    const root = RunStore.open(sources.runDir, { create: false, readonly: true });
+    const stores = [root];
+    let store: RunReader = root;
     try {
+      for (const d of dirs)
+        if (resolve(d) !== resolve(root.dir))
+          stores.push(RunStore.open(d, { create: false, readonly: true }));
+      store = stores.length > 1 ? new MultiRunReader(stores) : root;
       return new RunView(store, sources);
     } catch (e) {
-      store.close();
+      for (const s of stores) s.close();
       throw e;
     }
   }

@@ -2,8 +2,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { describeZodIssues } from '../core/index.ts';
-import type { RunStore } from '../store/index.ts';
 import { findFiles, readJson, shortPath } from './files.ts';
+import type { RunReader } from './run-reader.ts';
 
 const Rate = z.looseObject({
   mean: z.number(),
@@ -76,7 +76,7 @@ function ablationRows(v: unknown): Array<Record<string, unknown>> | null {
  * the run folder (`report.json` from eval/report.ts) and ablation tables (`ablation.json`).
  */
 export function loadTables(
-  store: RunStore,
+  store: RunReader,
   runDir: string,
 ): { evals: EvalRow[]; ablations: JsonTable[]; warnings: string[] } {
   const evals: EvalRow[] = [];

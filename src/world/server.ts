@@ -59,7 +59,8 @@ function parseForm(body: string, contentType: string | undefined): Record<string
 /**
  * The offline world's HTTP server, on 127.0.0.1 only. Sites live under `/<site>/`; shared assets
  * under `/__assets/`; control endpoints under `/__world/` (health, session reset, state, check),
- * which agents' navigation allowlists block.
+ * which agents' navigation allowlists block. A session reset may carry a perturbation seed
+ * (`POST /__world/reset?session=ID&perturb=N`): that session's pages then vary as a real site's do.
  */
 export class WorldServer {
   readonly world: World;
@@ -122,6 +123,9 @@ export class WorldServer {
     const site = this.world.sites.get(siteId);
     if (!site) return send(res, 404, notFound(path), 'text/html', setCookie);
     const body = req.method === 'POST' ? await readBody(req) : '';
+    // A page load (not a script's fetch) counts as a view: a perturbed promo waits for its view.
+    if (req.method === 'GET' && /text\/html/.test(String(req.headers.accept ?? '')))
+      this.world.countView(sessionId, siteId);
     const sreq: SiteRequest = {
       method: req.method ?? 'GET',
       path: path.slice(siteId.length + 1) || '/',
@@ -131,6 +135,7 @@ export class WorldServer {
       sessionId,
       base: `/${siteId}`,
       ui: this.world.uiState(sessionId, siteId),
+      perturb: this.world.perturbation(sessionId),
     };
     const state = this.world.state(sessionId, siteId);
     const out: SiteResponse = await site.handle(sreq, state);
@@ -182,8 +187,17 @@ export class WorldServer {
       return send(res, 403, JSON.stringify({ error: 'control endpoint: harness only' }), 'application/json');
     }
     if (what === 'reset' && req.method === 'POST') {
-      this.world.resetSession(session);
-      return send(res, 200, JSON.stringify({ ok: true, session }), 'application/json');
+      const raw = url.searchParams.get('perturb') ?? '0';
+      const perturb = Number(raw);
+      if (!/^\d+$/.test(raw) || perturb > 0xffffffff)
+        return send(
+          res,
+          400,
+          JSON.stringify({ error: `perturb must be an integer in [0, 2^32), got "${raw}"` }),
+          'application/json',
+        );
+      this.world.resetSession(session, { perturb });
+      return send(res, 200, JSON.stringify({ ok: true, session, perturb }), 'application/json');
     }
     if (what === 'state') {
       const site = url.searchParams.get('site') ?? '';

@@ -1,6 +1,7 @@
 import type { Observation } from '../core/observation.ts';
 import type { Rng } from '../core/rng.ts';
 import type { TaskLevel } from '../core/task.ts';
+import type { Perturbation } from './perturb.ts';
 
 /** A request as a site sees it: the path is relative to the site's prefix (`/shop/cart` -> `/cart`). */
 export interface SiteRequest {
@@ -18,6 +19,11 @@ export interface SiteRequest {
    * banner and closed its promo modal. Sites pass these to `page()` so overlays show until dismissed.
    */
   ui: { consent: boolean; promoSeen: boolean };
+  /**
+   * The session's perturbation (identity unless the harness set one at reset): listings use it for
+   * their default order and page size. It never changes data, state or what a verifier checks.
+   */
+  perturb: Perturbation;
 }
 
 export interface SiteResponse {

@@ -67,15 +67,34 @@ export class EnvSolverDriver implements SolverDriver {
     return this.count;
   }
 
-  private async act(action: Action, strict = true): Promise<Observation> {
+  private async act(action: Action, strict = true, mayDismiss = true): Promise<Observation> {
     this.count++;
     this.current = await this.env.step(action);
+    // A promo that pops up mid-task (a perturbed visit shows it from a later page view) blocks the
+    // click: close it, as a user would, and try again. Unperturbed pages never get here, because
+    // their solvers close overlays where they know them to be.
+    const closer = this.current.lastActionError?.includes('is covered by') ? modalCloser(this.current) : null;
+    if (closer && mayDismiss && 'index' in action) {
+      const before = this.current;
+      this.count++;
+      this.current = await this.env.step({ type: 'click', index: closer.index });
+      if (this.current.lastActionError) this.current = before;
+      else return this.act(this.relocate(action, before), strict, false);
+    }
     if (strict && this.current.lastActionError) {
       throw new Error(
         `reference solver action ${JSON.stringify(action)} failed: ${this.current.lastActionError}`,
       );
     }
     return this.current;
+  }
+
+  /** The same action on the same element (by node key) in the current observation. */
+  private relocate(action: Action, before: Observation): Action {
+    if (!('index' in action)) return action;
+    const key = before.elements.find((e) => e.index === action.index)?.nodeKey;
+    const now = key ? this.current.elements.find((e) => e.nodeKey === key) : undefined;
+    return now ? ({ ...action, index: now.index } as Action) : action;
   }
 
   /** Finds a target, scrolling down (then back to the top) when it is not in the element list. */
@@ -154,4 +173,16 @@ function describe(t: ElementTarget): string {
   if (typeof t === 'string') return JSON.stringify(t);
   if (typeof t === 'function') return 'an element matching a predicate';
   return JSON.stringify({ ...t, name: t.name instanceof RegExp ? String(t.name) : t.name });
+}
+
+/** An uncovered "No thanks" or "Close" button of a modal dialog, when one is showing. */
+function modalCloser(obs: Observation): Element | null {
+  return (
+    obs.elements.find(
+      (e) =>
+        e.tag === 'button' &&
+        e.attributes.covered !== 'true' &&
+        /^(no thanks|close)$/i.test((e.name || e.text).trim()),
+    ) ?? null
+  );
 }

@@ -1,5 +1,6 @@
 import type { Task } from '../core/task.ts';
 import type { Verdict } from '../core/trajectory.ts';
+import { Perturbation } from './perturb.ts';
 import type { Condition, Site, TaskTemplate } from './site.ts';
 import { SITE_FACTORIES } from './sites/index.ts';
 import { DEFAULT_WORLD_SEED } from './split.ts';
@@ -10,6 +11,9 @@ interface SessionEntry {
   states: Map<string, unknown>;
   consent: Set<string>;
   promoSeen: Set<string>;
+  /** Page views per site in this session (the promo of a perturbed visit waits for its view). */
+  views: Map<string, number>;
+  perturb: Perturbation;
   touchedAt: number;
 }
 
@@ -44,7 +48,14 @@ export class World {
   private session(id: string): SessionEntry {
     let s = this.sessions.get(id);
     if (!s) {
-      s = { states: new Map(), consent: new Set(), promoSeen: new Set(), touchedAt: Date.now() };
+      s = {
+        states: new Map(),
+        consent: new Set(),
+        promoSeen: new Set(),
+        views: new Map(),
+        perturb: Perturbation.NONE,
+        touchedAt: Date.now(),
+      };
       this.sessions.set(id, s);
     }
     s.touchedAt = Date.now();
@@ -60,9 +71,31 @@ export class World {
     return s.states.get(siteId) as S;
   }
 
+  /**
+   * The overlay state a site renders from. Under a perturbation, a site without a cookie banner this
+   * visit reads as consented, and a promo that is off (or not due yet) reads as seen.
+   */
   uiState(sessionId: string, siteId: string): { consent: boolean; promoSeen: boolean } {
     const s = this.session(sessionId);
-    return { consent: s.consent.has(siteId), promoSeen: s.promoSeen.has(siteId) };
+    if (!s.perturb.active) return { consent: s.consent.has(siteId), promoSeen: s.promoSeen.has(siteId) };
+    const plan = s.perturb.overlays(siteId);
+    const views = s.views.get(siteId) ?? 0;
+    const promoDue = plan.promoFromView !== null && views >= plan.promoFromView;
+    return {
+      consent: s.consent.has(siteId) || !plan.cookieBanner,
+      promoSeen: s.promoSeen.has(siteId) || !promoDue,
+    };
+  }
+
+  /** Counts a page view of a site in a session (the server calls it for page loads, not fetches). */
+  countView(sessionId: string, siteId: string): void {
+    const s = this.session(sessionId);
+    s.views.set(siteId, (s.views.get(siteId) ?? 0) + 1);
+  }
+
+  /** The perturbation a session's pages are rendered under (the identity unless set at reset). */
+  perturbation(sessionId: string): Perturbation {
+    return this.session(sessionId).perturb;
   }
 
   markUi(sessionId: string, siteId: string, what: 'consent' | 'promo'): void {
@@ -70,9 +103,13 @@ export class World {
     (what === 'consent' ? s.consent : s.promoSeen).add(siteId);
   }
 
-  /** Forgets everything about a session: carts, orders, mail, dismissed banners. */
-  resetSession(sessionId: string): void {
+  /**
+   * Forgets everything about a session: carts, orders, mail, dismissed banners. With a non-zero
+   * `perturb` seed the session's pages are then rendered under that perturbation (see Perturbation).
+   */
+  resetSession(sessionId: string, opts: { perturb?: number } = {}): void {
     this.sessions.delete(sessionId);
+    if (opts.perturb) this.session(sessionId).perturb = new Perturbation(opts.perturb);
   }
 
   /** Drops sessions idle for longer than maxIdleMs (long-running servers). */

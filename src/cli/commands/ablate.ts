@@ -1,5 +1,14 @@
 import type { Command } from 'commander';
 import { z } from 'zod';
+import {
+  addPipelineWorkersOption,
+  addProgressOptions,
+  addWorldOptions,
+  PipelineWorkersOption,
+  ProgressOptions,
+  seedOption,
+  WorldOptions,
+} from '../options.ts';
 import { abortOnSigint, parseOptions } from '../parse-options.ts';
 import { runAblation } from '../pipeline/ablate.ts';
 import { stepTable } from '../pipeline/ablation-table.ts';
@@ -11,17 +20,15 @@ const Options = z.object({
   preset: z.enum(['quick', 'full']).default('quick'),
   out: z.string().min(1),
   from: z.string().min(1).optional(),
-  workers: z.coerce.number().int().min(1).max(32).optional(),
-  seed: z.coerce.number().int().min(0).default(0),
-  worldSeed: z.coerce.number().int().default(1),
-  port: z.coerce.number().int().min(0).max(65535).optional(),
-  progress: z.boolean().default(false),
-  quiet: z.boolean().default(false),
+  seed: seedOption.default(0),
+  ...PipelineWorkersOption,
+  ...WorldOptions,
+  ...ProgressOptions,
 });
 
 /** `rmsweb ablate`: the paper's ablation table on the offline world. */
 export function registerAblate(program: Command): void {
-  program
+  const cmd = program
     .command('ablate')
     .description(
       'The ablation table on the offline world, each row pass@1 over the preset’s runs on held-out world test tasks,\n' +
@@ -35,54 +42,51 @@ export function registerAblate(program: Command): void {
       '--from <dir>',
       'reuse a demo run folder’s collection, SFT checkpoint and mined states (else run them here)',
     )
-    .option('--workers <k>', 'parallel browser contexts (default: the preset’s)')
-    .option('--seed <n>', 'seed of task sampling, training and RL', '0')
-    .option('--world-seed <n>', 'seed of the offline world', '1')
-    .option('--port <n>', 'reuse a world on this port (default: start one in-process on a free port)')
-    .option('--progress', 'force progress bars even without a terminal')
-    .option('--quiet', 'no progress output')
-    .action(async (raw) => {
-      const o = parseOptions(Options, raw, 'ablate');
-      const preset = presetByName(o.preset);
-      if (o.workers) preset.workers = o.workers;
-      const sig = abortOnSigint('ablate');
-      const ctx = new PipelineContext(
-        {
-          command: 'ablate',
-          out: o.out,
-          preset,
-          seed: o.seed,
-          worldSeed: o.worldSeed,
-          port: o.port,
-          forceProgress: o.progress,
-          quiet: o.quiet,
-        },
-        sig.signal,
+    .option('--seed <n>', 'seed of task sampling, training and RL', '0');
+  addPipelineWorkersOption(cmd);
+  addWorldOptions(cmd, 'reuse a world on this port (default: start one in-process on a free port)');
+  addProgressOptions(cmd).action(async (raw) => {
+    const o = parseOptions(Options, raw, 'ablate');
+    const preset = presetByName(o.preset);
+    if (o.workers) preset.workers = o.workers;
+    const sig = abortOnSigint('ablate');
+    const ctx = new PipelineContext(
+      {
+        command: 'ablate',
+        out: o.out,
+        preset,
+        seed: o.seed,
+        worldSeed: o.worldSeed,
+        port: o.port,
+        forceProgress: o.progress,
+        quiet: o.quiet,
+      },
+      sig.signal,
+    );
+    try {
+      ctx.checkSettings();
+      const r = await runAblation(ctx, { from: o.from });
+      const total = Object.values(r.timings).reduce((a, b) => a + b, 0);
+      process.stdout.write(
+        `\n${r.table}\n\n${stepTable(r.rows)}\n\n` +
+          r.targets
+            .map(
+              (t) =>
+                `${t.met === null ? 'not measured' : t.met ? 'MET    ' : 'NOT MET'}  ${t.target} (${t.detail})\n`,
+            )
+            .join('') +
+          `\nwall time (sum of stages): ${total.toFixed(0)} s\nwrote ${r.files.markdown}, ${r.files.json} and ${r.files.report}\n`,
       );
-      try {
-        ctx.checkSettings();
-        const r = await runAblation(ctx, { from: o.from });
-        const total = Object.values(r.timings).reduce((a, b) => a + b, 0);
-        process.stdout.write(
-          `\n${r.table}\n\n${stepTable(r.rows)}\n\n` +
-            r.targets
-              .map(
-                (t) =>
-                  `${t.met === null ? 'not measured' : t.met ? 'MET    ' : 'NOT MET'}  ${t.target} (${t.detail})\n`,
-              )
-              .join('') +
-            `\nwall time (sum of stages): ${total.toFixed(0)} s\nwrote ${r.files.markdown}, ${r.files.json} and ${r.files.report}\n`,
-        );
-      } catch (e) {
-        if (e instanceof PipelineInterrupted) {
-          process.stderr.write(`ablate: ${e.message}\n`);
-          process.exitCode = 130;
-          return;
-        }
-        throw e;
-      } finally {
-        sig.dispose();
-        await ctx.close();
+    } catch (e) {
+      if (e instanceof PipelineInterrupted) {
+        process.stderr.write(`ablate: ${e.message}\n`);
+        process.exitCode = 130;
+        return;
       }
-    });
+      throw e;
+    } finally {
+      sig.dispose();
+      await ctx.close();
+    }
+  });
 }

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { InputError } from '../../core/index.ts';
+import { z } from 'zod';
 import {
   type ExportRlSummary,
   type ExportSftSummary,
@@ -10,7 +10,26 @@ import {
   RL_FORMATS,
   SFT_FORMATS,
 } from '../../data/index.ts';
+import { parseOptions } from '../parse-options.ts';
 import { createProgress } from '../progress.ts';
+
+// Formats stay plain strings here: the data module names the allowed ones in its own error.
+const SftOptions = z.object({
+  run: z.array(z.string().min(1)).min(1, 'give at least one --run DIR'),
+  format: z.string().min(1),
+  out: z.string().min(1),
+  imagePaths: z.enum(['relative', 'absolute']).optional(),
+  progress: z.boolean().default(false),
+  json: z.boolean().default(false),
+});
+
+const RlOptions = z.object({
+  run: z.array(z.string().min(1)).min(1, 'give at least one --run DIR'),
+  critical: z.string().min(1),
+  format: z.string().min(1),
+  out: z.string().min(1),
+  json: z.boolean().default(false),
+});
 
 function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
@@ -62,64 +81,52 @@ export function registerExport(program: Command): void {
     )
     .option('--progress', 'show progress even when stderr is not a terminal')
     .option('--json', 'print the summary as JSON')
-    .action(
-      (o: {
-        run: string[];
-        format: string;
-        out: string;
-        imagePaths?: string;
-        progress?: boolean;
-        json?: boolean;
-      }) => {
-        const format = parseSftFormat(o.format);
-        if (o.imagePaths !== undefined && o.imagePaths !== 'relative' && o.imagePaths !== 'absolute') {
-          throw new InputError(`--image-paths must be relative or absolute, got "${o.imagePaths}"`, {
-            field: 'image-paths',
-          });
-        }
-        const bar = createProgress('export sft', 0, {
-          force: o.progress,
-          quiet: !o.progress && !process.stderr.isTTY,
+    .action((raw) => {
+      const o = parseOptions(SftOptions, raw, 'export sft');
+      const format = parseSftFormat(o.format);
+      const bar = createProgress('export sft', 0, {
+        force: o.progress,
+        quiet: !o.progress && !process.stderr.isTTY,
+      });
+      try {
+        const summary = exportSft({
+          runs: o.run,
+          format,
+          out: o.out,
+          imagePaths: o.imagePaths,
+          onProgress: (done, total) => {
+            bar.setTotal(total);
+            bar.update(done);
+          },
         });
-        try {
-          const summary = exportSft({
-            runs: o.run,
-            format,
-            out: o.out,
-            imagePaths: o.imagePaths as 'relative' | 'absolute' | undefined,
-            onProgress: (done, total) => {
-              bar.setTotal(total);
-              bar.update(done);
-            },
-          });
-          bar.stop();
-          printSft(summary, o.json ?? false);
-        } catch (e) {
-          bar.stop();
-          throw e;
-        }
-      },
-    );
+        bar.stop();
+        printSft(summary, o.json);
+      } catch (e) {
+        bar.stop();
+        throw e;
+      }
+    });
 
   exp
     .command('rl')
     .description('Critical states (JSONL from `rmsweb mine`) as verl parquet rows or JSONL')
     .requiredOption(
       '--run <dir>',
-      'run folder holding the trajectories and screenshots (repeatable)',
+      'run folder holding the trajectories and screenshots (repeatable; a demo or ablate folder is searched with its sub-runs)',
       collect,
     )
     .requiredOption('--critical <file>', 'critical states, one JSON object per line')
     .requiredOption('--format <format>', `one of ${RL_FORMATS.join(', ')}`)
     .requiredOption('--out <file>', 'output file (.parquet for verl, .jsonl for jsonl)')
     .option('--json', 'print the summary as JSON')
-    .action((o: { run: string[]; critical: string; format: string; out: string; json?: boolean }) => {
+    .action((raw) => {
+      const o = parseOptions(RlOptions, raw, 'export rl');
       const summary = exportRl({
         runs: o.run,
         critical: o.critical,
         format: parseRlFormat(o.format),
         out: o.out,
       });
-      printRl(summary, o.json ?? false);
+      printRl(summary, o.json);
     });
 }

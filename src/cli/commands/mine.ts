@@ -1,8 +1,10 @@
 import { mkdirSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import type { Command } from 'commander';
+import { z } from 'zod';
 import { CriticalState, describeZodIssues, InputError, type Trajectory } from '../../core/index.ts';
 import {
+  DEFAULT_MAX_CANDIDATES,
   DEFAULT_MIN_COMPARABILITY,
   formatMineStats,
   LlmTagger,
@@ -13,41 +15,25 @@ import {
 } from '../../mine/index.ts';
 import { createChatModel } from '../../models/index.ts';
 import { RunStore, writeFileAtomic } from '../../store/index.ts';
+import { intOption, numberOption } from '../options.ts';
+import { parseOptions } from '../parse-options.ts';
 import { createProgress, type Progress } from '../progress.ts';
 
-interface MineCliOptions {
-  run: string[];
-  judge: string;
-  out: string;
-  minComparability?: string;
-  maxCandidates?: string;
-  concurrency?: string;
-  keepDuplicates?: boolean;
-  record: boolean;
-  progress?: boolean;
-  json?: boolean;
-}
+const Options = z.object({
+  run: z.array(z.string().min(1)).min(1, 'give at least one --run DIR'),
+  judge: z.string().min(1).default('rules'),
+  out: z.string().min(1),
+  minComparability: numberOption(0, 1).default(DEFAULT_MIN_COMPARABILITY),
+  maxCandidates: intOption(1, 1000).default(DEFAULT_MAX_CANDIDATES),
+  concurrency: intOption(1, 256).optional(),
+  keepDuplicates: z.boolean().default(false),
+  record: z.boolean().default(true),
+  progress: z.boolean().default(false),
+  json: z.boolean().default(false),
+});
 
 function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
-}
-
-function numberOption(
-  raw: string | undefined,
-  field: string,
-  min: number,
-  max: number,
-  int = false,
-): number | undefined {
-  if (raw === undefined) return undefined;
-  const n = Number(raw);
-  if (!Number.isFinite(n) || n < min || n > max || (int && !Number.isInteger(n))) {
-    throw new InputError(
-      `${field} must be ${int ? 'an integer' : 'a number'} in [${min}, ${max}], got "${raw}"`,
-      { field },
-    );
-  }
-  return n;
 }
 
 /** `runs/x/critical.jsonl` -> `runs/x/critical.stats.json`. */
@@ -105,18 +91,20 @@ export function registerMine(program: Command): void {
       '--min-comparability <x>',
       `comparability threshold in [0, 1] (default ${DEFAULT_MIN_COMPARABILITY})`,
     )
-    .option('--max-candidates <n>', 'candidate divergences per pair, latest first (default 5)')
+    .option(
+      '--max-candidates <n>',
+      `candidate divergences per pair, latest first (default ${DEFAULT_MAX_CANDIDATES})`,
+    )
     .option('--concurrency <n>', 'pairs tagged at once (default 1 for rules, 8 for a model)')
     .option('--keep-duplicates', 'keep one critical state per pair even when pairs share a success state')
     .option('--no-record', 'do not also save critical states and stats as records in the first run store')
     .option('--progress', 'show a progress bar even when stderr is not a terminal')
     .option('--json', 'print the stats as JSON on stdout')
-    .action(async (o: MineCliOptions) => {
-      const minComparability = numberOption(o.minComparability, 'min-comparability', 0, 1);
-      const maxCandidates = numberOption(o.maxCandidates, 'max-candidates', 1, 1000, true);
+    .action(async (raw) => {
+      const o = parseOptions(Options, { ...raw, run: raw.run ?? [] }, 'mine');
+      const { minComparability, maxCandidates } = o;
       const tagger = makeTagger(o.judge);
-      const concurrency =
-        numberOption(o.concurrency, 'concurrency', 1, 256, true) ?? (o.judge === 'rules' ? 1 : 8);
+      const concurrency = o.concurrency ?? (o.judge === 'rules' ? 1 : 8);
       const trajectories = readRuns(o.run);
 
       let progress: Progress | null = null;

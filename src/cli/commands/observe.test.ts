@@ -1,14 +1,14 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { FIXTURES } from '../../browser/fixtures/pages.ts';
 import { type FixtureServer, serveFixtures } from '../../browser/fixtures/server.ts';
-import { NavigationError } from '../../core/errors.ts';
+import { InputError, NavigationError } from '../../core/errors.ts';
 import { sha256 } from '../../core/ids.ts';
-import { registerObserve } from './observe.ts';
+import { registerObserve, urlScheme } from './observe.ts';
 
 let srv: FixtureServer;
 let dir: string;
@@ -69,6 +69,23 @@ describe('rmsweb observe', () => {
     const err = await observe('http://127.0.0.1:9/').catch((e) => e);
     expect(NavigationError.isInstance(err)).toBe(true);
     expect(err.message).toMatch(/^Cannot reach http:\/\/127\.0\.0\.1:9\/: net::ERR_/);
+  });
+
+  it('refuses non-http(s) schemes as usage errors; file: only with --allow-file', async () => {
+    for (const url of ['javascript:alert(1)', 'data:text/html,<b>x</b>', 'chrome://settings']) {
+      const err = await observe(url).catch((e) => e);
+      expect(InputError.isInstance(err), url).toBe(true);
+      expect(err.message).toMatch(/only http\(s\) pages can be observed/);
+    }
+    const page = join(dir, 'page.html');
+    writeFileSync(page, '<!doctype html><button>Local</button>');
+    const refused = await observe(`file://${page}`).catch((e) => e);
+    expect(refused.message).toMatch(/pass --allow-file/);
+    expect(await observe(`file://${page}`, '--allow-file', '--no-screenshot')).toMatch(
+      /\[1\]<button>Local \/>/,
+    );
+    expect(urlScheme('localhost:8080/x')).toBeNull();
+    expect(urlScheme('example.com')).toBeNull();
   });
 
   it('exits 1 with a clear message through the real bin', () => {

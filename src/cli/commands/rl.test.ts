@@ -140,7 +140,7 @@ describe('rmsweb rl', () => {
       /exactly one of --data/,
     );
     await expect(run([...base, '--data', join(dir, 'critical.jsonl'), '--algo', 'ppo'])).rejects.toThrow(
-      /algo must be one of/,
+      /option --algo: .*expected one of/,
     );
     await expect(
       run([...base, '--data', join(dir, 'critical.jsonl'), '--algo', 'grpo', '--no-salvage']),

@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import cliProgress from 'cli-progress';
 import type { Command } from 'commander';
+import { z } from 'zod';
 import { InputError } from '../../core/index.ts';
 import { loadStudentPolicy } from '../../policy/student-policy.ts';
 import type { StudentPolicy } from '../../policy/types.ts';
@@ -11,64 +12,37 @@ import {
   METRICS,
   REWARD_NAMES,
   RL_ALGOS,
-  type RlAlgo,
+  RlCommonOptions,
   type RlExample,
   type RunRlResult,
+  rlDefaults,
   runRl,
+  SALVAGE_DS_DEFAULTS,
 } from '../../rl/index.ts';
 import { RunStore, writeFileAtomic } from '../../store/index.ts';
+import { parseOptions } from '../parse-options.ts';
 
 /** The file beside the checkpoint that holds the run's curves and cost. */
 export const RL_METRICS_FILE = 'rl-metrics.json';
 
-export interface RlCliOptions {
-  algo: string;
-  reward: string;
-  data?: string;
-  fullCorpus?: string;
-  init: string;
-  out: string;
-  steps?: string;
-  groupSize?: string;
-  batch?: string;
-  lr?: string;
-  seed?: string;
-  temperature?: string;
-  salvage: boolean;
-  logRun?: string;
-  progress?: boolean;
-  json?: boolean;
-}
-
-function numberOption(
-  raw: string | undefined,
-  field: string,
-  min: number,
-  max: number,
-  int = false,
-): number | undefined {
-  if (raw === undefined) return undefined;
-  const n = Number(raw);
-  if (!Number.isFinite(n) || n < min || n > max || (int && !Number.isInteger(n))) {
-    throw new InputError(
-      `${field} must be ${int ? 'an integer' : 'a number'} in [${min}, ${max}], got "${raw}"`,
-      { field },
-    );
-  }
-  return n;
-}
-
-function oneOf<T extends string>(raw: string, allowed: readonly T[], field: string): T {
-  if (!(allowed as readonly string[]).includes(raw)) {
-    throw new InputError(`${field} must be one of ${allowed.join(', ')}, got "${raw}"`, { field });
-  }
-  return raw as T;
-}
+/** `rmsweb rl`'s options: the RL module's own (bounds declared there) plus the command's. */
+export const RlCliOptions = RlCommonOptions.omit({ updateEpochs: true }).extend({
+  reward: z.enum(REWARD_NAMES).default('polarized'),
+  data: z.string().min(1).optional(),
+  fullCorpus: z.string().min(1).optional(),
+  init: z.string().min(1),
+  out: z.string().min(1),
+  salvage: z.boolean().default(true),
+  logRun: z.string().min(1).optional(),
+  progress: z.boolean().default(false),
+  json: z.boolean().default(false),
+});
+export type RlCliOptions = z.output<typeof RlCliOptions>;
 
 async function loadExamples(o: RlCliOptions): Promise<RlExample[]> {
   if ((o.data === undefined) === (o.fullCorpus === undefined)) {
     throw new InputError('give exactly one of --data <critical.jsonl> or --full-corpus <run dir>', {
-      field: 'data',
+      field: '--data',
     });
   }
   return o.data !== undefined ? loadCriticalStates(o.data) : loadFullCorpus(o.fullCorpus!);
@@ -83,16 +57,9 @@ export async function rlCommand(
   o: RlCliOptions,
   loadPolicy: (dir: string) => Promise<StudentPolicy> = loadStudentPolicy,
 ): Promise<RunRlResult<StudentPolicy>> {
-  const algo = oneOf<RlAlgo>(o.algo, RL_ALGOS, 'algo');
-  const reward = oneOf(o.reward, REWARD_NAMES, 'reward');
-  const steps = numberOption(o.steps, 'steps', 1, 1e6, true);
-  const groupSize = numberOption(o.groupSize, 'group-size', 2, 1024, true);
-  const batchSize = numberOption(o.batch, 'batch', 1, 1e5, true);
-  const lr = numberOption(o.lr, 'lr', 1e-9, 10);
-  const seed = numberOption(o.seed, 'seed', 0, 2 ** 31 - 1, true);
-  const temperature = numberOption(o.temperature, 'temperature', 1e-3, 100);
+  const { algo, reward, steps, groupSize, batchSize, lr, seed, temperature } = o;
   if (!o.salvage && algo !== 'salvage-ds')
-    throw new InputError(`--no-salvage applies to salvage-ds only, not ${algo}`, { field: 'salvage' });
+    throw new InputError(`--no-salvage applies to salvage-ds only, not ${algo}`, { field: '--no-salvage' });
   const examples = await loadExamples(o);
   const policy = await loadPolicy(o.init);
   const store = o.logRun ? RunStore.open(o.logRun) : undefined;
@@ -111,7 +78,7 @@ export async function rlCommand(
       : null;
   let result: RunRlResult<StudentPolicy>;
   try {
-    bar?.start(steps ?? 50, 0, { reward: '-', salvage: '-' });
+    bar?.start(steps ?? rlDefaults(algo).steps, 0, { reward: '-', salvage: '-' });
     result = runRl({
       algo,
       reward,
@@ -201,18 +168,21 @@ export function registerRl(program: Command): void {
       '--full-corpus <dir>',
       'instead of --data: every step of the verified successes in this run folder',
     )
-    .option('--steps <n>', 'optimizer steps (default 50)')
-    .option('--group-size <n>', 'actions sampled per state, G (default 8)')
-    .option('--batch <n>', 'states per step (default 8)')
-    .option('--lr <x>', 'Adam learning rate (default 0.001)')
+    .option('--steps <n>', `optimizer steps (default ${SALVAGE_DS_DEFAULTS.steps})`)
+    .option('--group-size <n>', `actions sampled per state, G (default ${SALVAGE_DS_DEFAULTS.groupSize})`)
+    .option('--batch <n>', `states per step (default ${SALVAGE_DS_DEFAULTS.batchSize})`)
+    .option('--lr <x>', `Adam learning rate (default ${SALVAGE_DS_DEFAULTS.lr} for salvage-ds)`)
     .option('--seed <n>', 'seed for state order and sampling (default 0)')
     .option('--temperature <x>', 'sampling temperature (default 1)')
     .option('--no-salvage', 'salvage-ds: drop gate-failing groups instead of salvaging them (ablation)')
     .option('--log-run <dir>', 'also log per-step metrics into this run folder (series rl/<algo>/<out>)')
     .option('--progress', 'show a progress bar even when stderr is not a terminal')
     .option('--json', 'print the summary as JSON on stdout')
-    .action(async (o: RlCliOptions) => {
-      const r = await rlCommand(o);
+    .action(async (raw) => {
+      const { batch, ...rest } = raw;
+      const r = await rlCommand(
+        parseOptions(RlCliOptions, { batchSize: batch, ...rest }, 'rl', { batchSize: '--batch' }),
+      );
       r.policy.dispose();
     });
 }

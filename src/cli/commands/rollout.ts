@@ -1,54 +1,68 @@
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { type EpisodeJob, runEpisodePool } from '../../collect/episode-pool.ts';
+import { solvingNotes } from '../../collect/solving-notes.ts';
 import { computeRunStats, formatRunStats } from '../../collect/stats.ts';
 import { InputError } from '../../core/errors.ts';
 import type { Trajectory } from '../../core/trajectory.ts';
+import type { EpisodeQueue } from '../../queue/episode-queue.ts';
+import { parseRedisUrl } from '../../queue/job-data.ts';
 import { runQueuedPool } from '../../queue/queued-pool.ts';
 import { RunStore } from '../../store/run-store.ts';
+import { episodesNotRun } from '../episode-errors.ts';
 import { recordStage } from '../manifest.ts';
+import {
+  addBrowserOptions,
+  addEpisodeOptions,
+  addProgressOptions,
+  addQueueOption,
+  addWorldOptions,
+  BrowserOptions,
+  EpisodeOptions,
+  intOption,
+  ProgressOptions,
+  QueueOptions,
+  seedOption,
+  WorldOptions,
+} from '../options.ts';
 import { abortOnSigint, parseOptions } from '../parse-options.ts';
 import { createProgress } from '../progress.ts';
-import { openQueueCoordinator, QUEUE_OPTION_HELP } from '../queue-mode.ts';
-import { openWorldRuntime, resolveAgent } from '../runtime.ts';
+import { openQueueCoordinator } from '../queue-mode.ts';
+import { checkAgentSpec, openWorldRuntime, resolveAgent } from '../runtime.ts';
 import { resolveTasks } from '../tasks-arg.ts';
 
 const Options = z.object({
   agent: z.string().min(1),
   tasks: z.string().min(1),
   out: z.string().min(1),
-  runs: z.coerce.number().int().min(1).max(50).default(1),
-  workers: z.coerce.number().int().min(1).max(32).default(2),
-  maxSteps: z.coerce.number().int().min(1).max(200).default(30),
-  seed: z.coerce.number().int().default(0),
-  worldSeed: z.coerce.number().int().default(1),
-  port: z.coerce.number().int().min(0).max(65535).optional(),
-  browserWs: z.string().optional(),
-  queue: z.string().optional(),
+  runs: intOption(1, 50).default(1),
+  seed: seedOption.default(0),
   relabel: z.string().optional(),
   notesFrom: z.string().optional(),
-  progress: z.boolean().default(false),
-  quiet: z.boolean().default(false),
+  ...EpisodeOptions,
+  ...BrowserOptions,
+  ...WorldOptions,
+  ...QueueOptions,
+  ...ProgressOptions,
 });
 
 /** `rmsweb rollout`: record an agent's episodes (the student's failures feed the miner). */
 export function registerRollout(program: Command): void {
-  program
+  const cmd = program
     .command('rollout')
     .description(
-      'Record rollouts of an agent on tasks into a run folder (failures feed `rmsweb mine`). Resumable.',
+      'Record rollouts of an agent on tasks into a run folder (failures feed `rmsweb mine`). Episodes that could not\n' +
+        'be run (model endpoint down, browser lost) are not recorded; the command exits 1 and a rerun retries them. Resumable.',
     )
     .requiredOption('--agent <spec>', 'policy:DIR | heuristic | random | openai:MODEL[@URL]')
-    .requiredOption('--tasks <spec>', 'world:train[:N] | world:test[:N] | FILE')
+    .requiredOption('--tasks <spec>', 'world:train[:N][:SITES] | world:test[:N][:SITES] | FILE')
     .requiredOption('--out <dir>', 'run folder')
     .option('--runs <k>', 'episodes per task', '1')
-    .option('--workers <k>', 'parallel browser contexts', '2')
-    .option('--max-steps <n>', 'step budget per episode', '30')
-    .option('--seed <n>', 'seed of task sampling and of the agent', '0')
-    .option('--world-seed <n>', 'seed of the offline world', '1')
-    .option('--port <n>', 'world port')
-    .option('--browser-ws <url>', 'connect to a remote browser instead of launching Chromium')
-    .option('--queue <redis-url>', QUEUE_OPTION_HELP)
+    .option('--seed <n>', 'seed of task sampling and of the agent', '0');
+  addEpisodeOptions(cmd);
+  addBrowserOptions(cmd);
+  addWorldOptions(cmd);
+  addQueueOption(cmd)
     .option(
       '--relabel <spec>',
       "DAgger relabelling: also ask this expert agent (e.g. heuristic) at every step and record its action as the label `train sft --relabeled` learns from; the agent's own action is what runs",
@@ -56,120 +70,113 @@ export function registerRollout(program: Command): void {
     .option(
       '--notes-from <dir>',
       'with --relabel: a collection run; the expert reads the notes of the attempt that solved each task there, and tasks it never solved are skipped',
-    )
-    .option('--progress', 'force the progress bar even without a terminal')
-    .option('--quiet', 'no progress output')
-    .action(async (raw) => {
-      const o = parseOptions(Options, raw, 'rollout');
-      if (o.notesFrom && !o.relabel)
-        throw new InputError('--notes-from needs --relabel', { field: '--notes-from' });
-      if (o.relabel && o.queue)
-        throw new InputError('--relabel runs in this process; drop --queue', { field: '--relabel' });
-      let tasks = resolveTasks(o.tasks, { seed: o.seed, worldSeed: o.worldSeed });
-      const expertNotes = o.notesFrom ? solvingNotes(o.notesFrom) : null;
-      if (expertNotes) {
-        const before = tasks.length;
-        tasks = tasks.filter((t) => expertNotes.has(t.id));
-        if (!o.quiet && tasks.length < before)
-          process.stdout.write(
-            `relabel: ${before - tasks.length} of ${before} tasks skipped (never solved in ${o.notesFrom})\n`,
-          );
-      }
-      const store = RunStore.open(o.out);
+    );
+  addProgressOptions(cmd).action(async (raw) => {
+    const o = parseOptions(Options, raw, 'rollout');
+    // Everything that can be refused is checked before the run folder exists.
+    if (o.notesFrom && !o.relabel)
+      throw new InputError('--notes-from needs --relabel', { field: '--notes-from' });
+    if (o.relabel && o.queue)
+      throw new InputError('--relabel runs in this process; drop --queue', { field: '--relabel' });
+    checkAgentSpec(o.agent);
+    if (o.relabel) checkAgentSpec(o.relabel, '--relabel');
+    if (o.queue) parseRedisUrl(o.queue, '--queue');
+    let tasks = resolveTasks(o.tasks, { seed: o.seed, worldSeed: o.worldSeed });
+    const expertNotes = o.notesFrom ? solvingNotes(o.notesFrom) : null;
+    if (expertNotes) {
+      const before = tasks.length;
+      tasks = tasks.filter((t) => expertNotes.has(t.id));
+      if (!tasks.length)
+        throw new InputError(`none of the ${before} tasks was ever solved in ${o.notesFrom}`, {
+          field: '--notes-from',
+        });
+      if (!o.quiet && tasks.length < before)
+        process.stdout.write(
+          `relabel: ${before - tasks.length} of ${before} tasks skipped (never solved in ${o.notesFrom})\n`,
+        );
+    }
+    const jobs: EpisodeJob[] = [];
+    for (let r = 0; r < o.runs; r++) {
+      for (const task of tasks)
+        jobs.push({
+          task,
+          key: `rollout:${o.agent}${o.relabel ? `+relabel:${o.relabel}` : ''}:${task.id}#${r}`,
+          round: r,
+          tags: ['rollout', 'student', `agent:${o.agent}`, ...(o.relabel ? [`relabel:${o.relabel}`] : [])],
+          seed: o.seed + r,
+          ...(expertNotes ? { expertNotes: expertNotes.get(task.id) } : {}),
+        });
+    }
+    const rt = o.queue
+      ? null
+      : await openWorldRuntime({ port: o.port, seed: o.worldSeed, browserWs: o.browserWs });
+    let store: RunStore | null = null;
+    let queue: EpisodeQueue | null = null;
+    let bar: ReturnType<typeof createProgress> | null = null;
+    const sig = abortOnSigint('rollout');
+    try {
+      store = RunStore.open(o.out);
+      queue = o.queue ? await openQueueCoordinator(o.queue, store, { quiet: o.quiet }) : null;
       recordStage(store, `rollout:${o.agent}`, { ...o, taskCount: tasks.length }, o.seed);
-      const jobs: EpisodeJob[] = [];
-      for (let r = 0; r < o.runs; r++) {
-        for (const task of tasks)
-          jobs.push({
-            task,
-            key: `rollout:${o.agent}${o.relabel ? `+relabel:${o.relabel}` : ''}:${task.id}#${r}`,
-            round: r,
-            tags: ['rollout', 'student', `agent:${o.agent}`, ...(o.relabel ? [`relabel:${o.relabel}`] : [])],
-            seed: o.seed + r,
-            ...(expertNotes ? { expertNotes: expertNotes.get(task.id) } : {}),
-          });
-      }
-      const rt = o.queue
-        ? null
-        : await openWorldRuntime({ port: o.port, seed: o.worldSeed, browserWs: o.browserWs });
-      const queue = o.queue ? await openQueueCoordinator(o.queue, store, { quiet: o.quiet }) : null;
-      const sig = abortOnSigint('rollout');
-      let done = jobs.filter((j) => store.hasEpisode(j.key)).length;
+      const st = store;
+      let done = jobs.filter((j) => st.hasEpisode(j.key)).length;
       const resumed = done;
-      const bar = createProgress('rollout', jobs.length, {
+      const progress = createProgress('rollout', jobs.length, {
         force: o.progress,
         quiet: o.quiet,
         initial: done,
       });
+      bar = progress;
       let ok = 0;
-      try {
-        const onEpisode = ({ trajectory }: { trajectory: Trajectory }) => {
-          done++;
-          if (trajectory.verdict?.success) ok++;
-          // The rate of this process's episodes (a resumed run's earlier ones are in the summary).
-          bar.update(done, { success: ok / Math.max(1, done - resumed) });
-        };
-        const r = queue
-          ? await runQueuedPool({
-              queue,
-              jobs,
-              agent: o.agent,
-              agentSeed: o.seed,
-              runtime: { kind: 'world', worldSeed: o.worldSeed },
-              maxSteps: o.maxSteps,
-              signal: sig.signal,
-              onEpisode,
-            })
-          : await runEpisodePool({
-              jobs,
-              store,
-              makeAgent: () => resolveAgent(o.agent, { seed: o.seed }),
-              ...(o.relabel ? { makeExpert: () => resolveAgent(o.relabel!, { seed: o.seed }) } : {}),
-              makeEnv: rt!.makeEnv,
-              start: rt!.start,
-              verify: rt!.verify,
-              workers: o.workers,
-              maxSteps: o.maxSteps,
-              signal: sig.signal,
-              onEpisode,
-              onError: ({ job, error }) =>
-                process.stderr.write(`\nrollout: ${job.task.id}: ${error.message} (rerun to retry)\n`),
-            });
-        bar.stop();
-        if (!o.quiet) {
-          process.stdout.write(
-            `\nrollout: ${r.ran} episodes run, ${r.skipped} already recorded, ${r.errors} errors\n`,
-          );
-          process.stdout.write(`${formatRunStats(computeRunStats(store, 'rollout'))}\n`);
-        }
-        if (sig.signal.aborted) process.exitCode = 130;
-      } finally {
-        bar.stop();
-        sig.dispose();
-        await rt?.close();
-        await queue?.close();
-        store.close();
+      const onEpisode = ({ trajectory }: { trajectory: Trajectory }) => {
+        done++;
+        if (trajectory.verdict?.success) ok++;
+        // The rate of this process's episodes (a resumed run's earlier ones are in the summary).
+        progress.update(done, { success: ok / Math.max(1, done - resumed) });
+      };
+      const onError = ({ job, error }: { job: EpisodeJob; error: Error }) =>
+        process.stderr.write(`\nrollout: ${job.task.id}: ${error.message} (not recorded; rerun to retry)\n`);
+      const r = queue
+        ? await runQueuedPool({
+            queue,
+            jobs,
+            agent: o.agent,
+            agentSeed: o.seed,
+            runtime: { kind: 'world', worldSeed: o.worldSeed },
+            maxSteps: o.maxSteps,
+            signal: sig.signal,
+            onEpisode,
+            onError,
+          })
+        : await runEpisodePool({
+            jobs,
+            store,
+            makeAgent: () => resolveAgent(o.agent, { seed: o.seed }),
+            ...(o.relabel ? { makeExpert: () => resolveAgent(o.relabel!, { seed: o.seed }) } : {}),
+            makeEnv: rt!.makeEnv,
+            start: rt!.start,
+            verify: rt!.verify,
+            workers: o.workers,
+            maxSteps: o.maxSteps,
+            signal: sig.signal,
+            onEpisode,
+            onError,
+          });
+      progress.stop();
+      if (!o.quiet) {
+        process.stdout.write(
+          `\nrollout: ${r.ran} episodes run, ${r.skipped} already recorded, ${r.errors} could not be run\n`,
+        );
+        process.stdout.write(`${formatRunStats(computeRunStats(store, 'rollout'))}\n`);
       }
-    });
-}
-
-/**
- * Per task of a collection run, the notes of the attempt that solved it (the latest round that
- * succeeded): with them the expert is the teacher configuration verified to solve that task.
- */
-export function solvingNotes(runDir: string): Map<string, string[]> {
-  const store = RunStore.open(runDir, { create: false, readonly: true });
-  try {
-    const best = new Map<string, { round: number; id: string; notes: number }>();
-    for (const t of store.listTrajectorySummaries({ success: true })) {
-      const cur = best.get(t.taskId);
-      if (!cur || t.round > cur.round) best.set(t.taskId, { round: t.round, id: t.id, notes: t.notes });
+      if (sig.signal.aborted) process.exitCode = 130;
+      else if (r.errors) throw episodesNotRun('rollout', r.errors, r.ran + r.errors);
+    } finally {
+      bar?.stop();
+      sig.dispose();
+      await rt?.close();
+      await queue?.close();
+      store?.close();
     }
-    // Only the attempts that had notes need their (large) bodies read.
-    return new Map(
-      [...best].map(([task, b]) => [task, b.notes ? (store.getTrajectory(b.id)?.notes ?? []) : []]),
-    );
-  } finally {
-    store.close();
-  }
+  });
 }

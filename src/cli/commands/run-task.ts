@@ -1,20 +1,23 @@
 import type { Command } from 'commander';
 import { z } from 'zod';
-import { runEpisode } from '../../agent/episode.ts';
+import { DEFAULT_MAX_STEPS, runEpisode } from '../../agent/episode.ts';
 import { formatAction } from '../../core/action.ts';
 import { InputError } from '../../core/errors.ts';
+import { DEFAULT_WORLD_SEED } from '../../world/split.ts';
 import { generateWorldTasks } from '../../world/tasks.ts';
+import { BrowserOptions, EpisodeOptions, WorldOptions } from '../options.ts';
 import { parseOptions } from '../parse-options.ts';
 import { openWorldRuntime, resolveAgent } from '../runtime.ts';
 
 const Options = z.object({
   agent: z.string().default('heuristic'),
   notes: z.array(z.string()).default([]),
-  maxSteps: z.coerce.number().int().positive().default(30),
   json: z.boolean().default(false),
-  port: z.coerce.number().int().min(0).max(65535).optional(),
-  seed: z.coerce.number().int().default(1),
-  browserWs: z.string().optional(),
+  // `--seed` here is the world seed (run-task has no other random choice).
+  seed: WorldOptions.worldSeed,
+  port: WorldOptions.port,
+  browserWs: BrowserOptions.browserWs,
+  ...EpisodeOptions,
 });
 
 /** `rmsweb run-task <task-id>`: one episode of one world task, with the step log and the verdict. */
@@ -25,10 +28,10 @@ export function registerRunTask(program: Command): void {
     .argument('<task-id>', 'a world task id (see `rmsweb world tasks`)')
     .option('--agent <spec>', 'heuristic | random | openai:MODEL[@URL] | policy:DIR', 'heuristic')
     .option('--notes <text...>', 'reflection notes to inject into every observation')
-    .option('--max-steps <n>', 'step budget', '30')
+    .option('--max-steps <n>', `step budget (default ${DEFAULT_MAX_STEPS})`)
     .option('--json', 'print the Trajectory as JSON')
     .option('--port <n>', 'world port (a running world is reused; else one starts in-process)')
-    .option('--seed <n>', 'world seed', '1')
+    .option('--seed <n>', `world seed (default ${DEFAULT_WORLD_SEED})`)
     .option('--browser-ws <url>', 'connect to a remote browser instead of launching Chromium')
     .action(async (taskId: string, raw) => {
       const o = parseOptions(Options, raw, 'run-task');

@@ -2,52 +2,57 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import cliProgress from 'cli-progress';
 import type { Command } from 'commander';
-import { InputError, RmswebError, Task } from '../../core/index.ts';
+import { z } from 'zod';
+import { InputError, Task } from '../../core/index.ts';
 import { BENCHMARK_SUITES, type BenchmarkSuite, loadSuite } from '../../judge/index.ts';
 import {
   createChatModel,
-  getOfflineRewriter,
-  hasOfflineRewriter,
   LlmTaskRewriter,
   loadPriceTable,
   type RewriteOutcome,
   readQueries,
-  registerOfflineRewriter,
   type SourcedQuery,
   type TaskRewriter,
   UsageMeter,
 } from '../../models/index.ts';
 import { writeFileAtomic } from '../../store/index.ts';
+import { createOfflineRewriter } from '../../world/rewriter.ts';
+import { generateWorldTasks } from '../../world/tasks.ts';
+import { intOption, seedOption } from '../options.ts';
+import { parseOptions } from '../parse-options.ts';
 
 export const LIST_SUITES = ['world', ...BENCHMARK_SUITES] as const;
 
-function intOption(
-  raw: string | undefined,
-  field: string,
-  min: number,
-  max = Number.MAX_SAFE_INTEGER,
-): number | undefined {
-  if (raw === undefined) return undefined;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < min || n > max)
-    throw new InputError(`must be an integer in [${min}, ${max}], got "${raw}"`, { field });
-  return n;
-}
+const ListOptions = z.object({
+  suite: z.string().min(1),
+  benchmarksDir: z.string().optional(),
+  site: z.string().optional(),
+  seed: seedOption.optional(),
+  split: z.enum(['train', 'test']).optional(),
+  limit: intOption(0).optional(),
+  json: z.boolean().default(false),
+});
+
+const SynthOptions = z.object({
+  queries: z.string().optional(),
+  model: z.string().min(1),
+  out: z.string().min(1),
+  dropped: z.string().optional(),
+  baseUrl: z.string().optional(),
+  cacheDir: z.string().optional(),
+  concurrency: intOption(1, 256).default(4),
+  timeoutMs: intOption(1).optional(),
+  prices: z.string().optional(),
+  progress: z.boolean().default(false),
+  json: z.boolean().default(false),
+});
+type SynthOptions = z.output<typeof SynthOptions>;
 
 /** The world's tasks, through the offline world's own generator. */
-async function worldTasks(o: { seed?: string; split?: string; site?: string }): Promise<Task[]> {
-  if (o.split !== undefined && o.split !== 'train' && o.split !== 'test') {
-    throw new InputError(`--split must be train or test, got "${o.split}"`, { field: 'split' });
-  }
-  const world = await import('../../world/index.ts').catch((e: unknown) => {
-    throw new RmswebError(`the offline world is not available yet: ${(e as Error).message}`, {
-      code: 'NOT_AVAILABLE',
-      cause: e,
-    });
-  });
-  const tasks = world.generateWorldTasks({
-    ...(o.seed !== undefined ? { seed: intOption(o.seed, 'seed', 0) } : {}),
-    ...(o.split ? { split: o.split as 'train' | 'test' } : {}),
+function worldTasks(o: { seed?: number; split?: 'train' | 'test'; site?: string }): Task[] {
+  const tasks = generateWorldTasks({
+    ...(o.seed !== undefined ? { seed: o.seed } : {}),
+    ...(o.split ? { split: o.split } : {}),
     ...(o.site ? { site: o.site } : {}),
   });
   if (o.site && tasks.length === 0)
@@ -58,7 +63,7 @@ async function worldTasks(o: { seed?: string; split?: string; site?: string }): 
 /** Tasks of a suite, validated. */
 export async function listSuiteTasks(
   suite: string,
-  o: { benchmarksDir?: string; seed?: string; split?: string; site?: string },
+  o: { benchmarksDir?: string; seed?: number; split?: 'train' | 'test'; site?: string },
 ): Promise<Task[]> {
   if (suite === 'world') return worldTasks(o);
   if (!(BENCHMARK_SUITES as readonly string[]).includes(suite)) {
@@ -75,34 +80,6 @@ function oneLine(s: string, max: number): string {
   return t.length > max ? `${t.slice(0, max - 1)}…` : t;
 }
 
-/**
- * Finds the offline rewriter: one registered in-process, else `createOfflineRewriter` exported by
- * the offline world (the world cannot register itself: it sits below models).
- */
-async function offlineRewriter(): Promise<TaskRewriter> {
-  if (!hasOfflineRewriter()) {
-    const world = (await import('../../world/index.ts')) as Record<string, unknown>;
-    const factory = world.createOfflineRewriter;
-    if (typeof factory === 'function')
-      registerOfflineRewriter(() => factory() as TaskRewriter | Promise<TaskRewriter>);
-  }
-  return getOfflineRewriter();
-}
-
-interface SynthOptions {
-  queries?: string;
-  model: string;
-  out: string;
-  dropped?: string;
-  baseUrl?: string;
-  cacheDir?: string;
-  concurrency?: string;
-  timeoutMs?: string;
-  prices?: string;
-  progress?: boolean;
-  json?: boolean;
-}
-
 /** `out.jsonl` -> `out.dropped.jsonl`. */
 export function droppedPathFor(out: string): string {
   return `${out.replace(/\.jsonl?$/i, '')}.dropped.jsonl`;
@@ -114,22 +91,23 @@ function writeJsonl(file: string, rows: unknown[]): void {
 }
 
 async function synth(o: SynthOptions): Promise<void> {
+  if (o.model !== 'offline' && !o.queries)
+    throw new InputError('--queries FILE is required with a model', { field: '--queries' });
   const meter = new UsageMeter();
   let rewriter: TaskRewriter;
   let queries: SourcedQuery[];
   if (o.model === 'offline') {
-    rewriter = await offlineRewriter();
+    rewriter = createOfflineRewriter() as TaskRewriter;
     // The offline rewriter may draw on the world's own raw-query corpus when no file is given.
     queries = o.queries && o.queries !== 'world' ? readQueries(o.queries) : [];
   } else {
-    if (!o.queries) throw new InputError('--queries FILE is required with a model', { field: 'queries' });
-    queries = readQueries(o.queries);
-    const concurrency = intOption(o.concurrency, 'concurrency', 1, 256) ?? 4;
+    queries = readQueries(o.queries!);
+    const concurrency = o.concurrency;
     const model = createChatModel(o.model, {
       role: 'rewriter',
       ...(o.baseUrl ? { baseURL: o.baseUrl } : {}),
       ...(o.cacheDir ? { cacheDir: o.cacheDir } : {}),
-      ...(o.timeoutMs ? { timeoutMs: intOption(o.timeoutMs, 'timeout-ms', 1) } : {}),
+      ...(o.timeoutMs ? { timeoutMs: o.timeoutMs } : {}),
       ...(o.prices ? { prices: loadPriceTable(o.prices) } : {}),
       concurrency,
       meter,
@@ -208,30 +186,21 @@ export function registerTasks(program: Command): void {
     .option('--split <split>', 'train or test (world suite only)')
     .option('--limit <n>', 'print at most n tasks')
     .option('--json', 'print the tasks as a JSON array on stdout')
-    .action(
-      async (o: {
-        suite: string;
-        benchmarksDir?: string;
-        site?: string;
-        seed?: string;
-        split?: string;
-        limit?: string;
-        json?: boolean;
-      }) => {
-        const limit = intOption(o.limit, 'limit', 0);
-        const all = await listSuiteTasks(o.suite, o);
-        const shown = limit === undefined ? all : all.slice(0, limit);
-        if (o.json) {
-          process.stdout.write(`${JSON.stringify(shown, null, 2)}\n`);
-          return;
-        }
-        for (const t of shown) {
-          const extra = t.level ?? t.category ?? t.verifier.kind;
-          process.stdout.write(`${t.id}\t${t.site}\t${extra}\t${oneLine(t.objective, 100)}\n`);
-        }
-        process.stderr.write(`${shown.length} of ${all.length} task(s) in ${o.suite}\n`);
-      },
-    );
+    .action(async (raw) => {
+      const o = parseOptions(ListOptions, raw, 'tasks list');
+      const limit = o.limit;
+      const all = await listSuiteTasks(o.suite, o);
+      const shown = limit === undefined ? all : all.slice(0, limit);
+      if (o.json) {
+        process.stdout.write(`${JSON.stringify(shown, null, 2)}\n`);
+        return;
+      }
+      for (const t of shown) {
+        const extra = t.level ?? t.category ?? t.verifier.kind;
+        process.stdout.write(`${t.id}\t${t.site}\t${extra}\t${oneLine(t.objective, 100)}\n`);
+      }
+      process.stderr.write(`${shown.length} of ${all.length} task(s) in ${o.suite}\n`);
+    });
 
   tasks
     .command('synth')
@@ -258,5 +227,5 @@ export function registerTasks(program: Command): void {
     .option('--prices <file>', 'JSON price table (USD per 1M tokens) merged over the defaults')
     .option('--progress', 'show a progress bar even when stderr is not a terminal')
     .option('--json', 'print the summary as JSON on stdout')
-    .action(synth);
+    .action((raw) => synth(parseOptions(SynthOptions, raw, 'tasks synth')));
 }

@@ -101,6 +101,19 @@ describe('rmsweb train sft', () => {
     await expect(run(['--out', join(dir, 'm3')])).rejects.toThrow(/--run/);
   });
 
+  it('--resume with changed hyperparameters is refused, naming them, and metrics.json is untouched', async () => {
+    const out = join(dir, 'models', 'sft');
+    const before = readFileSync(join(out, 'metrics.json'), 'utf8');
+    const args = ['--run', join(dir, 'run'), '--out', out, '--epochs', '3', '--val-frac', '0.25', '--resume'];
+    await expect(run([...args, '--batch', '8', '--lr', '0.01', '--quiet'])).rejects.toThrow(
+      /changed: --lr 0\.01 \(was 0\.004\)\. Drop those options/,
+    );
+    await expect(run([...args, '--batch', '16', '--seed', '3', '--quiet'])).rejects.toThrow(
+      /changed: --batch 16 \(was 8\), --seed 3 \(was 0\)/,
+    );
+    expect(readFileSync(join(out, 'metrics.json'), 'utf8')).toBe(before);
+  });
+
   it('adds relabelled rollouts with --relabeled and refuses a folder that has none', async () => {
     const dag = join(dir, 'dagger');
     const store = RunStore.open(dag);

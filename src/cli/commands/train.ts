@@ -64,6 +64,46 @@ function readPreviousEpochs(out: string): EpochMetrics[] {
   }));
 }
 
+/**
+ * A resumed checkpoint continues with the settings it was trained with: metrics.json records one
+ * set of hyperparameters for every epoch, so a change (say --lr) is refused, naming each option.
+ * Only --epochs may grow (that is what resuming is for).
+ */
+function refuseChangedHyperparameters(o: TrainOptions): void {
+  const file = join(o.out, 'config.json');
+  let cfg: {
+    meta?: Record<string, unknown>;
+    model?: Record<string, unknown>;
+    featurizer?: Record<string, unknown>;
+  };
+  try {
+    cfg = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (e) {
+    throw new InputError(`cannot read the checkpoint to resume: ${(e as Error).message}`, { file });
+  }
+  const meta = cfg.meta ?? {};
+  const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+  const checks: Array<[string, unknown, unknown]> = [
+    ['--run', meta.runs, o.run],
+    ['--relabeled', meta.relabeled ?? [], o.relabeled],
+    ['--batch', meta.batch, o.batch],
+    ['--lr', meta.lr, o.lr],
+    ['--seed', meta.seed, o.seed],
+    ['--val-frac', meta.valFrac, o.valFrac],
+    ['--hidden', cfg.model?.hidden, o.hidden ?? cfg.model?.hidden],
+    ['--embed-dim', cfg.model?.embedDim, o.embedDim ?? cfg.model?.embedDim],
+    ['--max-elements', cfg.featurizer?.maxElements, o.maxElements ?? cfg.featurizer?.maxElements],
+  ];
+  const changed = checks.filter(([, was, now]) => was !== undefined && !same(was, now));
+  if (changed.length)
+    throw new InputError(
+      `--resume continues ${o.out} with the settings it was trained with; changed: ${changed
+        .map(([flag, was, now]) => `${flag} ${JSON.stringify(now)} (was ${JSON.stringify(was)})`)
+        .join(', ')}. Drop those options, or train into another --out`,
+      { field: changed[0][0] },
+    );
+}
+
 async function runSft(o: TrainOptions): Promise<void> {
   const hasCheckpoint = existsSync(join(o.out, 'config.json'));
   if (hasCheckpoint && !o.resume) {
@@ -72,6 +112,7 @@ async function runSft(o: TrainOptions): Promise<void> {
       { field: '--out' },
     );
   }
+  if (hasCheckpoint && o.resume) refuseChangedHyperparameters(o);
   const backend = await initPolicyBackend(o.backend);
   const log = (line: string) => {
     if (!o.quiet) (o.json ? process.stderr : process.stdout).write(`${line}\n`);

@@ -6,8 +6,7 @@ import { ablationTable, type ReportData, writeReport } from '../../eval/report.t
 import { loadCriticalStates, loadFullCorpus, type RlExample } from '../../rl/index.ts';
 import { writeFileAtomic } from '../../store/index.ts';
 import { RunStore } from '../../store/run-store.ts';
-import { generateWorldTasks } from '../../world/tasks.ts';
-import { sampleTasks } from '../tasks-arg.ts';
+import { sampleTasks, worldTasksOf } from '../tasks-arg.ts';
 import {
   type AblationRowResult,
   ablationMarkdown,
@@ -18,13 +17,12 @@ import {
 } from './ablation-table.ts';
 import { type PipelineContext, type PipelinePaths, pipelinePaths } from './context.ts';
 import { collectStage } from './data-stages.ts';
-import { runBaseStages } from './demo.ts';
+import { runBaseStages, trainStudentStages } from './demo.ts';
 import { type EvalStageResult, evalStage } from './eval-stage.ts';
 import { type PipelinePreset, rlSteps } from './presets.ts';
 import { type RlRunResult, type RlVariant, rlStage } from './rl-stage.ts';
 import { readStageRecord } from './stage.ts';
 import { type StepAccuracies, stepAccuracies, stepProbes } from './step-accuracy.ts';
-import { sftStage } from './student-stages.ts';
 
 /** The RL rows of the ablation: each trains from the same SFT checkpoint with the preset's budget. */
 export const ABLATION_RL: Array<RlVariant & { name: RowId }> = [
@@ -39,6 +37,8 @@ export const ABLATION_RL: Array<RlVariant & { name: RowId }> = [
 interface Base {
   paths: PipelinePaths;
   trainTasks: Task[];
+  /** DAgger rounds of the base student (0: the SFT student is the base). */
+  daggerRounds: number;
   /** The folder's finished stage records, when taken from `--from`. */
   from?: { dir: string; store: RunStore; preset: string };
 }
@@ -58,7 +58,17 @@ function openFrom(ctx: PipelineContext, dir: string): Base {
   if (!existsSync(join(paths.root, 'store.sqlite')))
     throw new InputError(`--from ${dir}: not a pipeline run folder (no store.sqlite)`, { field: '--from' });
   const store = RunStore.open(paths.root, { create: false, readonly: true });
-  for (const stage of ['collect', 'train-sft', 'mine']) {
+  const settings = store.getRecord<{ preset: PipelinePreset; seed: number; worldSeed: number }>(
+    'pipeline',
+    'settings',
+  );
+  if (!settings) {
+    store.close();
+    throw new InputError(`--from ${dir}: no pipeline settings recorded`, { field: '--from' });
+  }
+  const rounds = settings.preset.dagger?.rounds ?? 0;
+  const needed = ['collect', 'train-sft', ...(rounds ? [`train-sft-dagger${rounds}`] : []), 'mine'];
+  for (const stage of needed) {
     let invalid = '';
     if (!readStageRecord(store, stage, (why) => (invalid = why))) {
       store.close();
@@ -70,14 +80,6 @@ function openFrom(ctx: PipelineContext, dir: string): Base {
       );
     }
   }
-  const settings = store.getRecord<{ preset: PipelinePreset; seed: number; worldSeed: number }>(
-    'pipeline',
-    'settings',
-  );
-  if (!settings) {
-    store.close();
-    throw new InputError(`--from ${dir}: no pipeline settings recorded`, { field: '--from' });
-  }
   if (settings.worldSeed !== ctx.settings.worldSeed) {
     store.close();
     throw new InputError(
@@ -86,11 +88,16 @@ function openFrom(ctx: PipelineContext, dir: string): Base {
     );
   }
   const trainTasks = sampleTasks(
-    generateWorldTasks({ split: 'train', seed: settings.worldSeed }),
+    worldTasksOf('train', settings.worldSeed, settings.preset.sites),
     settings.preset.trainTasks,
     settings.seed,
   );
-  return { paths, trainTasks, from: { dir: paths.root, store, preset: settings.preset.name } };
+  return {
+    paths,
+    trainTasks,
+    daggerRounds: settings.preset.dagger?.rounds ?? 0,
+    from: { dir: paths.root, store, preset: settings.preset.name },
+  };
 }
 
 /** A stage result of the `--from` folder when it was made with exactly the setup this run would use. */
@@ -118,8 +125,11 @@ export async function runAblation(
         'the teacher solved none of the collection tasks: there is no SFT student to ablate',
         { code: 'NO_DATA' },
       );
-    base = { paths: ctx.paths, trainTasks: ctx.trainTasks() };
+    base = { paths: ctx.paths, trainTasks: ctx.trainTasks(), daggerRounds: b.dagger.length };
   }
+  // The supervised student every RL row starts from: after the last DAgger round when there is one.
+  const studentDir = base.daggerRounds ? base.paths.sftDagger(base.daggerRounds) : base.paths.sft;
+  const studentStage = base.daggerRounds ? `train-sft-dagger${base.daggerRounds}` : 'train-sft';
   try {
     const test = ctx.testTasks();
     const sameEval = (r: EvalStageResult) =>
@@ -143,14 +153,19 @@ export async function runAblation(
     };
 
     const rows: AblationRowResult[] = [];
-    const checkpoints = new Map<RowId, string>([['sft', base.paths.sft]]);
+    const checkpoints = new Map<RowId, string>([['sft', studentDir]]);
     const row = (
       id: RowId,
       e: EvalStageResult,
       extra: { rollouts: number; trainSeconds: number; note?: string; rl?: RlRunResult },
     ): AblationRowResult => ({
       id,
-      row: ROW_TITLES[id],
+      row:
+        base.daggerRounds && id === 'sft'
+          ? 'SFT + relabelling'
+          : base.daggerRounds && id === 'sft-noreflect'
+            ? 'SFT + relabelling, data collected without reflection'
+            : ROW_TITLES[id],
       pass1: e.summary.pass1,
       meanStepsSolved: e.summary.meanStepsSolved,
       episodes: e.summary.episodes,
@@ -158,8 +173,12 @@ export async function runAblation(
     });
 
     // SFT, from the base.
-    const sftRec = readStageRecord<{ trainSeconds: number }>(base.from?.store ?? ctx.store, 'train-sft');
-    const sftEval = await evalRow('sft', base.paths.sft, 'eval-sft');
+    const sftRec = readStageRecord<{ trainSeconds: number }>(base.from?.store ?? ctx.store, studentStage);
+    const sftEval = await evalRow(
+      'sft',
+      studentDir,
+      base.daggerRounds ? `eval-sft-dagger${base.daggerRounds}` : 'eval-sft',
+    );
     rows.push(
       row('sft', sftEval.e, {
         rollouts: 0,
@@ -207,7 +226,7 @@ export async function runAblation(
         }
       }
       rl ??= await s.run(`rl-${v.name}`, async (scope) =>
-        rlStage(ctx, scope, { variant: v, examples: await examples(v), init: base.paths.sft }),
+        rlStage(ctx, scope, { variant: v, examples: await examples(v), init: studentDir }),
       );
       checkpoints.set(v.name, rl.dir);
       const ev = await evalRow(v.name, rl.dir, reused ? 'eval-salvage-ds' : undefined);
@@ -232,16 +251,22 @@ export async function runAblation(
         screenshots: false,
       }),
     );
-    const nrSft = await s.run('train-sft-noreflect', (scope) =>
-      sftStage(ctx, scope, { runDir: noReflectDir, dir: ctx.paths.model('sft-noreflect') }),
-    );
+    // The same supervised recipe as the base student (SFT, then its DAgger rounds with the
+    // teacher as labeller, here without any note), so the row differs only by reflection.
+    const nrStudent = await trainStudentStages(ctx, {
+      collectDir: noReflectDir,
+      tasks: base.trainTasks,
+      suffix: '-noreflect',
+    });
+    const nrSft = nrStudent.dagger.at(-1)?.sft ?? nrStudent.sft;
     checkpoints.set('sft-noreflect', nrSft.dir);
     const nrEval = await evalRow('sft-noreflect', nrSft.dir);
     rows.push(
       row('sft-noreflect', nrEval.e, {
         rollouts: 0,
-        trainSeconds: nrSft.trainSeconds,
-        note: `one-round collection solved ${nr.stats.overall.tasksSolved}/${nr.stats.overall.tasks} train tasks (${nrSft.data.trajectories} trajectories, ${nrSft.data.examples} examples)`,
+        trainSeconds:
+          nrStudent.sft.trainSeconds + nrStudent.dagger.reduce((a, d) => a + d.sft.trainSeconds, 0),
+        note: `one-round collection solved ${nr.stats.overall.tasksSolved}/${nr.stats.overall.tasks} train tasks (${nrStudent.sft.data.trajectories} trajectories, ${nrSft.data.examples} examples${nrStudent.dagger.length ? `, ${nrStudent.dagger.length} DAgger round(s)` : ''})`,
       }),
     );
     // The teacher on the same test tasks: its verified steps are the held-out step-level probe.

@@ -3,9 +3,8 @@ import { InputError } from '../../core/errors.ts';
 import type { Task } from '../../core/task.ts';
 import { RunStore } from '../../store/run-store.ts';
 import { type EnsuredWorld, ensureWorld } from '../../world/ensure.ts';
-import { generateWorldTasks } from '../../world/tasks.ts';
 import { openWorldRuntime, type WorldRuntime } from '../runtime.ts';
-import { sampleTasks } from '../tasks-arg.ts';
+import { sampleTasks, worldTasksOf } from '../tasks-arg.ts';
 import type { PipelinePreset } from './presets.ts';
 import { StageRunner } from './stage.ts';
 
@@ -21,6 +20,10 @@ export interface PipelinePaths {
   rollout: string;
   exportTrl: string;
   sft: string;
+  /** Relabelled student rollouts of DAgger round `round` (1-based). */
+  dagger(round: number): string;
+  /** The student retrained after DAgger round `round`. */
+  sftDagger(round: number): string;
   critical: string;
   criticalStats: string;
   /** Checkpoint folder of an RL variant. */
@@ -38,6 +41,8 @@ export function pipelinePaths(out: string): PipelinePaths {
     rollout: join(root, 'rollout'),
     exportTrl: join(root, 'exports', 'trl'),
     sft: join(root, 'models', 'sft'),
+    dagger: (round) => join(root, `dagger${round}`),
+    sftDagger: (round) => join(root, 'models', `sft-dagger${round}`),
     critical: join(root, 'mined', 'critical.jsonl'),
     criticalStats: join(root, 'mined', 'critical.stats.json'),
     model: (name) => join(root, 'models', name),
@@ -109,10 +114,10 @@ export class PipelineContext {
     }
   }
 
-  /** The collection pool: a seeded, mixed-site sample of world train tasks. */
+  /** The collection pool: a seeded, mixed-site sample of world train tasks (of the preset's sites). */
   trainTasks(): Task[] {
     return sampleTasks(
-      generateWorldTasks({ split: 'train', seed: this.settings.worldSeed }),
+      worldTasksOf('train', this.settings.worldSeed, this.preset.sites),
       this.preset.trainTasks,
       this.settings.seed,
     );
@@ -121,7 +126,7 @@ export class PipelineContext {
   /** Held-out world test tasks for evaluation (never seen in collection or training). */
   testTasks(): Task[] {
     return sampleTasks(
-      generateWorldTasks({ split: 'test', seed: this.settings.worldSeed }),
+      worldTasksOf('test', this.settings.worldSeed, this.preset.sites),
       this.preset.eval.testTasks,
       this.settings.seed,
     );

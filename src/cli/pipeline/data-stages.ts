@@ -10,6 +10,7 @@ import { RunStore } from '../../store/run-store.ts';
 import { rewriteRawQueryOffline, worldRawQueries } from '../../world/rewriter.ts';
 import { generateWorldTasks } from '../../world/tasks.ts';
 import { World } from '../../world/world.ts';
+import { episodesNotRun } from '../episode-errors.ts';
 import { recordStage } from '../manifest.ts';
 import { resolveAgent, resolveReflector } from '../runtime.ts';
 import type { PipelineContext } from './context.ts';
@@ -193,8 +194,10 @@ export async function collectStage(
     });
     const stats = computeRunStats(store);
     scope.log(
-      `${stats.overall.tasksSolved}/${stats.overall.tasks} tasks solved over ${stats.overall.attempts} attempts (${r.errors} errors)`,
+      `${stats.overall.tasksSolved}/${stats.overall.tasks} tasks solved over ${stats.overall.attempts} attempts (${r.errors} episodes could not be run)`,
     );
+    // Left unfinished, so the rerun retries the rounds that could not be run.
+    if (r.errors && !scope.signal.aborted) throw episodesNotRun('collect stage', r.errors);
     return { ...r, stats };
   } finally {
     store.close();

@@ -1,4 +1,7 @@
+import { join } from 'node:path';
+import { solvingNotes } from '../../collect/solving-notes.ts';
 import type { RunStats } from '../../collect/stats.ts';
+import type { Task } from '../../core/task.ts';
 import type { ExportSftSummary } from '../../data/index.ts';
 import { type ReportData, type StageResult, stagesTable, writeReport } from '../../eval/report.ts';
 import type { MineStats } from '../../mine/index.ts';
@@ -31,12 +34,74 @@ export const DEMO_RL: RlVariant = {
   data: 'mined',
 };
 
+/** One DAgger round: the relabelled rollouts of the previous student and the student retrained on them. */
+export interface DaggerRound {
+  round: number;
+  rollout: RolloutResult;
+  sft: SftStageResult;
+}
+
 /** What the stages shared by `demo` and `ablate` produced; the student parts are null when the teacher solved nothing. */
 export interface BaseResults {
   collect: CollectResult;
+  /** SFT on the teacher's verified successes alone. */
   sft: SftStageResult | null;
+  /** DAgger rounds after it (the preset's `dagger.rounds`; empty for 0). */
+  dagger: DaggerRound[];
+  /** Checkpoint folder of the final supervised student: the last DAgger round's, else the SFT one. RL starts here. */
+  student: string | null;
   rollout: RolloutResult | null;
   mine: MineStats | null;
+}
+
+/**
+ * The supervised student of a collection: SFT on its verified successes, then the preset's DAgger
+ * rounds (the latest student drives on the solved train tasks, the teacher with its solving note
+ * labels each state, the student is retrained from scratch on the teacher data plus all relabelled
+ * states so far). Stage names carry `suffix` so `ablate` can train a second student the same way.
+ */
+export async function trainStudentStages(
+  ctx: PipelineContext,
+  o: { collectDir: string; tasks: Task[]; suffix?: string; modelDir?: (name: string) => string },
+): Promise<{ sft: SftStageResult; dagger: DaggerRound[]; student: string }> {
+  const s = ctx.stages;
+  const sfx = o.suffix ?? '';
+  const model = o.modelDir ?? ((name: string) => ctx.paths.model(name));
+  const sft = await s.run(`train-sft${sfx}`, (scope) =>
+    sftStage(ctx, scope, { runDir: o.collectDir, dir: sfx ? model(`sft${sfx}`) : ctx.paths.sft }),
+  );
+  const dagger: DaggerRound[] = [];
+  let student = sft.dir;
+  const rounds = ctx.preset.dagger.rounds;
+  if (rounds > 0) {
+    const notes = solvingNotes(o.collectDir);
+    const relabeled: string[] = [];
+    for (let round = 1; round <= rounds; round++) {
+      const dir = sfx ? join(ctx.paths.root, `dagger${round}${sfx}`) : ctx.paths.dagger(round);
+      const prev = student;
+      const rollout = await s.run(`dagger-rollout${round}${sfx}`, (scope) =>
+        rolloutStage(ctx, scope, {
+          tasks: o.tasks.slice(0, ctx.preset.dagger.tasks ?? o.tasks.length),
+          checkpoint: prev,
+          dir,
+          maxSteps: ctx.preset.dagger.maxSteps,
+          student: round === 1 ? 'student-sft' : `student-sft-dagger${round - 1}`,
+          expertNotes: notes,
+        }),
+      );
+      relabeled.push(dir);
+      const retrained = await s.run(`train-sft-dagger${round}${sfx}`, (scope) =>
+        sftStage(ctx, scope, {
+          runDir: o.collectDir,
+          relabeled: [...relabeled],
+          dir: sfx ? model(`sft-dagger${round}${sfx}`) : ctx.paths.sftDagger(round),
+        }),
+      );
+      dagger.push({ round, rollout, sft: retrained });
+      student = retrained.dir;
+    }
+  }
+  return { sft, dagger, student };
 }
 
 /**
@@ -66,22 +131,38 @@ export async function runBaseStages(
     s.log(
       '[train-sft] the teacher solved none of the collection tasks: no SFT data, so the student stages are skipped',
     );
-    return { collect, sft: null, rollout: null, mine: null, ...extra };
+    return { collect, sft: null, dagger: [], student: null, rollout: null, mine: null, ...extra };
   }
-  const sft = await s.run('train-sft', (scope) =>
-    sftStage(ctx, scope, { runDir: ctx.paths.collect, dir: ctx.paths.sft }),
-  );
-  const rollout = await s.run('rollout', (scope) =>
-    rolloutStage(ctx, scope, { tasks: train.slice(0, p.rollout.tasks), checkpoint: ctx.paths.sft }),
-  );
+  const { sft, dagger, student } = await trainStudentStages(ctx, {
+    collectDir: ctx.paths.collect,
+    tasks: train,
+  });
+  // With DAgger rounds a preset may skip this rollout (`rollout.tasks` 0): the relabelled rollouts
+  // are already the students' own runs on the same train tasks.
+  const rollout =
+    p.rollout.tasks > 0 || dagger.length === 0
+      ? await s.run('rollout', (scope) =>
+          rolloutStage(ctx, scope, {
+            tasks: train.slice(0, Math.max(1, p.rollout.tasks)),
+            checkpoint: student,
+            student: dagger.length ? `student-sft-dagger${dagger.length}` : 'student-sft',
+          }),
+        )
+      : null;
+  // Every student's failures are real failures on train tasks: the relabelled DAgger rollouts are
+  // mined too (the miner reads the executed actions, never the expert's labels).
   const mine = await s.run('mine', (scope) =>
     mineStage(ctx, scope, {
-      runs: [ctx.paths.collect, ctx.paths.rollout],
+      runs: [
+        ctx.paths.collect,
+        ...(rollout ? [ctx.paths.rollout] : []),
+        ...dagger.map((d) => ctx.paths.dagger(d.round)),
+      ],
       out: ctx.paths.critical,
       statsOut: ctx.paths.criticalStats,
     }),
   );
-  return { collect, sft, rollout, mine, ...extra };
+  return { collect, sft, dagger, student, rollout, mine, ...extra };
 }
 
 export interface DemoResult {
@@ -89,6 +170,8 @@ export interface DemoResult {
   synth: SynthResult;
   rl: RlRunResult | null;
   evals: EvalStageResult[];
+  /** The report's opening sentence: what the student learned, with the numbers. */
+  lead: string;
   report: { json: string; markdown: string; html: string };
   table: string;
   timings: Record<string, number>;
@@ -117,7 +200,7 @@ export async function runDemo(ctx: PipelineContext): Promise<DemoResult> {
           rlStage(ctx, scope, {
             variant: DEMO_RL,
             examples: await loadCriticalStates(ctx.paths.critical),
-            init: ctx.paths.sft,
+            init: base.student ?? ctx.paths.sft,
           }),
         )
       : null;
@@ -139,6 +222,18 @@ export async function runDemo(ctx: PipelineContext): Promise<DemoResult> {
           label: 'sft',
           agent: `policy:${ctx.paths.sft}`,
           agentName: 'policy:models/sft',
+          tasks: test,
+        }),
+      ),
+    );
+  }
+  for (const d of base.dagger) {
+    evals.push(
+      await s.run(`eval-sft-dagger${d.round}`, (scope) =>
+        evalStage(ctx, scope, {
+          label: `sft-dagger${d.round}`,
+          agent: `policy:${d.sft.dir}`,
+          agentName: `policy:models/sft-dagger${d.round}`,
           tasks: test,
         }),
       ),
@@ -169,18 +264,22 @@ export async function runDemo(ctx: PipelineContext): Promise<DemoResult> {
           `${probes.heldOut.length} held-out teacher steps, ${probes.critical.length} critical states`,
         );
         const sft = await stepAccuracies(ctx.paths.sft, probes);
+        const last = base.dagger.at(-1);
         return {
           heldOutSteps: probes.heldOut.length,
           sft,
+          dagger: last ? await stepAccuracies(last.sft.dir, probes) : null,
           rl: rl ? await stepAccuracies(rl.dir, probes) : null,
         };
       })
     : null;
 
-  const stages = demoStageResults(evals, base.collect.stats);
+  const stages = demoStageResults(evals, base.collect.stats, base.dagger.length);
   const timings = { ...s.timings, 'sum of stages': Object.values(s.timings).reduce((a, b) => a + b, 0) };
+  const lead = demoLead(ctx, base, stages);
   const data: ReportData = {
-    title: `rmsweb demo (preset ${ctx.preset.name})`,
+    title: `rmsweb demo (preset ${ctx.preset.name}${ctx.preset.sites ? `; sites ${ctx.preset.sites.join(', ')}` : ''})`,
+    lead,
     createdAt: new Date().toISOString(),
     config: {
       preset: ctx.preset,
@@ -206,6 +305,7 @@ export async function runDemo(ctx: PipelineContext): Promise<DemoResult> {
     synth,
     rl,
     evals,
+    lead,
     report,
     table: stagesTable(stages),
     timings,
@@ -215,17 +315,40 @@ export async function runDemo(ctx: PipelineContext): Promise<DemoResult> {
   };
 }
 
-function demoStageResults(evals: EvalStageResult[], collection: RunStats): StageResult[] {
+/** One plain sentence of what was learned, with the numbers (the report and the CLI open with it). */
+function demoLead(ctx: PipelineContext, base: BaseResults, stages: StageResult[]): string {
+  const c = base.collect.stats.overall;
+  const where = ctx.preset.sites ? ` of ${ctx.preset.sites.join(' and ')}` : '';
+  const first = stages[0]?.summary;
+  if (!first) return 'No evaluation ran.';
+  const test = `${first.tasks} held-out test tasks${where}`;
+  const byLabel = (i: number) => `${stages[i].stage} ${pct(stages[i].summary.pass1.mean)}`;
+  if (!base.sft)
+    return `The teacher solved none of its ${c.tasks} train tasks, so no student was trained; the teacher alone reaches ${pct(first.pass1.mean)} on ${test}.`;
+  const students = stages.slice(1).map((_, i) => byLabel(i + 1));
+  return (
+    `From ${c.tasksSolved} train tasks${where} the teacher solved with reflection (${base.sft.data.examples} supervised examples), ` +
+    `the student went from nothing to ${students.join(', then ')} pass@1 on ${test}` +
+    ` (the teacher without notes: ${pct(first.pass1.mean)}).`
+  );
+}
+
+function demoStageResults(evals: EvalStageResult[], collection: RunStats, rounds: number): StageResult[] {
   const notes: Record<string, string> = {
     teacher: `heuristic teacher, one attempt per task, no notes (collection with reflection solved ${pct(collection.overall.taskSuccessRate)} of its train tasks)`,
     sft: 'student after SFT on the teacher’s verified successes (notes stripped)',
-    'salvage-ds': 'SFT student + Salvage-DS on mined critical states',
+    'salvage-ds': `the ${rounds ? 'SFT + relabelling' : 'SFT'} student + Salvage-DS on mined critical states`,
   };
   const names: Record<string, string> = {
     teacher: 'teacher (no reflection)',
-    sft: 'SFT student',
-    'salvage-ds': 'RL student (Salvage-DS)',
+    sft: 'SFT on teacher data',
+    'salvage-ds': `SFT${rounds ? ' + relabelling' : ''} + Salvage-DS`,
   };
+  for (let r = 1; r <= rounds; r++) {
+    names[`sft-dagger${r}`] = rounds > 1 ? `SFT + relabelling (round ${r})` : 'SFT + relabelling';
+    notes[`sft-dagger${r}`] =
+      `retrained on the teacher data plus the states ${r > 1 ? `${r} students` : 'the SFT student'} reached on train tasks, each labelled by the teacher with its solving note (DAgger)`;
+  }
   return evals.map((e) => ({ stage: names[e.label] ?? e.label, summary: e.summary, note: notes[e.label] }));
 }
 
@@ -256,14 +379,27 @@ function synthLines(r: SynthResult): string[] {
 }
 
 function studentLines(b: BaseResults, rl: RlRunResult | null, steps: StepReport | null): string[] {
-  if (!b.sft || !b.rollout) return ['- not trained: the teacher solved none of the collection tasks'];
+  if (!b.sft) return ['- not trained: the teacher solved none of the collection tasks'];
   const f = b.sft.final;
   const lines = [
     `- SFT data: ${b.sft.data.trajectories} successful trajectories, ${b.sft.data.examples} examples; ${b.sft.trainSeconds.toFixed(1)} s of training`,
     f
       ? `- last epoch: train step accuracy ${pct(f.trainStepAccuracy)}${Number.isFinite(f.valStepAccuracy) ? `, validation ${pct(f.valStepAccuracy)}` : ''}`
       : '- no epoch recorded',
-    `- student rollouts on train tasks: ${b.rollout.successes}/${b.rollout.episodes} succeeded`,
+    ...b.dagger.map((d) => {
+      const r = d.rollout.relabeled;
+      const fin = d.sft.final;
+      return (
+        `- DAgger round ${d.round}: the student succeeded on ${d.rollout.successes}/${d.rollout.episodes} solved train tasks; the teacher labelled ${r?.steps ?? 0} states it reached and would have acted differently on ${r?.disagreements ?? 0}; ` +
+        `retrained on ${d.sft.data.examples} examples (${d.sft.trainSeconds.toFixed(1)} s)` +
+        (fin && Number.isFinite(fin.valStepAccuracy)
+          ? `, validation step accuracy ${pct(fin.valStepAccuracy)}`
+          : '')
+      );
+    }),
+    b.rollout
+      ? `- rollouts of the final student on train tasks (for mining): ${b.rollout.successes}/${b.rollout.episodes} succeeded`
+      : '- mining reads the relabelled DAgger rollouts (no separate rollout stage in this preset)',
   ];
   if (rl) {
     lines.push(
@@ -273,8 +409,8 @@ function studentLines(b: BaseResults, rl: RlRunResult | null, steps: StepReport 
   if (steps) {
     const f = (x: number | null) => (x === null ? 'n/a' : pct(x));
     lines.push(
-      `- greedy step accuracy on the teacher's ${steps.heldOutSteps} verified steps of the held-out test tasks: SFT ${f(steps.sft.heldOut)}${steps.rl ? `, Salvage-DS ${f(steps.rl.heldOut)}` : ''}`,
-      `- greedy step accuracy on the mined critical states: SFT ${f(steps.sft.critical)}${steps.rl ? `, Salvage-DS ${f(steps.rl.critical)}` : ''}`,
+      `- greedy step accuracy on the teacher's ${steps.heldOutSteps} verified steps of the held-out test tasks: SFT ${f(steps.sft.heldOut)}${steps.dagger ? `, SFT + relabelling ${f(steps.dagger.heldOut)}` : ''}${steps.rl ? `, Salvage-DS ${f(steps.rl.heldOut)}` : ''}`,
+      `- greedy step accuracy on the mined critical states: SFT ${f(steps.sft.critical)}${steps.dagger ? `, SFT + relabelling ${f(steps.dagger.critical)}` : ''}${steps.rl ? `, Salvage-DS ${f(steps.rl.critical)}` : ''}`,
     );
   }
   return lines;
@@ -283,5 +419,7 @@ function studentLines(b: BaseResults, rl: RlRunResult | null, steps: StepReport 
 export interface StepReport {
   heldOutSteps: number;
   sft: StepAccuracies;
+  /** The student after the last DAgger round (null without DAgger). */
+  dagger?: StepAccuracies | null;
   rl: StepAccuracies | null;
 }

@@ -1,6 +1,7 @@
 import type { Task } from '../../core/task.ts';
 import type { EvalSummary } from '../../eval/metrics.ts';
 import { runEval } from '../../eval/run-eval.ts';
+import { episodesNotRun } from '../episode-errors.ts';
 import { resolveAgent } from '../runtime.ts';
 import type { PipelineContext } from './context.ts';
 import type { StageScope } from './stage.ts';
@@ -55,6 +56,8 @@ export async function evalStage(
   const { complete, ...summary } = s;
   if (!complete && !scope.signal.aborted)
     scope.log(`incomplete: ${summary.episodes}/${total} episodes recorded`);
+  if (summary.errored && !scope.signal.aborted)
+    throw episodesNotRun(`eval ${o.label}`, summary.errored, total);
   scope.log(
     `pass@1 ${(100 * summary.pass1.mean).toFixed(1)}% over ${summary.runs} run(s) x ${summary.tasks} tasks`,
   );

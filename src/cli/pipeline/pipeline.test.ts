@@ -24,11 +24,42 @@ describe('presets', () => {
   it('grows from tiny to full and rejects unknown names', () => {
     expect(PRESETS.tiny.trainTasks).toBeLessThan(PRESETS.quick.trainTasks);
     expect(PRESETS.quick.trainTasks).toBeLessThan(PRESETS.full.trainTasks);
-    expect(PRESETS.quick.eval.runs).toBe(3);
+    expect(PRESETS.full.eval.runs).toBe(3);
+    expect(PRESETS.full.eval.testTasks).toBeGreaterThanOrEqual(120);
     expect(() => presetByName('huge')).toThrow(/unknown preset "huge"/);
     const p = presetByName('quick');
     p.workers = 9;
     expect(PRESETS.quick.workers).not.toBe(9);
+  });
+});
+
+describe('PipelineContext tasks', () => {
+  it("samples train and test tasks from the preset's sites only, disjoint and seeded", () => {
+    const make = () =>
+      new PipelineContext(
+        {
+          command: 'demo',
+          out: join(dir, 'sites'),
+          preset: presetByName('quick'),
+          seed: 0,
+          worldSeed: 1,
+          quiet: true,
+        },
+        new AbortController().signal,
+      );
+    const a = make();
+    const train = a.trainTasks();
+    const test = a.testTasks();
+    a.store.close();
+    expect(train).toHaveLength(PRESETS.quick.trainTasks);
+    expect(test).toHaveLength(PRESETS.quick.eval.testTasks);
+    const sites = new Set([...train, ...test].map((t) => t.site));
+    expect([...sites].sort()).toEqual(['mail', 'recipes']);
+    const trainIds = new Set(train.map((t) => t.id));
+    expect(test.some((t) => trainIds.has(t.id))).toBe(false);
+    const b = make();
+    expect(b.trainTasks().map((t) => t.id)).toEqual(train.map((t) => t.id));
+    b.store.close();
   });
 });
 
@@ -123,6 +154,12 @@ describe('ablate --from', () => {
   it('refuses a folder whose base stages have not finished, naming the stage', async () => {
     const from = join(dir, 'half-demo');
     const store = RunStore.open(from);
+    store.putRecord('pipeline', 'settings', {
+      command: 'demo',
+      preset: presetByName('quick'),
+      seed: 0,
+      worldSeed: 1,
+    });
     const collect = (into: RunStore, result: unknown) =>
       into.putRecord('stage', 'collect', {
         stage: 'collect',

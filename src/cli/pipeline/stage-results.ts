@@ -49,7 +49,12 @@ const SftStageResult = z.looseObject({
   trainSeconds: z.number().nonnegative(),
 });
 
-const RolloutResult = z.looseObject({ episodes: count, successes: count, errors: count });
+const RolloutResult = z.looseObject({
+  episodes: count,
+  successes: count,
+  errors: count,
+  relabeled: z.object({ steps: count, disagreements: count }).optional(),
+});
 
 const MineStats = z.looseObject({ criticalStates: count, pairsConsidered: count });
 
@@ -97,26 +102,30 @@ const StepAccuracyResult = z.union([
   z.record(z.string(), StepAccuracies),
 ]);
 
-/** Stage name (exact, or a prefix ending in '-' for families such as `eval-<row>`) -> result schema. */
+/**
+ * Stage name -> result schema. A name ending in '*' covers a family: `eval-*` every evaluation row,
+ * `train-sft-*` the no-reflection and DAgger students, `dagger-rollout*` every DAgger round.
+ */
 const STAGE_RESULTS: ReadonlyArray<[string, z.ZodType]> = [
   ['synth', SynthResult],
   ['collect', CollectResult],
   ['collect-noreflect', CollectResult],
   ['export-sft', ExportSftSummary],
   ['train-sft', SftStageResult],
-  ['train-sft-noreflect', SftStageResult],
+  ['train-sft-*', SftStageResult],
   ['rollout', RolloutResult],
+  ['dagger-rollout*', RolloutResult],
   ['mine', MineStats],
   ['step-accuracy', StepAccuracyResult],
-  ['rl-', RlRunResult],
-  ['eval-', EvalStageResult],
+  ['rl-*', RlRunResult],
+  ['eval-*', EvalStageResult],
 ];
 
 /** The schema of a stage's stored result; throws for a stage no schema is registered for. */
 export function stageResultSchema(stage: string): z.ZodType {
   const hit =
     STAGE_RESULTS.find(([name]) => name === stage) ??
-    STAGE_RESULTS.find(([name]) => name.endsWith('-') && stage.startsWith(name));
+    STAGE_RESULTS.find(([name]) => name.endsWith('*') && stage.startsWith(name.slice(0, -1)));
   if (!hit)
     throw new Error(`pipeline stage "${stage}" has no result schema: register one in stage-results.ts`);
   return hit[1];

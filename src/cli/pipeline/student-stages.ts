@@ -1,17 +1,19 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { type EpisodeJob, runEpisodePool } from '../../collect/episode-pool.ts';
+import { actionsEquivalent } from '../../core/action-equivalence.ts';
 import { CriticalState, describeZodIssues, InputError, RmswebError } from '../../core/index.ts';
 import type { Task } from '../../core/task.ts';
 import type { Trajectory } from '../../core/trajectory.ts';
 import { type MineStats, mineCriticalStates, rulesTagger } from '../../mine/index.ts';
 import { initPolicyBackend } from '../../policy/backend.ts';
-import { loadSuccessfulTrajectories } from '../../policy/run-data.ts';
+import { loadRelabeledTrajectories, loadSuccessfulTrajectories } from '../../policy/run-data.ts';
 import { type EpochMetrics, type SftDataReport, trainSft } from '../../policy/sft-trainer.ts';
 import { loadStudentPolicy } from '../../policy/student-policy.ts';
 import { writeFileAtomic } from '../../store/index.ts';
 import { RunStore } from '../../store/run-store.ts';
 import { resolveWorldUrl, WORLD_ORIGIN } from '../../world/tasks.ts';
+import { episodesNotRun } from '../episode-errors.ts';
 import { resolveAgent } from '../runtime.ts';
 import type { PipelineContext } from './context.ts';
 import type { StageScope } from './stage.ts';
@@ -45,11 +47,12 @@ function previousEpochs(dir: string): EpochMetrics[] {
 export async function sftStage(
   ctx: PipelineContext,
   scope: StageScope,
-  o: { runDir: string; dir: string },
+  o: { runDir: string; dir: string; relabeled?: string[] },
 ): Promise<SftStageResult> {
   const p = ctx.preset.sft;
   await initPolicyBackend();
   const trajectories = loadSuccessfulTrajectories([o.runDir]);
+  const relabeled = o.relabeled?.length ? loadRelabeledTrajectories(o.relabeled) : [];
   if (trajectories.length === 0) {
     throw new RmswebError(
       `the teacher solved no task in ${o.runDir}: there is nothing to train the student on (try a larger preset)`,
@@ -76,12 +79,14 @@ export async function sftStage(
     lr: p.lr,
     seed: ctx.settings.seed,
     policy,
+    relabeled,
     startEpoch: resumed.length,
     previousEpochs: resumed,
     outDir: o.dir,
     meta: {
       command: `${ctx.settings.command} (sft)`,
       runs: [o.runDir],
+      relabeled: o.relabeled ?? [],
       seed: ctx.settings.seed,
       epochs: p.epochs,
       batch: p.batch,
@@ -89,7 +94,7 @@ export async function sftStage(
     },
     onData: (d) =>
       scope.log(
-        `${d.trajectories} successful trajectories, ${d.steps} steps -> ${d.examples} examples (train ${d.train}, val ${d.val})`,
+        `${d.trajectories} successful trajectories, ${d.steps} steps${relabeled.length ? ` + ${relabeled.length} relabelled rollouts` : ''} -> ${d.examples} examples (train ${d.train}, val ${d.val})`,
       ),
     onBatch: ({ epoch, batch, batches, loss }) => {
       bar ??= scope.progress(batches * (p.epochs - resumed.length));
@@ -118,29 +123,52 @@ export interface RolloutResult {
   episodes: number;
   successes: number;
   errors: number;
+  /** DAgger rounds: states the expert labelled, and how many of them it would have acted differently on. */
+  relabeled?: { steps: number; disagreements: number };
 }
 
-/** Greedy student rollouts on train tasks into the rollout run folder (keyed, so resumable). */
+/**
+ * Greedy student rollouts on train tasks into a rollout run folder (keyed, so resumable). With
+ * `expertNotes` (DAgger), the teacher reads the note that solved each task in the collection and
+ * labels every state the student reaches; tasks the teacher never solved are left out.
+ */
 export async function rolloutStage(
   ctx: PipelineContext,
   scope: StageScope,
-  o: { tasks: Task[]; checkpoint: string },
+  o: {
+    tasks: Task[];
+    checkpoint: string;
+    dir?: string;
+    maxSteps?: number;
+    /** Tag naming the student in the run (default `student-sft`). */
+    student?: string;
+    expertNotes?: Map<string, string[]>;
+  },
 ): Promise<RolloutResult> {
   const p = ctx.preset.rollout;
   const agentSpec = `policy:${o.checkpoint}`;
+  const student = o.student ?? 'student-sft';
+  const relabel = o.expertNotes ? '+relabel:heuristic' : '';
+  const runs = o.expertNotes ? 1 : p.runs;
+  const tasks = o.expertNotes ? o.tasks.filter((t) => o.expertNotes?.has(t.id)) : o.tasks;
+  if (tasks.length < o.tasks.length)
+    scope.log(
+      `${o.tasks.length - tasks.length} of ${o.tasks.length} tasks left out (the teacher never solved them)`,
+    );
   const jobs: EpisodeJob[] = [];
-  for (let r = 0; r < p.runs; r++) {
-    for (const task of o.tasks) {
+  for (let r = 0; r < runs; r++) {
+    for (const task of tasks) {
       jobs.push({
         task,
-        key: `rollout:student:${task.id}#${r}`,
+        key: `rollout:${student}${relabel}:${task.id}#${r}`,
         round: r,
-        tags: ['rollout', 'student', 'agent:student-sft'],
+        tags: ['rollout', 'student', `agent:${student}`, ...(relabel ? ['relabel:heuristic'] : [])],
         seed: ctx.settings.seed + r,
+        ...(o.expertNotes ? { expertNotes: o.expertNotes.get(task.id) } : {}),
       });
     }
   }
-  const store = RunStore.open(ctx.paths.rollout);
+  const store = RunStore.open(o.dir ?? ctx.paths.rollout);
   try {
     const rt = await ctx.world(false);
     let done = jobs.filter((j) => store.hasEpisode(j.key)).length;
@@ -150,11 +178,12 @@ export async function rolloutStage(
       jobs,
       store,
       makeAgent: () => resolveAgent(agentSpec, { seed: ctx.settings.seed }),
+      ...(o.expertNotes ? { makeExpert: () => resolveAgent('heuristic', { seed: ctx.settings.seed }) } : {}),
       makeEnv: rt.makeEnv,
       start: rt.start,
       verify: rt.verify,
       workers: ctx.preset.workers,
-      maxSteps: p.maxSteps,
+      maxSteps: o.maxSteps ?? p.maxSteps,
       signal: scope.signal,
       onEpisode: () => {
         done++;
@@ -166,8 +195,24 @@ export async function rolloutStage(
     });
     const episodes = store.countTrajectories({ tag: 'rollout' });
     const successes = store.countTrajectories({ tag: 'rollout', success: true });
-    scope.log(`${successes}/${episodes} student rollouts succeeded`);
-    return { episodes, successes, errors: res.errors };
+    const out: RolloutResult = { episodes, successes, errors: res.errors };
+    if (o.expertNotes) {
+      let steps = 0;
+      let disagreements = 0;
+      for (const t of store.listTrajectories({ tag: 'rollout' }))
+        for (const st of t.steps) {
+          if (!st.expertAction) continue;
+          steps++;
+          if (!actionsEquivalent(st.expertAction, st.action, st.observation)) disagreements++;
+        }
+      out.relabeled = { steps, disagreements };
+      scope.log(
+        `${successes}/${episodes} student rollouts succeeded; the teacher labelled ${steps} states and would have acted differently on ${disagreements} (${((100 * disagreements) / Math.max(1, steps)).toFixed(1)}%)`,
+      );
+    } else scope.log(`${successes}/${episodes} student rollouts succeeded`);
+    // Left unfinished, so the rerun retries the episodes that could not be run.
+    if (res.errors && !scope.signal.aborted) throw episodesNotRun('rollout stage', res.errors, jobs.length);
+    return out;
   } finally {
     store.close();
   }

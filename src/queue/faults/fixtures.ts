@@ -91,8 +91,9 @@ export function spawnCli(args: string[], env: NodeJS.ProcessEnv = {}): CliRun {
 export async function runCli(
   args: string[],
   timeoutMs = 120_000,
+  env: NodeJS.ProcessEnv = {},
 ): Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> {
-  const r = spawnCli(args);
+  const r = spawnCli(args, env);
   const t = setTimeout(() => r.child.kill('SIGKILL'), timeoutMs);
   const e = await r.exited;
   clearTimeout(t);

@@ -35,9 +35,9 @@ export async function openLocalWorldRuntime(
         allowlist: [server.url],
         screenshot: { enabled: o.screenshots ?? true, quality: o.screenshotQuality ?? 50 },
       }),
-    start: async (env, task) => {
-      const r = await startWorldEpisode(env, task, server.url);
-      return { observation: r.observation, sessionId: r.sessionId };
+    start: async (env, task, ctx) => {
+      const r = await startWorldEpisode(env, task, server.url, undefined, { perturb: ctx?.perturb });
+      return { observation: r.observation, sessionId: r.sessionId, perturb: r.perturb };
     },
     verify,
     healthy: () => host.isConnected,

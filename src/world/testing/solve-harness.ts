@@ -91,10 +91,13 @@ export class WorldHarness {
   private async run(
     task: Task,
     play: (env: RecordingEnv, first: Observation) => Promise<void>,
+    perturb = 0,
   ): Promise<HarnessRun> {
     const t0 = Date.now();
     const env = await this.environment();
-    const { sessionId, observation } = await startWorldEpisode(env, task, this.origin);
+    const { sessionId, observation } = await startWorldEpisode(env, task, this.origin, undefined, {
+      perturb,
+    });
     const rec = new RecordingEnv(env);
     let error: string | undefined;
     try {
@@ -108,15 +111,19 @@ export class WorldHarness {
     return { task, verdict, actions, answer: rec.answer, error, ms: Date.now() - t0 };
   }
 
-  /** Runs the reference solver of the task's template. */
-  solve(task: Task): Promise<HarnessRun> {
+  /** Runs the reference solver of the task's template, under a world perturbation seed (0: none). */
+  solve(task: Task, opts: { perturb?: number } = {}): Promise<HarnessRun> {
     if (task.verifier.kind !== 'world') throw new Error(`task ${task.id} is not a world task`);
     const entry = this.world.template(task.verifier.template);
     if (!entry) throw new Error(`task ${task.id}: unknown template ${task.verifier.template}`);
     const params = task.verifier.params;
-    return this.run(task, async (env, first) => {
-      await entry.template.solve(params, new EnvSolverDriver(env, first), entry.site.data);
-    });
+    return this.run(
+      task,
+      async (env, first) => {
+        await entry.template.solve(params, new EnvSolverDriver(env, first), entry.site.data);
+      },
+      opts.perturb,
+    );
   }
 
   /** Runs the seeded random clicker for `steps` actions, then a random `done`. */

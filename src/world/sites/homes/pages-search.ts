@@ -118,14 +118,15 @@ export function searchPage(
   pageNo: number,
   state: HomesState,
   notice: string,
+  perPage = RESULTS_PER_PAGE,
 ): string {
-  const total = Math.max(1, Math.ceil(results.length / RESULTS_PER_PAGE));
+  const total = Math.max(1, Math.ceil(results.length / perPage));
   const cur = Math.min(pageNo, total);
-  const slice = results.slice((cur - 1) * RESULTS_PER_PAGE, cur * RESULTS_PER_PAGE);
+  const slice = results.slice((cur - 1) * perPage, cur * perPage);
   const where = p.hood ? `${p.hood}, ${p.city}` : p.city || 'all locations';
   const returnTo = `${base}/search${searchQuery(p, cur)}`;
   return `<h1>Homes for sale in ${esc(where)}</h1>${notice ? `<div class="alert" role="status">${esc(notice)}</div>` : ''}${filtersForm(base, p)}
-<p role="status"><strong>${results.length} ${results.length === 1 ? 'home' : 'homes'} for sale</strong>${results.length ? ` &middot; showing ${(cur - 1) * RESULTS_PER_PAGE + 1}-${(cur - 1) * RESULTS_PER_PAGE + slice.length}` : ''}</p>
+<p role="status"><strong>${results.length} ${results.length === 1 ? 'home' : 'homes'} for sale</strong>${results.length ? ` &middot; showing ${(cur - 1) * perPage + 1}-${(cur - 1) * perPage + slice.length}` : ''}</p>
 ${slice.length ? `<div class="grid">${slice.map((l) => listingCard(base, l, state.saved.includes(l.id), returnTo)).join('')}</div>` : '<p class="muted">No homes match these filters. Try removing some.</p>'}
 ${pagination(cur, total, (n) => `${base}/search${searchQuery(p, n)}`)}`;
 }

@@ -3,7 +3,15 @@ import { esc } from '../../ui/html.ts';
 import { normalizePhone } from '../people.ts';
 import { addressLine, CITIES, fullAddress, type HomesData } from './data.ts';
 import { historyTable, type ListingView, LOAN_TERMS, listingPage, TOUR_TIMES } from './pages-listing.ts';
-import { homePage, layout, savedPage, searchPage, shortDay, toursPage } from './pages-search.ts';
+import {
+  homePage,
+  layout,
+  RESULTS_PER_PAGE,
+  savedPage,
+  searchPage,
+  shortDay,
+  toursPage,
+} from './pages-search.ts';
 import { parseSearch, runSearch } from './search.ts';
 import type { HomesState } from './state.ts';
 
@@ -64,7 +72,7 @@ export function handleHomes(data: HomesData, req: SiteRequest, state: HomesState
         : '';
     return html(
       `Homes for sale${p.city ? ` in ${p.city}` : ''}`,
-      searchPage(base, p, results, pageNo, state, notice),
+      searchPage(base, p, results, pageNo, state, notice, req.perturb.pageSize(RESULTS_PER_PAGE, 'homes')),
     );
   }
 

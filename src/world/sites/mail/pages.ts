@@ -97,11 +97,14 @@ export function messageList(o: {
   allFolder: Folder;
   notice?: string;
   empty: string;
+  /** Messages a page (default PAGE_SIZE; a perturbed visit may use another). */
+  pageSize?: number;
 }): string {
-  const total = Math.max(1, Math.ceil(o.messages.length / PAGE_SIZE));
+  const size = o.pageSize ?? PAGE_SIZE;
+  const total = Math.max(1, Math.ceil(o.messages.length / size));
   const p = Math.min(Math.max(1, o.page), total);
-  const slice = o.messages.slice((p - 1) * PAGE_SIZE, p * PAGE_SIZE);
-  const first = (p - 1) * PAGE_SIZE + 1;
+  const slice = o.messages.slice((p - 1) * size, p * size);
+  const first = (p - 1) * size + 1;
   const rows = slice
     .map((m) => {
       const who =

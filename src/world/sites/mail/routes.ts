@@ -8,6 +8,7 @@ import {
   composeForm,
   messageList,
   messageView,
+  PAGE_SIZE,
   settingsPage,
   shell,
 } from './pages.ts';
@@ -69,6 +70,8 @@ export function handleMail(data: MailData, req: SiteRequest, state: MailState): 
       allFolder: f,
       notice: noticeText(notice),
       empty: `No messages in ${title}.`,
+      // Folder lists follow the visit's perturbation; search results keep their size.
+      pageSize: req.perturb.pageSize(PAGE_SIZE, 'mail.folder'),
     });
     return shellFor(title, f, body, { promo });
   }

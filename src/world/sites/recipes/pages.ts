@@ -61,11 +61,15 @@ export function recipeQueryOf(req: SiteRequest): RecipeQuery {
   };
 }
 
-/** Search results with a filter sidebar; 12 recipes a page. */
+/** Search results with a filter sidebar; 12 recipes a page (unperturbed). */
 export function searchPage(req: SiteRequest, state: RecipesState, data: RecipesData): string {
   const q = recipeQueryOf(req);
-  const items = searchRecipes(data, q);
-  const pages = Math.max(1, Math.ceil(items.length / RECIPE_PAGE_SIZE));
+  const found = searchRecipes(data, q);
+  // A visit's perturbation moves results under "Best match" only: an explicit sort is exact.
+  const listing = `recipes:${q.q ?? ''}:${q.cuisine ?? ''}`;
+  const items = q.sort === 'relevance' ? req.perturb.jitter(found, listing) : found;
+  const size = req.perturb.pageSize(RECIPE_PAGE_SIZE, 'recipes');
+  const pages = Math.max(1, Math.ceil(items.length / size));
   const p = pageParam(req, pages);
   const keep = {
     q: q.q,
@@ -84,7 +88,7 @@ export function searchPage(req: SiteRequest, state: RecipesState, data: RecipesD
 <div class="field"><label for="rating">Rating</label><select id="rating" name="rating">${RATING_CHOICES.map(([v, l]) => opt(v, l, queryParam(req, 'rating'))).join('')}</select></div>
 <div class="field"><label for="sort">Sort by</label><select id="sort" name="sort">${RECIPE_SORTS.map((s) => opt(s.id, s.label, q.sort)).join('')}</select></div>
 <button class="btn" type="submit">Apply</button></form></aside>`;
-  const shown = items.slice((p - 1) * RECIPE_PAGE_SIZE, p * RECIPE_PAGE_SIZE);
+  const shown = items.slice((p - 1) * size, p * size);
   const title = q.q
     ? `Recipes for "${q.q}"`
     : q.cuisine

@@ -55,7 +55,7 @@ export function listingQuery(req: SiteRequest): ListingQuery {
   };
 }
 
-/** Search results, a category page or the deals page: filters in a sidebar, 12 products a page. */
+/** Search results, a category page or the deals page: filters in a sidebar, 12 products a page (unperturbed). */
 export function listingPage(
   req: SiteRequest,
   state: ShopState,
@@ -65,9 +65,13 @@ export function listingPage(
   const lq = { ...listingQuery(req), category: o.category };
   let items = listProducts(data, lq);
   if (o.dealsOnly) items = items.filter((p) => p.listPrice);
-  const pages = Math.max(1, Math.ceil(items.length / PAGE_SIZE));
+  // A visit's perturbation moves items under the default sort only: an explicit sort is exact.
+  const listing = `shop:${req.path}:${lq.q ?? ''}`;
+  if (lq.sort === 'featured') items = req.perturb.jitter(items, listing);
+  const size = req.perturb.pageSize(PAGE_SIZE, 'shop');
+  const pages = Math.max(1, Math.ceil(items.length / size));
   const pageNo = Math.min(pages, Math.max(1, Math.floor(queryNumber(req, 'page') ?? 1)));
-  const shown = items.slice((pageNo - 1) * PAGE_SIZE, pageNo * PAGE_SIZE);
+  const shown = items.slice((pageNo - 1) * size, pageNo * size);
   const brandPool = lq.q
     ? [...new Set(listProducts(data, { q: lq.q, category: o.category }).map((p) => p.brand))].sort()
     : brandsOf(data, o.category);
@@ -103,8 +107,8 @@ ${lq.q ? `<input type="hidden" name="q" value="${esc(lq.q)}">` : ''}
 <div class="field"><input type="checkbox" id="stock" name="stock" value="1"${lq.inStockOnly ? ' checked' : ''}> <label for="stock" style="display:inline">In stock only</label></div>
 <button class="btn" type="submit">Apply filters</button> <a href="${req.base}${path}${queryString({ q: lq.q })}">Clear all</a>
 </form></aside>`;
-  const from = items.length ? (pageNo - 1) * PAGE_SIZE + 1 : 0;
-  const to = Math.min(items.length, pageNo * PAGE_SIZE);
+  const from = items.length ? (pageNo - 1) * size + 1 : 0;
+  const to = Math.min(items.length, pageNo * size);
   const grid = shown.length
     ? `<div class="grid">${shown.map((p) => productCard(req, data, p)).join('')}</div>`
     : `<p>No products match your filters. Try removing a filter.</p>`;

@@ -133,7 +133,9 @@ export function flightResultsFragment(
 ): string {
   const f = flightFilterOf(req);
   const pax = queryParam(req, 'pax') || '1';
-  const items = filterFlights(flightsFor(data, from, to, date), f);
+  const found = filterFlights(flightsFor(data, from, to, date), f);
+  // A visit's perturbation moves flights under "Recommended" only: an explicit sort is exact.
+  const items = f.sort === 'recommended' ? req.perturb.jitter(found, `flights:${from}:${to}:${date}`) : found;
   if (!items.length) return '<p>No flights match your filters. Try removing a filter.</p>';
   return `<p class="muted">${items.length} ${items.length === 1 ? 'flight' : 'flights'} found · prices per person</p>${items.map((x) => flightCard(req, data, x, pax)).join('')}`;
 }

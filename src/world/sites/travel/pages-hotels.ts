@@ -32,14 +32,17 @@ function starText(n: number): string {
   return `${'★'.repeat(n)} ${n}-star`;
 }
 
-/** Hotel results of one city: exact-star, price, amenity and cancellation filters; 10 a page. */
+/** Hotel results of one city: exact-star, price, amenity and cancellation filters; 10 a page (unperturbed). */
 export function hotelListPage(req: SiteRequest, data: TravelData, city: City): string {
   const f = hotelFilterOf(req, city.id);
   const s = stay(req);
-  const items = filterHotels(data, f);
-  const pages = Math.max(1, Math.ceil(items.length / HOTEL_PAGE_SIZE));
+  const found = filterHotels(data, f);
+  // A visit's perturbation moves hotels under "Recommended" only: an explicit sort is exact.
+  const items = f.sort === 'recommended' || !f.sort ? req.perturb.jitter(found, `hotels:${city.id}`) : found;
+  const size = req.perturb.pageSize(HOTEL_PAGE_SIZE, 'hotels');
+  const pages = Math.max(1, Math.ceil(items.length / size));
   const p = pageParam(req, pages);
-  const shown = items.slice((p - 1) * HOTEL_PAGE_SIZE, p * HOTEL_PAGE_SIZE);
+  const shown = items.slice((p - 1) * size, p * size);
   const keep = {
     city: city.id,
     ...s,

@@ -1,7 +1,7 @@
 import { nameCondition, numberCondition } from '../../answer.ts';
 import { cond } from '../../match.ts';
 import type { TaskTemplate } from '../../site.ts';
-import { chooseSuggestion, dismissOverlays, pickDate } from '../../solver-steps.ts';
+import { chooseSuggestion, dismissOverlays, has, pickDate } from '../../solver-steps.ts';
 import { inSplit } from '../../split.ts';
 import { drawCustomer } from '../customer.ts';
 import { memoByData } from '../memo.ts';
@@ -26,9 +26,25 @@ async function openHotelFromList(
   data: TravelData,
   h: Hotel,
 ): Promise<void> {
-  const idx = filterHotels(data, { city: h.city }).findIndex((x) => x.id === h.id);
-  for (let p = 1; p <= Math.floor(idx / HOTEL_PAGE_SIZE); p++) await d.click({ name: 'Next', tag: 'a' });
+  await pageToHotel(d, data, h);
   await d.click({ name: h.name, tag: 'a' });
+}
+
+/**
+ * Follows "Next" until the hotel's link is on the page. Order and page size vary under a world
+ * perturbation, so the page is found by looking, as an agent would, not computed.
+ */
+async function pageToHotel(
+  d: Parameters<TravelTemplate<unknown>['solve']>[1],
+  data: TravelData,
+  h: Hotel,
+): Promise<void> {
+  const pages = Math.ceil(filterHotels(data, { city: h.city }).length / 3);
+  for (let p = 1; p <= pages; p++) {
+    if (has(d.obs, { name: h.name, tag: 'a' })) return;
+    await d.click({ name: 'Next', tag: 'a' });
+  }
+  throw new Error(`hotel ${h.name} not found in the results`);
 }
 
 interface CheapestHotelParams {
@@ -205,9 +221,8 @@ export const hotelRating: TravelTemplate<{ hotelId: string; rating: number }> = 
   },
   async solve(p, d, data) {
     const h = data.hotelById.get(p.hotelId)!;
-    const idx = filterHotels(data, { city: h.city }).findIndex((x) => x.id === h.id);
     await dismissOverlays(d);
-    for (let k = 1; k <= Math.floor(idx / HOTEL_PAGE_SIZE); k++) await d.click({ name: 'Next', tag: 'a' });
+    await pageToHotel(d, data, h);
     await d.done(`${h.name} is rated ${h.guestRating.toFixed(1)} out of 10.`);
   },
 };
