@@ -52,7 +52,14 @@ console.log(`model ready in ${((performance.now() - t0) / 1000).toFixed(0)}s`);
 
 const all = sftExamples(trajectories);
 const cfg = policy.featurizer;
-const cov = { steps: all.length, elemNotKept: 0, argMissing: 0, typeUnavailable: 0, candCapped: 0, elemCapped: 0 };
+const cov = {
+  steps: all.length,
+  elemNotKept: 0,
+  argMissing: 0,
+  typeUnavailable: 0,
+  candCapped: 0,
+  elemCapped: 0,
+};
 const missingArgs: string[] = [];
 for (const ex of all) {
   const st = stateStructure(ex.state, cfg);
@@ -102,7 +109,8 @@ for (const [name, exs] of sets) {
         const argmax = (xs: number[]) => xs.reduce((b, x, k) => (x > xs[b] ? k : b), 0);
         const pt = argmax(tl[j]);
         stats.n++;
-        const right = JSON.stringify(greedy[j].action) === JSON.stringify(ex.action) ||
+        const right =
+          JSON.stringify(greedy[j].action) === JSON.stringify(ex.action) ||
           formatAction(greedy[j].action) === formatAction(ex.action);
         if (right) stats.greedyRight++;
         const tk = template(ex);
@@ -126,7 +134,10 @@ for (const [name, exs] of sets) {
                 .map((v, k) => [v, k] as const)
                 .sort((a, c) => c[0] - a[0])
                 .slice(0, 3)
-                .map(([v, k]) => `${st.elements[k]?.index}:"${st.infos[k]?.label.slice(0, 30)}" ${Math.exp(v).toFixed(2)}`);
+                .map(
+                  ([v, k]) =>
+                    `${st.elements[k]?.index}:"${st.infos[k]?.label.slice(0, 30)}" ${Math.exp(v).toFixed(2)}`,
+                );
               why = `element: want ${st.elements[te].index}:"${st.infos[te].label.slice(0, 30)}" top ${top.join(' | ')}`;
             }
           }
@@ -157,7 +168,13 @@ for (const [name, exs] of sets) {
   console.log(
     `\n== ${name}: n ${stats.n} greedy-exact ${pct(stats.greedyRight, stats.n)} | type wrong ${pct(stats.typeWrong, stats.n)} | element wrong given type ${pct(stats.elemWrong, stats.elemN)} (${stats.elemN}) | arg wrong given type+elem ${pct(stats.argWrong, stats.argN)} (${stats.argN})`,
   );
-  console.log('   type confusions', [...confusion].sort((a, b) => b[1] - a[1]).slice(0, 8).join(' '));
+  console.log(
+    '   type confusions',
+    [...confusion]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 8)
+      .join(' '),
+  );
   if (name === 'val') {
     console.log(
       '   per template',

@@ -31,7 +31,12 @@ for (const { body } of rows) {
     .sort((a, b) => b.logProb - a.logProb)
     .slice(0, 4);
   const shown = has.map((c) => JSON.stringify(c.text)).slice(0, 3);
-  console.log(`${t.task.id}  expected ${expected} | cands ${st.candidates.length} with-expected: ${shown.join(', ') || 'NONE'}`);
-  const answers = top.map((a) => `${JSON.stringify(a.action.type === 'done' ? a.action.text : '').slice(0, 30)} ${Math.exp(a.logProb).toFixed(3)}`);
+  console.log(
+    `${t.task.id}  expected ${expected} | cands ${st.candidates.length} with-expected: ${shown.join(', ') || 'NONE'}`,
+  );
+  const answers = top.map(
+    (a) =>
+      `${JSON.stringify(a.action.type === 'done' ? a.action.text : '').slice(0, 30)} ${Math.exp(a.logProb).toFixed(3)}`,
+  );
   console.log('   top done:', answers.join(' | '));
 }

@@ -5,13 +5,14 @@
  *
  *   npx tsx scripts/probe-teacher.ts [K] [template-prefix] [--verbose]
  */
-import { HeuristicAgent } from '../src/agent/heuristic/heuristic-agent.ts';
+
 import { runEpisode } from '../src/agent/episode.ts';
+import { HeuristicAgent } from '../src/agent/heuristic/heuristic-agent.ts';
+import { openWorldRuntime } from '../src/cli/runtime.ts';
 import { RulesReflector } from '../src/collect/rules-reflector.ts';
 import { formatAction } from '../src/core/action.ts';
 import { renderNote } from '../src/core/reflection.ts';
 import type { Task } from '../src/core/task.ts';
-import { openWorldRuntime } from '../src/cli/runtime.ts';
 import { generateWorldTasks } from '../src/world/tasks.ts';
 
 const K = Number(process.argv[2] ?? 2);
@@ -41,17 +42,31 @@ async function worker() {
     let reason = t0.verdict?.reason ?? '';
     if (verbose && !t0.verdict?.success) {
       console.log(`--- ${task.id}: ${task.objective}`);
-      for (const s of t0.steps) console.log(`   ${formatAction(s.action)}  ${s.output.next_goal}${s.result.error ? `  ! ${s.result.error.slice(0, 120)}` : ''}`);
+      for (const s of t0.steps)
+        console.log(
+          `   ${formatAction(s.action)}  ${s.output.next_goal}${s.result.error ? `  ! ${s.result.error.slice(0, 120)}` : ''}`,
+        );
       console.log(`   => ${t0.endReason} ${reason}`);
     }
     if (!t0.verdict?.success) {
       const refl = await reflector.reflect({ trajectory: t0, previous: [] });
-      const t1 = await runEpisode({ agent, env, task, start: rt.start, verify: rt.verify, maxSteps: 30, notes: [renderNote(refl)], round: 1 });
+      const t1 = await runEpisode({
+        agent,
+        env,
+        task,
+        start: rt.start,
+        verify: rt.verify,
+        maxSteps: 30,
+        notes: [renderNote(refl)],
+        round: 1,
+      });
       r1 = !!t1.verdict?.success;
       if (!r1) reason += ` | r1: ${t1.verdict?.reason ?? t1.endDetail}`;
     }
     results.push({ task, r0: !!t0.verdict?.success, r1, reason, steps: t0.steps.length });
-    console.log(`${task.id.padEnd(36)} r0 ${t0.verdict?.success ? 'OK ' : 'no '} r1 ${r1 === null ? '-' : r1 ? 'OK' : 'no'}  ${t0.steps.length} steps  ${t0.verdict?.success ? '' : reason.slice(0, 200)}`);
+    console.log(
+      `${task.id.padEnd(36)} r0 ${t0.verdict?.success ? 'OK ' : 'no '} r1 ${r1 === null ? '-' : r1 ? 'OK' : 'no'}  ${t0.steps.length} steps  ${t0.verdict?.success ? '' : reason.slice(0, 200)}`,
+    );
   }
   await env.close();
 }
@@ -62,7 +77,14 @@ for (const [k] of byTemplate) {
   const rs = results.filter((r) => tpl(r.task) === k);
   const ok0 = rs.filter((r) => r.r0).length;
   const ok1 = rs.filter((r) => r.r0 || r.r1).length;
-  console.log(`${k.padEnd(34)} r0 ${ok0}/${rs.length}  with-notes ${ok1}/${rs.length}  ${rs.filter((r) => !r.r0).map((r) => r.reason.slice(0, 160)).join(' || ')}`);
+  console.log(
+    `${k.padEnd(34)} r0 ${ok0}/${rs.length}  with-notes ${ok1}/${rs.length}  ${rs
+      .filter((r) => !r.r0)
+      .map((r) => r.reason.slice(0, 160))
+      .join(' || ')}`,
+  );
 }
 const n = results.length;
-console.log(`TOTAL r0 ${results.filter((r) => r.r0).length}/${n}  after-notes ${results.filter((r) => r.r0 || r.r1).length}/${n}  second-round success on failures ${results.filter((r) => r.r1).length}/${results.filter((r) => !r.r0).length}`);
+console.log(
+  `TOTAL r0 ${results.filter((r) => r.r0).length}/${n}  after-notes ${results.filter((r) => r.r0 || r.r1).length}/${n}  second-round success on failures ${results.filter((r) => r.r1).length}/${results.filter((r) => !r.r0).length}`,
+);

@@ -30,7 +30,11 @@ const states = readFileSync(file, 'utf8')
 const shuffled = new Rng(`show:${seed}`).shuffle(states);
 const picked: CriticalState[] = [];
 const labels = new Set<string>();
-for (const s of shuffled) if (!labels.has(s.label) && picked.length < n) (labels.add(s.label), picked.push(s));
+for (const s of shuffled) {
+  if (labels.has(s.label) || picked.length >= n) continue;
+  labels.add(s.label);
+  picked.push(s);
+}
 for (const s of shuffled) if (picked.length < n && !picked.includes(s)) picked.push(s);
 
 /** The action with the name of the element it targets, as the agent saw it. */

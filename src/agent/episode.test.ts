@@ -16,9 +16,10 @@ const task = Task.parse({
 });
 
 /** A scripted in-memory env: a counter page whose button increments a value; index 9 does not exist. */
-function counterEnv(): EpisodeEnv & { clicks: number } {
+function counterEnv(): EpisodeEnv & { clicks: number; lastStepTiming?: { observeMs: number } } {
   const env = {
     clicks: 0,
+    lastStepTiming: undefined as { observeMs: number } | undefined,
     obs(error: string | null = null) {
       return Observation.parse({
         url: 'http://127.0.0.1/x',
@@ -32,6 +33,7 @@ function counterEnv(): EpisodeEnv & { clicks: number } {
           },
         ],
         lastActionError: error,
+        ...(error ? { lastActionErrorKind: 'not_found' } : {}),
       });
     },
     async reset() {
@@ -39,6 +41,7 @@ function counterEnv(): EpisodeEnv & { clicks: number } {
       return env.obs();
     },
     async step(a: Action) {
+      env.lastStepTiming = { observeMs: 7 + env.clicks };
       if (a.type === 'click' && a.index === 0) {
         env.clicks++;
         return env.obs();
@@ -86,8 +89,22 @@ describe('runEpisode', () => {
     ]);
     const t = await runEpisode({ agent, env: counterEnv(), task });
     expect(t.steps[0].result.error).toMatch(/no element with index 9/);
+    expect(t.steps[0].result.errorKind).toBe('not_found');
+    expect(agent.seen[1].lastActionErrorKind).toBe('not_found');
     expect(agent.seen[1].lastActionError).toMatch(/index 9/);
     expect(t.endReason).toBe('done');
+  });
+
+  it("records the environment's observe time and counts the rest of the step as acting", async () => {
+    const agent = scripted([
+      { type: 'click', index: 0 },
+      { type: 'click', index: 0 },
+      { type: 'done', text: '', success: true },
+    ]);
+    const t = await runEpisode({ agent, env: counterEnv(), task });
+    expect(t.steps.map((s) => s.timing.observeMs)).toEqual([7, 8, 0]);
+    for (const s of t.steps) expect(s.timing.actMs).toBeGreaterThanOrEqual(0);
+    expect(t.steps[0].result.errorKind).toBeUndefined();
   });
 
   it('ends a loop of the same action on the same page with a reason', async () => {

@@ -18,6 +18,11 @@ export interface EpisodeEnv {
     opts?: { cookies?: Array<{ name: string; value: string; url: string }> },
   ): Promise<Observation>;
   step(action: Action): Promise<Observation>;
+  /**
+   * How the last `step` split its time, when the environment measures it (BrowserEnv does): the
+   * episode records `observeMs` from it and counts the rest of the step as acting.
+   */
+  readonly lastStepTiming?: { observeMs: number };
 }
 
 export interface RunEpisodeOptions {
@@ -170,21 +175,30 @@ export async function runEpisode(opts: RunEpisodeOptions): Promise<Trajectory> {
     const t1 = Date.now();
     let result: ActionResult;
     let next: Observation;
+    let observeMs = 0;
     if (action.type === 'done') {
       finalAnswer = action.text;
       result = { error: null, isDone: true, success: action.success, extractedContent: action.text };
       next = obs;
     } else {
       next = await env.step(action);
-      result = { error: next.lastActionError, isDone: false, success: null, extractedContent: null };
+      observeMs = Math.round(env.lastStepTiming?.observeMs ?? 0);
+      result = {
+        error: next.lastActionError,
+        ...(next.lastActionErrorKind ? { errorKind: next.lastActionErrorKind } : {}),
+        isDone: false,
+        success: null,
+        extractedContent: null,
+      };
     }
+    const stepMs = Date.now() - t1;
     const step: Step = {
       index: i,
       observation: obs,
       output: decision.output ?? makeAgentOutput({}, decision.actions),
       action,
       result,
-      timing: { modelMs, actMs: Date.now() - t1, observeMs: 0 },
+      timing: { modelMs, actMs: Math.max(0, stepMs - observeMs), observeMs },
       ...(decision.usage ? { usage: decision.usage } : {}),
       ...(decision.logProb !== undefined ? { logProb: decision.logProb } : {}),
       ...(expertAction ? { expertAction } : {}),

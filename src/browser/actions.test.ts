@@ -60,9 +60,11 @@ describe('actions', () => {
     let obs = await env.reset({ startUrl: srv.url('/modal') });
     obs = await env.step({ type: 'click', index: find(obs, 'Buy now').index });
     expect(obs.lastActionError).toMatch(/^click\(\d+\): element \d+ is covered by <div id="overlay">/);
+    expect(obs.lastActionErrorKind).toBe('covered');
     expect(await env.page.title()).toBe('Modal');
     obs = await env.step({ type: 'click', index: find(obs, 'Close').index });
     expect(obs.lastActionError).toBeNull();
+    expect(obs.lastActionErrorKind).toBeUndefined();
     expect(find(obs, 'Buy now').attributes.covered).toBeUndefined();
     obs = await env.step({ type: 'click', index: find(obs, 'Buy now').index });
     expect(obs.title).toBe('bought');
@@ -72,8 +74,10 @@ describe('actions', () => {
     let obs = await env.reset({ startUrl: srv.url('/form') });
     obs = await env.step({ type: 'click', index: find(obs, 'Disabled action').index });
     expect(obs.lastActionError).toMatch(/is disabled/);
+    expect(obs.lastActionErrorKind).toBe('other');
     obs = await env.step({ type: 'click', index: 999 });
     expect(obs.lastActionError).toMatch(/^click\(999\): there is no element 999/);
+    expect(obs.lastActionErrorKind).toBe('not_found');
   });
 
   it('input, select_dropdown and send_keys fill and submit a form', async () => {
@@ -113,6 +117,7 @@ describe('actions', () => {
     expect(obs.elements.find((e) => e.tag === 'select')!.attributes.selected).toBe('Large');
     obs = await env.step({ type: 'select_dropdown', index: select.index, text: 'Huge' });
     expect(obs.lastActionError).toMatch(/has no option "Huge"; options: Small, Medium, Large/);
+    expect(obs.lastActionErrorKind).toBe('not_found');
     obs = await env.step({ type: 'click', index: find(obs, 'Gift wrap').index });
     expect(find(obs, 'Gift wrap').attributes.checked).toBe('false');
     obs = await env.step({ type: 'click', index: find(obs, 'Email address').index });
@@ -182,6 +187,7 @@ describe('actions', () => {
     expect(new URL(obs.url).pathname).toBe('/counter');
     obs = await env.step({ type: 'go_back' });
     expect(obs.lastActionError).toMatch(/^go_back\(\): there is no previous page/);
+    expect(obs.lastActionErrorKind).toBe('navigation');
     const t0 = Date.now();
     obs = await env.step({ type: 'wait', seconds: 0.3 });
     expect(Date.now() - t0).toBeGreaterThanOrEqual(300);
@@ -214,6 +220,7 @@ describe('actions', () => {
     expect(obs.tabs.map((t) => t.id)).toEqual(['0', '1']);
     obs = await env.step({ type: 'switch_tab', tab_id: '7' });
     expect(obs.lastActionError).toBe('switch_tab(7): there is no tab "7"; open tabs: 0, 1');
+    expect(obs.lastActionErrorKind).toBe('not_found');
     obs = await env.step({ type: 'close_tab', tab_id: '0' });
     obs = await env.step({ type: 'close_tab', tab_id: '1' });
     expect(obs.lastActionError).toBeNull();
@@ -223,6 +230,7 @@ describe('actions', () => {
   it('an invalid action is a zod error naming the field, in the observation', async () => {
     const obs = await env.step({ type: 'click', index: -3 });
     expect(obs.lastActionError).toMatch(/^invalid action: index: /);
+    expect(obs.lastActionErrorKind).toBe('invalid');
     expect(() => parseAction({ type: 'input', index: 2 })).toThrow(InputError);
     expect(() => parseAction({ type: 'input', index: 2 })).toThrow(/field text/);
   });
@@ -235,6 +243,7 @@ describe('actions', () => {
       expect(obs.lastActionError).toBe(
         `click(1): navigation to http://blocked.invalid/page was blocked by the allowlist`,
       );
+      expect(obs.lastActionErrorKind).toBe('navigation');
       obs = await fenced.step({ type: 'navigate', url: 'https://example.com/' });
       expect(obs.lastActionError).toMatch(
         /navigation to https:\/\/example\.com\/ is blocked by the allowlist/,

@@ -1,5 +1,13 @@
 import type { Page } from 'playwright-core';
-import { type Action, type ActionOf, type ActionType, formatAction, TimeoutError } from '../core/index.ts';
+import {
+  type Action,
+  type ActionError,
+  type ActionErrorKind,
+  type ActionOf,
+  type ActionType,
+  formatAction,
+  TimeoutError,
+} from '../core/index.ts';
 import type { Allowlist } from './allowlist.ts';
 import { firstLine, isClosedError, sleep, withDeadline } from './deadline.ts';
 import { callPage } from './extract.ts';
@@ -21,9 +29,17 @@ export interface ActionContext {
   alive(): boolean;
 }
 
-/** A reportable failure of an action: its message becomes the next observation's lastActionError. */
+/**
+ * A reportable failure of an action: its message becomes the next observation's lastActionError
+ * and its kind lastActionErrorKind.
+ */
 export class ActionFailure extends Error {
   override name = 'ActionFailure';
+  readonly kind: ActionErrorKind;
+  constructor(message: string, kind: ActionErrorKind = 'other') {
+    super(message);
+    this.kind = kind;
+  }
 }
 
 /** How to finish an action: watch for a navigation or a new tab it may have started. */
@@ -37,15 +53,21 @@ type Executor<K extends ActionType> = (ctx: ActionContext, a: ActionOf<K>) => Pr
 const STALE =
   'the page changed since the last observation (a new document loaded), so its element indices are unknown; observe again';
 
+/** What the in-page script answers when an action cannot run; `kind` is absent for 'other'. */
+interface PageError {
+  error: string;
+  kind?: ActionErrorKind;
+}
+
 /** Calls the in-page script under the action deadline; a `{ error }` result becomes an ActionFailure. */
 async function inPage<T>(ctx: ActionContext, page: Page, what: string, expr: string): Promise<T> {
   const r = await withDeadline(
     what,
     ctx.config.actionTimeoutMs,
-    callPage<T | { error: string }>(page, expr, false, { error: STALE }),
+    callPage<T | PageError>(page, expr, false, { error: STALE, kind: 'detached' }),
   );
   if (typeof r === 'object' && r !== null && 'error' in r && typeof r.error === 'string')
-    throw new ActionFailure(r.error);
+    throw new ActionFailure(r.error, (r as PageError).kind ?? 'other');
   return r as T;
 }
 
@@ -178,8 +200,10 @@ async function sendKeys(ctx: ActionContext, a: ActionOf<'send_keys'>): Promise<O
 
 async function navigate(ctx: ActionContext, a: ActionOf<'navigate'>): Promise<Outcome> {
   const url = normalizeUrl(a.url);
-  if (!isLoadableUrl(url)) throw new ActionFailure(`"${a.url}" is not a URL that can be loaded`);
-  if (!ctx.allowlist.allows(url)) throw new ActionFailure(`navigation to ${url} is blocked by the allowlist`);
+  if (!isLoadableUrl(url))
+    throw new ActionFailure(`"${a.url}" is not a URL that can be loaded`, 'navigation');
+  if (!ctx.allowlist.allows(url))
+    throw new ActionFailure(`navigation to ${url} is blocked by the allowlist`, 'navigation');
   let page = await ctx.page();
   if (a.new_tab) {
     page = await page.context().newPage();
@@ -190,8 +214,8 @@ async function navigate(ctx: ActionContext, a: ActionOf<'navigate'>): Promise<Ou
   } catch (e) {
     if (isClosedError(e) || e instanceof TimeoutError) throw e;
     if ((e as Error).name === 'TimeoutError')
-      throw new ActionFailure(`${url} did not load within ${ctx.config.navigationTimeoutMs}ms`);
-    throw new ActionFailure(`cannot reach ${url}: ${navigationReason(firstLine(e))}`);
+      throw new ActionFailure(`${url} did not load within ${ctx.config.navigationTimeoutMs}ms`, 'navigation');
+    throw new ActionFailure(`cannot reach ${url}: ${navigationReason(firstLine(e))}`, 'navigation');
   }
   return { settle: false };
 }
@@ -201,11 +225,12 @@ async function goBack(ctx: ActionContext): Promise<Outcome> {
   const before = page.url();
   const r = await page.goBack({ waitUntil: 'domcontentloaded', timeout: ctx.config.navigationTimeoutMs });
   // A same-document back (hash, pushState) returns null too, but changes the URL.
-  if (r === null && page.url() === before) throw new ActionFailure('there is no previous page in this tab');
+  if (r === null && page.url() === before)
+    throw new ActionFailure('there is no previous page in this tab', 'navigation');
   // Every tab starts on about:blank; going back to it is never what the agent wants.
   if (page.url() === 'about:blank' && before !== 'about:blank') {
     await page.goForward({ waitUntil: 'domcontentloaded', timeout: ctx.config.navigationTimeoutMs });
-    throw new ActionFailure('there is no previous page in this tab');
+    throw new ActionFailure('there is no previous page in this tab', 'navigation');
   }
   return { settle: false };
 }
@@ -224,7 +249,7 @@ function tabIds(ctx: ActionContext): string {
 
 async function switchTab(ctx: ActionContext, a: ActionOf<'switch_tab'>): Promise<Outcome> {
   const page = ctx.tabs.byId(a.tab_id);
-  if (!page) throw new ActionFailure(`there is no tab "${a.tab_id}"; open tabs: ${tabIds(ctx)}`);
+  if (!page) throw new ActionFailure(`there is no tab "${a.tab_id}"; open tabs: ${tabIds(ctx)}`, 'not_found');
   ctx.tabs.activate(page);
   await withDeadline(`bringing tab ${a.tab_id} to front`, ctx.config.actionTimeoutMs, page.bringToFront());
   return { settle: false };
@@ -232,7 +257,7 @@ async function switchTab(ctx: ActionContext, a: ActionOf<'switch_tab'>): Promise
 
 async function closeTab(ctx: ActionContext, a: ActionOf<'close_tab'>): Promise<Outcome> {
   const page = ctx.tabs.byId(a.tab_id);
-  if (!page) throw new ActionFailure(`there is no tab "${a.tab_id}"; open tabs: ${tabIds(ctx)}`);
+  if (!page) throw new ActionFailure(`there is no tab "${a.tab_id}"; open tabs: ${tabIds(ctx)}`, 'not_found');
   await withDeadline(`closing tab ${a.tab_id}`, ctx.config.actionTimeoutMs, page.close());
   const next = await ctx.page();
   await next.bringToFront().catch(() => {});
@@ -275,26 +300,28 @@ function budgetOf(a: Action, c: BrowserEnvOptions): number {
 
 /**
  * Runs one action, then waits for the navigation or new tab it started (switching to a new tab, as
- * Browser Use does). Returns the error to report in the next observation, or null. Never throws for
- * a failed action; throws only when the browser or context is gone (TargetClosedError).
+ * Browser Use does). Returns the error to report in the next observation, with its kind, or null.
+ * Never throws for a failed action; throws only when the browser or context is gone
+ * (TargetClosedError).
  */
-export async function runAction(ctx: ActionContext, action: Action): Promise<string | null> {
+export async function runAction(ctx: ActionContext, action: Action): Promise<ActionError | null> {
   const label = formatAction(action);
   const page = await ctx.page();
   const watch = new NavWatch(page);
   const mark = ctx.tabs.opened;
   ctx.blocked.length = 0;
-  let problem: string | null = null;
+  let problem: ActionError | null = null;
   try {
     const run = EXECUTORS[action.type] as Executor<ActionType>;
     const out = await withDeadline(`running ${label}`, budgetOf(action, ctx.config), () => run(ctx, action));
     if (out.settle) {
       const popupWait = out.expectTab ? Math.max(ctx.config.settleMs, 2_000) : ctx.config.settleMs;
-      problem = await watch.settle(
+      const unsettled = await watch.settle(
         popupWait,
         ctx.config.navigationTimeoutMs,
         () => ctx.tabs.openedSince(mark).length > 0,
       );
+      if (unsettled !== null) problem = { message: unsettled, kind: 'navigation' };
     }
     const opened = action.type === 'navigate' ? [] : ctx.tabs.openedSince(mark);
     const tab = opened.at(-1);
@@ -306,12 +333,13 @@ export async function runAction(ctx: ActionContext, action: Action): Promise<str
     }
   } catch (e) {
     if (isClosedError(e) && !ctx.alive()) throw e;
-    if (e instanceof ActionFailure) problem = e.message;
-    else if (isClosedError(e)) problem = 'the tab closed during the action';
-    else problem = firstLine(e);
+    if (e instanceof ActionFailure) problem = { message: e.message, kind: e.kind };
+    else if (isClosedError(e)) problem = { message: 'the tab closed during the action', kind: 'detached' };
+    else problem = { message: firstLine(e), kind: TimeoutError.isInstance(e) ? 'timeout' : 'other' };
   } finally {
     watch.dispose();
   }
-  if (ctx.blocked.length) problem = `navigation to ${ctx.blocked[0]} was blocked by the allowlist`;
-  return problem === null ? null : `${label}: ${problem}`;
+  if (ctx.blocked.length)
+    problem = { message: `navigation to ${ctx.blocked[0]} was blocked by the allowlist`, kind: 'navigation' };
+  return problem === null ? null : { message: `${label}: ${problem.message}`, kind: problem.kind };
 }

@@ -2,6 +2,7 @@ import type { Browser, BrowserContext, CDPSession, Page, Route } from 'playwrigh
 import { z } from 'zod';
 import {
   Action,
+  type ActionError,
   describeZodIssues,
   InputError,
   NavigationError,
@@ -242,9 +243,9 @@ export class BrowserEnv {
     const t0 = performance.now();
     this.steps++;
     const parsed = Action.safeParse(action);
-    let error: string | null;
-    if (!parsed.success) error = `invalid action: ${describeZodIssues(parsed.error.issues)}`;
-    else error = await runAction(this.actionContext(), parsed.data);
+    const error: ActionError | null = parsed.success
+      ? await runAction(this.actionContext(), parsed.data)
+      : { message: `invalid action: ${describeZodIssues(parsed.error.issues)}`, kind: 'invalid' };
     const t1 = performance.now();
     const obs = await this.capture(error);
     const t2 = performance.now();
@@ -297,7 +298,7 @@ export class BrowserEnv {
     return this.tabs!.active ?? (await this.tabs!.openBlank());
   }
 
-  private async capture(lastActionError: string | null): Promise<Observation> {
+  private async capture(error: ActionError | null): Promise<Observation> {
     const c = this.config;
     let page = await this.activePage();
     let ex: PageExtraction | null = null;
@@ -342,7 +343,8 @@ export class BrowserEnv {
       ...view,
       text: serializeView({ ...view, layout: ex.layout }),
       screenshot: shot,
-      lastActionError,
+      lastActionError: error?.message ?? null,
+      ...(error ? { lastActionErrorKind: error.kind } : {}),
       stepIndex: this.steps,
       memory: '',
       progress: '',

@@ -116,6 +116,27 @@ describe('RulesReflector', () => {
     expect(r.prefer.some((p) => p.kind === 'sort')).toBe(false);
   });
 
+  it('asks to dismiss overlays when a click failed with kind covered, not when a message merely says so', async () => {
+    const covered = (errorKind?: 'covered' | 'other') => {
+      const t = trajectory(
+        'Add the Trail Runner 2 to the cart.',
+        [{ type: 'click', index: 9 }],
+        ['cart.item'],
+      );
+      t.steps[0].result = {
+        ...t.steps[0].result,
+        error: 'click(9): element 9 is covered by <div class="modal-backdrop">',
+        ...(errorKind ? { errorKind } : {}),
+      };
+      return t;
+    };
+    // The overlay finding's sentence (without findings the reflector suggests dismissing anyway).
+    const dismiss = async (t: Trajectory) => /covered the page; close it first/.test((await reflect(t)).text);
+    expect(await dismiss(covered('covered'))).toBe(true);
+    expect(await dismiss(covered('other'))).toBe(false);
+    expect(await dismiss(covered())).toBe(false);
+  });
+
   it('maps "most recently" to the newest sort', async () => {
     const t = trajectory(
       'Which home in Northeast (Minneapolis) was listed most recently? Give me its address.',

@@ -123,9 +123,7 @@ function lookalike(t: Trajectory): Finding | null {
 }
 
 function overlay(t: Trajectory): Finding | null {
-  const blocked = t.steps.some(
-    (s) => s.result.error && /covered|intercept|obscured|overlay/i.test(s.result.error),
-  );
+  const blocked = t.steps.some((s) => s.result.errorKind === 'covered');
   const present = t.steps.some((s) => s.observation.elements.some((e) => e.attributes.covered === 'true'));
   if (!blocked && !present) return null;
   return {

@@ -1,5 +1,6 @@
 export * from './action.ts';
 export * from './action-equivalence.ts';
+export * from './action-error.ts';
 export * from './agent-output.ts';
 export * from './critical-state.ts';
 export * from './dates.ts';
@@ -9,4 +10,5 @@ export * from './observation.ts';
 export * from './reflection.ts';
 export * from './rng.ts';
 export * from './task.ts';
+export * from './text-patterns.ts';
 export * from './trajectory.ts';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ActionErrorKind } from './action-error.ts';
 
 export const OBSERVATION_SCHEMA_VERSION = 1;
 
@@ -87,6 +88,8 @@ export const Observation = z.object({
   screenshot: ScreenshotRef.nullable().default(null),
   scroll: ScrollInfo.default(ScrollInfo.parse({})),
   lastActionError: z.string().nullable().default(null),
+  /** The kind of `lastActionError` (absent in records written before kinds existed). */
+  lastActionErrorKind: ActionErrorKind.optional(),
   // Agent-side fields.
   stepIndex: z.number().int().nonnegative().default(0),
   memory: z.string().default(''),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { Action } from './action.ts';
+import { ActionErrorKind } from './action-error.ts';
 import { AgentOutput } from './agent-output.ts';
 import { Observation } from './observation.ts';
 import { Task } from './task.ts';
@@ -10,6 +11,8 @@ export const TRAJECTORY_SCHEMA_VERSION = 1;
 export const ActionResult = z.object({
   /** Error message when the action failed; it also appears as lastActionError in the next observation. */
   error: z.string().nullable().default(null),
+  /** The kind of `error`: read this, never the message (absent in records written before kinds existed). */
+  errorKind: ActionErrorKind.optional(),
   isDone: z.boolean().default(false),
   success: z.boolean().nullable().default(null),
   /** Final answer text for done actions. */

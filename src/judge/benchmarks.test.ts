@@ -11,11 +11,12 @@ import {
   SUITE_FILES,
 } from './benchmarks.ts';
 
-const REAL = '/work/shared/benchmarks';
-const realDir = [process.env.RMSWEB_BENCHMARKS, ...benchmarkSearchPath({ env: {} }), REAL].find(
-  (d) => d && BENCHMARK_SUITES.every((s) => existsSync(join(d, SUITE_FILES[s]))),
+// The real files, found as the CLI finds them: $RMSWEB_BENCHMARKS, then ../shared/benchmarks
+// relative to the working directory and to this repository's root (never a machine's own path).
+const realDir = benchmarkSearchPath().find((d) =>
+  BENCHMARK_SUITES.every((s) => existsSync(join(d, SUITE_FILES[s]))),
 );
-const skipReason = 'benchmark files not found (../shared/benchmarks is absent on this machine)';
+const skipReason = `benchmark files not found in ${benchmarkSearchPath().join(', ')}`;
 
 describe.skipIf(!realDir)(`loadSuite on the real files${realDir ? '' : ` - skipped: ${skipReason}`}`, () => {
   const dir = realDir!;

@@ -1,5 +1,6 @@
 import {
   type Action,
+  type ActionError,
   type Element,
   type EndReason,
   makeAgentOutput,
@@ -54,7 +55,9 @@ export function element(index: number, spec: ElementSpec): Element {
 export function page(
   url: string,
   elements: ElementSpec[],
-  extra: Partial<Pick<Observation, 'memory' | 'lastActionError' | 'title' | 'notes'>> = {},
+  extra: Partial<
+    Pick<Observation, 'memory' | 'lastActionError' | 'lastActionErrorKind' | 'title' | 'notes'>
+  > = {},
 ): Observation {
   return {
     ...Observation.parse({ url }),
@@ -63,15 +66,25 @@ export function page(
   };
 }
 
-/** A step taking `action` in `obs`; `error` marks the action as failed. */
-export function step(index: number, obs: Observation, action: Action, error: string | null = null): Step {
+/**
+ * A step taking `action` in `obs`; `error` marks the action as failed (a bare message is a record
+ * from before error kinds existed).
+ */
+export function step(
+  index: number,
+  obs: Observation,
+  action: Action,
+  error: string | ActionError | null = null,
+): Step {
+  const failed = typeof error === 'string' ? { message: error } : error;
   return {
     index,
     observation: { ...obs, stepIndex: index },
     output: makeAgentOutput({ memory: obs.memory }, [action]),
     action,
     result: {
-      error,
+      error: failed?.message ?? null,
+      ...(failed && 'kind' in failed ? { errorKind: failed.kind } : {}),
       isDone: action.type === 'done',
       success: action.type === 'done' ? action.success : null,
       extractedContent: action.type === 'done' ? action.text : null,
@@ -99,7 +112,7 @@ export function task(id: string, site = 'shop'): Task {
 export function trajectory(
   id: string,
   t: Task,
-  moves: Array<[Observation, Action] | [Observation, Action, string]>,
+  moves: Array<[Observation, Action] | [Observation, Action, string | ActionError]>,
   success: boolean | null,
   endReason?: EndReason,
 ): Trajectory {

@@ -48,6 +48,11 @@ function pageView(obs: Observation): string {
   return shown.join('\n');
 }
 
+/** ` (kind covered)`: the error's kind for the tagger model, when the record has one. */
+function kindNote(kind: string | undefined): string {
+  return kind ? ` (kind ${kind})` : '';
+}
+
 function sideText(title: string, steps: Step[], k: number, lookahead: number): string {
   const s = steps[k];
   const history = steps
@@ -57,11 +62,13 @@ function sideText(title: string, steps: Step[], k: number, lookahead: number): s
   return [
     `## ${title}`,
     `URL: ${s.observation.url}`,
-    s.observation.lastActionError ? `Error from the previous action: ${s.observation.lastActionError}` : '',
+    s.observation.lastActionError
+      ? `Error from the previous action${kindNote(s.observation.lastActionErrorKind)}: ${s.observation.lastActionError}`
+      : '',
     s.observation.memory ? `Agent memory: ${s.observation.memory}` : '',
     history.length ? `Earlier actions:\n${history.join('\n')}` : 'Earlier actions: none',
     `Page elements:\n${pageView(s.observation)}`,
-    `Action chosen at step ${s.index}: ${describeAction(s)}${s.result.error ? ` (failed: ${s.result.error})` : ''}`,
+    `Action chosen at step ${s.index}: ${describeAction(s)}${s.result.error ? ` (failed${kindNote(s.result.errorKind)}: ${s.result.error})` : ''}`,
     after.length ? `Then:\n${after.join('\n')}` : '',
   ]
     .filter(Boolean)

@@ -59,9 +59,15 @@ const cases: Array<[FailureLabel, Trajectory, Trajectory]> = [
       [
         RESULTS,
         act.click(6),
-        'Element <a> is not clickable: another element (div.cookie-banner) would receive the click',
+        { message: 'click(6): element 6 is covered by <div class="cookie-banner">', kind: 'covered' },
       ],
-      [results({ lastActionError: 'click intercepted by overlay' }), act.click(6)],
+      [
+        results({
+          lastActionError: 'click(6): element 6 is covered by <div class="cookie-banner">',
+          lastActionErrorKind: 'covered',
+        }),
+        act.click(6),
+      ],
     ]),
   ],
   [
@@ -181,6 +187,21 @@ describe('tagByRules', () => {
   it('covers every label of the taxonomy, each with a documented rule', () => {
     expect(new Set(cases.map((c) => c[0]))).toEqual(new Set(LABEL_ORDER));
     for (const l of LABEL_ORDER) expect(TAXONOMY[l].rule.length).toBeGreaterThan(10);
+  });
+
+  it('reads the error kind, never the wording: an overlay-sounding message of another kind is no overlay', () => {
+    const wording = 'click(6): element 6 <a "Close overlay"> is disabled';
+    const failure = fail('f-wording', [
+      [HOME, act.input(0, 'trail shoes')],
+      [RESULTS, act.click(6), { message: wording, kind: 'other' }],
+      [results({ lastActionError: wording, lastActionErrorKind: 'other' }), act.click(6)],
+    ]);
+    expect(lastLabel(SUCCESS, failure).label).not.toBe('blocked-by-overlay');
+    const legacy = fail('f-legacy', [
+      [HOME, act.input(0, 'trail shoes')],
+      [RESULTS, act.click(6), 'click intercepted by overlay'],
+    ]);
+    expect(lastLabel(SUCCESS, legacy).label).not.toBe('blocked-by-overlay');
   });
 
   it('names both elements in a lookalike reason', () => {

@@ -1,7 +1,9 @@
 import {
   type Action,
+  type ActionErrorKind,
   actionsEquivalent,
   argumentSimilarity,
+  DISMISS_WORD_RE,
   type Element,
   elementAt,
   elementsEquivalent,
@@ -19,10 +21,6 @@ import type { Tagger, TagResult } from './taxonomy.ts';
  * two trajectories around the divergence, so the same pair always gets the same label and reason.
  */
 
-const OVERLAY_ERROR_RE =
-  /covered|overlay|intercept|obscur|modal|dialog|not clickable|receive the click|pointer[- ]events/i;
-const DISMISS_RE =
-  /\b(close|dismiss|accept|agree|got it|no thanks|not now|reject|continue|ok)\b|^\s*[x×✕✖]\s*$/i;
 const CONSTRAINT_ROLES = new Set([
   'checkbox',
   'radio',
@@ -73,12 +71,17 @@ function hasModal(obs: Observation): boolean {
 function overlayEvidence(d: Divergence): string | null {
   const steps = d.failure.trajectory.steps;
   const f = steps[d.j];
-  const errors = [f.observation.lastActionError, f.result.error, steps[d.j + 1]?.observation.lastActionError];
-  const hit = errors.find((e) => e && OVERLAY_ERROR_RE.test(e));
-  if (hit) return `the failure's action ran into an overlay: "${hit.slice(0, 120)}"`;
+  const next = steps[d.j + 1]?.observation;
+  const errors: Array<[ActionErrorKind | undefined, string | null | undefined]> = [
+    [f.observation.lastActionErrorKind, f.observation.lastActionError],
+    [f.result.errorKind, f.result.error],
+    [next?.lastActionErrorKind, next?.lastActionError],
+  ];
+  const hit = errors.find(([kind]) => kind === 'covered');
+  if (hit) return `the failure's action ran into an overlay: "${(hit[1] ?? '').slice(0, 120)}"`;
   const s = d.success.trajectory.steps[d.i];
   const se = targetOf(s);
-  if (hasModal(f.observation) && se && s.action.type === 'click' && DISMISS_RE.test(labelOf(se))) {
+  if (hasModal(f.observation) && se && s.action.type === 'click' && DISMISS_WORD_RE.test(labelOf(se))) {
     return `a dialog covers the failure page and the success dismissed it with ${describeAction(s)}`;
   }
   return null;

@@ -15,7 +15,9 @@ export const HOME = page('http://shop.test/', [
   { name: 'Cart', href: '/cart' },
 ]);
 
-export function results(extra: Partial<Pick<Observation, 'memory' | 'lastActionError'>> = {}): Observation {
+export function results(
+  extra: Partial<Pick<Observation, 'memory' | 'lastActionError' | 'lastActionErrorKind'>> = {},
+): Observation {
   return page(
     'http://shop.test/search?q=trail+shoes',
     [

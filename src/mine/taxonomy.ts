@@ -13,8 +13,8 @@ export const TAXONOMY: Readonly<Record<FailureLabel, { meaning: string; rule: st
   'blocked-by-overlay': {
     meaning: 'A modal, banner or overlay blocked the page and the failing agent did not deal with it.',
     rule:
-      "The failure side's action error (or lastActionError before or after it) mentions covered / overlay / " +
-      'intercept / obscured / modal / not clickable; or a dialog (role dialog/alertdialog or aria-modal) is ' +
+      "The failure side's action error (or lastActionError before or after it) is of kind `covered` (another " +
+      'element covered the click point); or a dialog (role dialog/alertdialog or aria-modal) is ' +
       'on the failure page and the success side clicks a dismiss control (close, accept, got it, no thanks, x).',
   },
   'input-error': {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { NUM_PAIR_FEATURES, PAIR_FEATURES, pairDense, questionKind } from './candidate-features.ts';
+import { PAIR, pairDense, questionKind } from './candidate-features.ts';
 import type { ArgCandidate } from './candidates.ts';
 import { taskContext } from './element-features.ts';
+import type { FeatureName } from './feature-layout.ts';
 
 const cand = (text: string): ArgCandidate =>
   ({
@@ -42,15 +43,14 @@ describe('answer features (done)', () => {
     const ctx = taskContext('Find the cheapest Brightside lamp. What is it called?', '', []);
     const cands = [cand('11'), cand('Brightside Reading Lamp'), cand('$40.99')];
     const f = pairDense(cands, null, -1, false, ctx);
-    const at = (i: number, name: (typeof PAIR_FEATURES)[number]) =>
-      f[i * NUM_PAIR_FEATURES + PAIR_FEATURES.indexOf(name)];
+    const at = (i: number, name: FeatureName<typeof PAIR>) => PAIR.read(f, i, name);
     expect(at(1, 'answerNameLike')).toBe(1);
     expect(at(0, 'answerNameLike')).toBe(0);
     expect(at(0, 'answerBareNumberForNonNumber')).toBe(1);
     expect(at(2, 'answerBareNumberForNonNumber')).toBe(1);
     expect(at(1, 'optionOfElement')).toBe(0);
     const money = pairDense(cands, null, -1, false, taskContext('How much does the lamp cost?', '', []));
-    expect(money[2 * NUM_PAIR_FEATURES + PAIR_FEATURES.indexOf('answerMoneyAmount')]).toBe(1);
-    expect(money[0 * NUM_PAIR_FEATURES + PAIR_FEATURES.indexOf('answerMoneyAmount')]).toBe(0);
+    expect(PAIR.read(money, 2, 'answerMoneyAmount')).toBe(1);
+    expect(PAIR.read(money, 0, 'answerMoneyAmount')).toBe(0);
   });
 });

@@ -1,7 +1,13 @@
 import type { Element } from '../core/observation.ts';
-import { type ArgCandidate, SOURCE_BITS, SRC } from './candidates.ts';
+import { ISO_DATE_SOURCE, MONTH_ABBR_SOURCE } from '../core/text-patterns.ts';
+import { type ArgCandidate, SRC } from './candidates.ts';
 import { type ElementInfo, elementLabel, type TaskContext } from './element-features.ts';
+import { bit, FeatureLayout, type FeatureRecord } from './feature-layout.ts';
 import { contentWords, coverage, normalizeText, words } from './text.ts';
+
+/** The source kinds of a candidate, in SRC order (one feature each). */
+const SOURCE_NAMES = Object.keys(SRC) as (keyof typeof SRC)[];
+type SourceFeature = `src_${keyof typeof SRC}`;
 
 /** Names of the dense per-candidate features, in order. */
 export const CANDIDATE_FEATURES = [
@@ -9,7 +15,7 @@ export const CANDIDATE_FEATURES = [
   'kindScroll',
   'kindKey',
   'kindEmpty',
-  ...Object.keys(SRC).map((k) => `src_${k}`),
+  ...SOURCE_NAMES.map((k): SourceFeature => `src_${k}`),
   'numWords',
   'taskPos',
   'hasTaskPos',
@@ -26,7 +32,9 @@ export const CANDIDATE_FEATURES = [
   'contextTaskWords',
   'taskWordCoverage',
 ] as const;
-export const NUM_CANDIDATE_FEATURES = CANDIDATE_FEATURES.length;
+/** The layout of one candidate's dense features. */
+export const CANDIDATE = new FeatureLayout(CANDIDATE_FEATURES);
+export const NUM_CANDIDATE_FEATURES = CANDIDATE.size;
 
 /** Names of the candidate-by-element features, in order. */
 export const PAIR_FEATURES = [
@@ -49,11 +57,16 @@ export const PAIR_FEATURES = [
   'answerBareNumberForNonNumber',
   'answerCodeLike',
 ] as const;
-export const NUM_PAIR_FEATURES = PAIR_FEATURES.length;
+/** The layout of one candidate-by-element feature vector. */
+export const PAIR = new FeatureLayout(PAIR_FEATURES);
+export const NUM_PAIR_FEATURES = PAIR.size;
 
 const NUMERIC = /^[$€£]?\d[\d,]*(?:\.\d+)?%?$/;
-const DATE_LIKE =
-  /\d{4}-\d{2}-\d{2}|\d{1,2}\/\d{1,2}(?:\/\d{2,4})?|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b/i;
+/** Looks like a date, loosely: a year is optional and a month name alone counts. */
+const DATE_LIKE = new RegExp(
+  String.raw`${ISO_DATE_SOURCE}|\d{1,2}/\d{1,2}(?:/\d{2,4})?|\b(?:${MONTH_ABBR_SOURCE})[a-z]*\b`,
+  'i',
+);
 
 /** Dense candidate features, row-major [cands.length, NUM_CANDIDATE_FEATURES]. */
 export function candidateDense(
@@ -62,8 +75,7 @@ export function candidateDense(
   infos: readonly ElementInfo[],
   ctx: TaskContext,
 ): Float32Array {
-  const F = NUM_CANDIDATE_FEATURES;
-  const out = new Float32Array(cands.length * F);
+  const out = new Float32Array(cands.length * CANDIDATE.size);
   const values = new Set(
     elements.map((el) => (el.attributes.value ? normalizeText(el.attributes.value) : '')).filter(Boolean),
   );
@@ -71,29 +83,40 @@ export function candidateDense(
   cands.forEach((c, i) => {
     const nw = c.kind === 'text' ? words(c.text).length : 0;
     const contextWords = contentWords(`${c.context} ${c.cue}`);
-    const v = [
-      c.kind === 'text' ? 1 : 0,
-      c.kind === 'scroll' ? 1 : 0,
-      c.kind === 'key' ? 1 : 0,
-      c.kind === 'empty' ? 1 : 0,
-      ...SOURCE_BITS.map((b) => (c.sources & b ? 1 : 0)),
-      Math.min(nw, 10) / 5,
-      Math.max(c.taskPos, 0),
-      c.taskPos >= 0 ? 1 : 0,
-      c.kind === 'text' && NUMERIC.test(c.text) ? 1 : 0,
-      c.text.includes('@') ? 1 : 0,
-      c.kind === 'text' && ctx.typed.has(c.norm) ? 1 : 0,
-      c.kind === 'text' ? coverage(contentWords(c.text), ctx.memoryWords) : 0,
-      c.kind === 'text' && values.has(c.norm) ? 1 : 0,
-      c.kind === 'text' && c.norm.length > 1 && labels.includes(c.norm) ? 1 : 0,
-      c.cue ? 1 : 0,
-      Math.log1p(c.text.length) / 4,
-      c.kind === 'text' && c.norm.length > 1 && ` ${ctx.objectiveNorm} `.includes(` ${c.norm} `) ? 1 : 0,
-      coverage(contextWords, ctx.content),
-      Math.min(contextWords.filter((w) => ctx.content.has(w)).length, 4) / 2,
-      c.kind === 'text' ? coverage(contentWords(c.text), ctx.content) : 0,
-    ];
-    out.set(v, i * F);
+    CANDIDATE.write(out, i, {
+      kindText: bit(c.kind === 'text'),
+      kindScroll: bit(c.kind === 'scroll'),
+      kindKey: bit(c.kind === 'key'),
+      kindEmpty: bit(c.kind === 'empty'),
+      src_task: bit(c.sources & SRC.task),
+      src_quoted: bit(c.sources & SRC.quoted),
+      src_number: bit(c.sources & SRC.number),
+      src_cue: bit(c.sources & SRC.cue),
+      src_capitalized: bit(c.sources & SRC.capitalized),
+      src_memory: bit(c.sources & SRC.memory),
+      src_page: bit(c.sources & SRC.page),
+      src_option: bit(c.sources & SRC.option),
+      src_ngram: bit(c.sources & SRC.ngram),
+      src_pattern: bit(c.sources & SRC.pattern),
+      src_clause: bit(c.sources & SRC.clause),
+      numWords: Math.min(nw, 10) / 5,
+      taskPos: Math.max(c.taskPos, 0),
+      hasTaskPos: bit(c.taskPos >= 0),
+      numeric: bit(c.kind === 'text' && NUMERIC.test(c.text)),
+      email: bit(c.text.includes('@')),
+      typedBefore: bit(c.kind === 'text' && ctx.typed.has(c.norm)),
+      memoryOverlap: c.kind === 'text' ? coverage(contentWords(c.text), ctx.memoryWords) : 0,
+      filledSomewhere: bit(c.kind === 'text' && values.has(c.norm)),
+      onPage: bit(c.kind === 'text' && c.norm.length > 1 && labels.includes(c.norm)),
+      hasCue: bit(c.cue),
+      charLength: Math.log1p(c.text.length) / 4,
+      inTaskPhrase: bit(
+        c.kind === 'text' && c.norm.length > 1 && ` ${ctx.objectiveNorm} `.includes(` ${c.norm} `),
+      ),
+      contextTaskOverlap: coverage(contextWords, ctx.content),
+      contextTaskWords: Math.min(contextWords.filter((w) => ctx.content.has(w)).length, 4) / 2,
+      taskWordCoverage: c.kind === 'text' ? coverage(contentWords(c.text), ctx.content) : 0,
+    });
   });
   return out;
 }
@@ -135,19 +158,33 @@ const MONEY = /^[$€£]\s?\d[\d,]*(?:\.\d+)?$|^\d[\d,]*\.\d{2}$/;
 const NAME_LIKE = /^(?=.*\p{L}{2}.*\s\S*\p{L})[^$€£]{4,}$/u;
 const CODE_LIKE = /^(?=.*\d)(?=.*[A-Z])[A-Z0-9][A-Z0-9 -]{2,}$|^[A-Z]{5,8}$/;
 
-function answerFeatures(c: ArgCandidate, kind: QuestionKind): number[] {
+/**
+ * The pair features of a candidate answer (types without an element): only the answer features are
+ * set. Records are written out in full, not spread from a zero record, to keep them cheap to build.
+ */
+function answerFeatures(c: ArgCandidate, kind: QuestionKind): FeatureRecord<(typeof PAIR_FEATURES)[number]> {
   const t = c.text.trim();
   const integer = INTEGER.test(t);
   const numeric = NUMERIC.test(t);
   const asksNumber = kind.count || kind.money || kind.quantity;
-  return [
-    kind.count && integer ? 1 : 0,
-    kind.money && MONEY.test(t) ? 1 : 0,
-    kind.name && NAME_LIKE.test(t) ? 1 : 0,
-    kind.quantity && /\d/.test(t) ? 1 : 0,
-    !asksNumber && !kind.code && numeric ? 1 : 0,
-    kind.code && CODE_LIKE.test(t) ? 1 : 0,
-  ];
+  return {
+    optionOfElement: 0,
+    contextMatchesLabel: 0,
+    equalsValue: 0,
+    inLabel: 0,
+    typedIntoElement: 0,
+    typeCompatible: 0,
+    typeIncompatible: 0,
+    noOptionsKnown: 0,
+    cueInLabel: 0,
+    labelInContext: 0,
+    answerCountInteger: bit(kind.count && integer),
+    answerMoneyAmount: bit(kind.money && MONEY.test(t)),
+    answerNameLike: bit(kind.name && NAME_LIKE.test(t)),
+    answerQuantityNumeric: bit(kind.quantity && /\d/.test(t)),
+    answerBareNumberForNonNumber: bit(!asksNumber && !kind.code && numeric),
+    answerCodeLike: bit(kind.code && CODE_LIKE.test(t)),
+  };
 }
 
 /**
@@ -162,14 +199,12 @@ export function pairDense(
   hasOptions: boolean,
   ctx: TaskContext,
 ): Float32Array {
-  const K = NUM_PAIR_FEATURES;
-  const out = new Float32Array(cands.length * K);
+  const out = new Float32Array(cands.length * PAIR.size);
   if (!el) {
     // No element: the done answer. Only the answer features are set.
     const kind = questionKind(ctx.objective);
-    const base = PAIR_FEATURES.indexOf('answerCountInteger');
     cands.forEach((c, i) => {
-      if (c.kind === 'text') out.set(answerFeatures(c, kind), i * K + base);
+      if (c.kind === 'text') PAIR.write(out, i, answerFeatures(c, kind));
     });
     return out;
   }
@@ -191,19 +226,24 @@ export function pairDense(
       (wantsNumber && numeric) ||
       (wantsDate && DATE_LIKE.test(c.text));
     const incompatible = (wantsEmail && !c.text.includes('@')) || (wantsNumber && !numeric);
-    const v = [
-      c.optionOf.includes(elementPos) ? 1 : 0,
-      coverage(contentWords(c.context), labelWords),
-      value && value === c.norm ? 1 : 0,
-      coverage(contentWords(c.text), labelWords),
-      typedHere?.has(c.norm) ? 1 : 0,
-      compatible ? 1 : 0,
-      incompatible ? 1 : 0,
-      hasOptions ? 0 : 1,
-      c.cue && allLabelWords.has(c.cue) ? 1 : 0,
-      coverage([...labelWords], new Set(contentWords(`${c.context} ${c.cue}`))),
-    ];
-    out.set(v, i * K);
+    PAIR.write(out, i, {
+      optionOfElement: bit(c.optionOf.includes(elementPos)),
+      contextMatchesLabel: coverage(contentWords(c.context), labelWords),
+      equalsValue: bit(value && value === c.norm),
+      inLabel: coverage(contentWords(c.text), labelWords),
+      typedIntoElement: bit(typedHere?.has(c.norm)),
+      typeCompatible: bit(compatible),
+      typeIncompatible: bit(incompatible),
+      noOptionsKnown: bit(!hasOptions),
+      cueInLabel: bit(c.cue && allLabelWords.has(c.cue)),
+      labelInContext: coverage([...labelWords], new Set(contentWords(`${c.context} ${c.cue}`))),
+      answerCountInteger: 0,
+      answerMoneyAmount: 0,
+      answerNameLike: 0,
+      answerQuantityNumeric: 0,
+      answerBareNumberForNonNumber: 0,
+      answerCodeLike: 0,
+    });
   });
   return out;
 }

@@ -1,5 +1,6 @@
 import { MONTH_NAMES } from '../core/dates.ts';
 import type { Element, Observation } from '../core/observation.ts';
+import { PHONE_SOURCE } from '../core/text-patterns.ts';
 import { isSelectLike, POLICY_KEYS, selectOptions } from './action-space.ts';
 import { contentWords, normalizeText, STOPWORDS } from './text.ts';
 
@@ -193,7 +194,7 @@ const ISO_DATE = /\b(\d{4})-(\d{2})-(\d{2})\b/g;
 const US_DATE = /\b(\d{1,2})\/(\d{1,2})\/(\d{4})\b/g;
 const PATTERNS = [
   /[\w.+-]+@[\w-]+(?:\.[\w-]+)+/g,
-  /\(?\d{3}\)?[ .-]?\d{3}[ .-]\d{4}\b/g,
+  new RegExp(`${PHONE_SOURCE}\\b`, 'g'),
   /[$€£]\d[\d,]*(?:\.\d+)?/g,
 ];
 

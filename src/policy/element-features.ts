@@ -1,7 +1,8 @@
 import type { Action } from '../core/action.ts';
 import type { Element, Observation } from '../core/observation.ts';
 import { isSelectLike, isTextEntry } from './action-space.ts';
-import { MATCH_FEATURES } from './match-features.ts';
+import { bit, FeatureLayout } from './feature-layout.ts';
+import { MATCH, MATCH_FEATURES } from './match-features.ts';
 import { charTrigrams, contentWords, coverage, normalizeText, numbersIn, words } from './text.ts';
 
 /**
@@ -122,8 +123,8 @@ export function elementAttrText(el: Element): string {
 
 const truthy = (v: string | undefined) => v !== undefined && v !== 'false' && v !== '0';
 
-/** Names of the dense element features, in order (documentation and tests). */
-export const ELEMENT_FEATURES = [
+/** Names of an element's own dense features (the match features follow them), in order. */
+const ELEMENT_OWN_FEATURES = [
   'inViewport',
   'covered',
   'disabled',
@@ -160,9 +161,17 @@ export const ELEMENT_FEATURES = [
   'emptyLabel',
   'memoryOverlap',
   'visibleUncovered',
-  ...MATCH_FEATURES,
 ] as const;
-export const NUM_ELEMENT_FEATURES = ELEMENT_FEATURES.length;
+/** Names of the dense element features, in order: its own, then its match features. */
+export const ELEMENT_FEATURES = [...ELEMENT_OWN_FEATURES, ...MATCH_FEATURES] as const;
+/** The layout of one element's dense features. */
+export const ELEMENT = new FeatureLayout(ELEMENT_FEATURES);
+/** The layout of the features `elementDense` computes itself (the rest are copied from MATCH). */
+const ELEMENT_OWN = new FeatureLayout(ELEMENT_OWN_FEATURES);
+export const NUM_ELEMENT_FEATURES = ELEMENT.size;
+/** Where each own feature and each match feature goes in the element layout, by name. */
+const OWN_COLS = ELEMENT_OWN.names.map((n) => ELEMENT.col(n));
+const MATCH_COLS = MATCH.names.map((n) => ELEMENT.col(n));
 
 /** Lexical relevance of an element to the task; used to choose which elements to keep. */
 export function elementRelevance(el: Element, ctx: TaskContext): number {
@@ -205,8 +214,7 @@ export function elementDense(
   ctx: TaskContext,
   match: Float32Array,
 ): Float32Array {
-  const F = NUM_ELEMENT_FEATURES;
-  const K = MATCH_FEATURES.length;
+  const F = ELEMENT.size;
   const out = new Float32Array(elements.length * F);
   const labels = infos.map((i) => i.norm);
   const labelCount = new Map<string, number>();
@@ -226,46 +234,57 @@ export function elementDense(
     const type = (a.type ?? '').toLowerCase();
     const hrefWords = a.href ? contentWords(a.href.replace(/[/_\-.?=&]+/g, ' ')) : [];
     const extra = cw.filter((w) => !ctx.content.has(w)).length;
-    const v = [
-      el.inViewport ? 1 : 0,
-      truthy(a.covered) ? 1 : 0,
-      truthy(a.disabled) || a['aria-disabled'] === 'true' ? 1 : 0,
-      truthy(a.checked) || a['aria-checked'] === 'true' ? 1 : 0,
-      truthy(a.selected) || a['aria-selected'] === 'true' || a['aria-expanded'] === 'true' ? 1 : 0,
-      isTextEntry(el) ? 1 : 0,
-      isSelectLike(el) ? 1 : 0,
-      tag === 'a' || role === 'link' ? 1 : 0,
-      tag === 'button' || role === 'button' || type === 'submit' || type === 'button' ? 1 : 0,
-      type === 'checkbox' || type === 'radio' || role === 'checkbox' || role === 'radio' ? 1 : 0,
-      value ? 1 : 0,
-      value && ctx.objectiveNorm.includes(value) ? 1 : 0,
-      truthy(a.required) || a['aria-required'] === 'true' ? 1 : 0,
-      coverage(cw, ctx.content),
-      ctx.content.size ? [...ctx.content].filter((w) => cwSet.has(w)).length / ctx.content.size : 0,
-      cw.length > 0 && ctx.objectiveNorm.includes(label) ? 1 : 0,
-      coverage(tri, ctx.trigrams),
-      Math.min(extra, 6) / 3,
-      nums.some((n) => ctx.numbers.has(n)) ? 1 : 0,
-      nums.length > 0 && !nums.some((n) => ctx.numbers.has(n)) ? 1 : 0,
-      label && ctx.quoted.some((q) => q === label || label.includes(q)) ? 1 : 0,
-      label ? Math.log1p((labelCount.get(label) ?? 1) - 1) : 0,
-      Math.min(ctx.actedIndex.get(el.index) ?? 0, 3) / 3,
-      ctx.lastIndex === el.index ? 1 : 0,
-      ctx.typedInto.has(el.index) ? 1 : 0,
-      Math.max(-2, Math.min(4, (el.bbox.y - obs.scroll.y) / vh)) / 2,
-      Math.max(0, Math.min(1, el.bbox.x / vw)),
-      elements.length > 1 ? p / (elements.length - 1) : 0,
-      Math.min(el.depth, 10) / 10,
-      el.parentIndex !== null ? 1 : 0,
-      Math.log1p(cw.length) / 3,
-      a.href ? 1 : 0,
-      coverage(hrefWords, ctx.content),
-      label ? 0 : 1,
-      coverage(cw, ctx.memoryWords),
-      el.inViewport && !truthy(a.covered) ? 1 : 0,
-    ];
-    out.set(v, p * F);
-    out.set(match.subarray(p * K, (p + 1) * K), p * F + v.length);
+    const own = new Float32Array(ELEMENT_OWN.size);
+    ELEMENT_OWN.write(own, 0, {
+      inViewport: bit(el.inViewport),
+      covered: bit(truthy(a.covered)),
+      disabled: bit(truthy(a.disabled) || a['aria-disabled'] === 'true'),
+      checked: bit(truthy(a.checked) || a['aria-checked'] === 'true'),
+      selectedOrExpanded: bit(
+        truthy(a.selected) || a['aria-selected'] === 'true' || a['aria-expanded'] === 'true',
+      ),
+      textEntry: bit(isTextEntry(el)),
+      selectLike: bit(isSelectLike(el)),
+      link: bit(tag === 'a' || role === 'link'),
+      button: bit(tag === 'button' || role === 'button' || type === 'submit' || type === 'button'),
+      checkboxOrRadio: bit(
+        type === 'checkbox' || type === 'radio' || role === 'checkbox' || role === 'radio',
+      ),
+      hasValue: bit(value),
+      valueInTask: bit(value && ctx.objectiveNorm.includes(value)),
+      required: bit(truthy(a.required) || a['aria-required'] === 'true'),
+      labelCoveredByTask: coverage(cw, ctx.content),
+      taskCoveredByLabel: ctx.content.size
+        ? [...ctx.content].filter((w) => cwSet.has(w)).length / ctx.content.size
+        : 0,
+      labelPhraseInTask: bit(cw.length > 0 && ctx.objectiveNorm.includes(label)),
+      trigramOverlap: coverage(tri, ctx.trigrams),
+      extraWords: Math.min(extra, 6) / 3,
+      numberMatch: bit(nums.some((n) => ctx.numbers.has(n))),
+      numberMismatch: bit(nums.length > 0 && !nums.some((n) => ctx.numbers.has(n))),
+      quotedMatch: bit(label && ctx.quoted.some((q) => q === label || label.includes(q))),
+      duplicateLabels: label ? Math.log1p((labelCount.get(label) ?? 1) - 1) : 0,
+      actedBefore: Math.min(ctx.actedIndex.get(el.index) ?? 0, 3) / 3,
+      lastTarget: bit(ctx.lastIndex === el.index),
+      typedInto: bit(ctx.typedInto.has(el.index)),
+      relY: Math.max(-2, Math.min(4, (el.bbox.y - obs.scroll.y) / vh)) / 2,
+      relX: Math.max(0, Math.min(1, el.bbox.x / vw)),
+      rank: elements.length > 1 ? p / (elements.length - 1) : 0,
+      depth: Math.min(el.depth, 10) / 10,
+      hasParent: bit(el.parentIndex !== null),
+      labelLength: Math.log1p(cw.length) / 3,
+      hasHref: bit(a.href),
+      hrefOverlap: coverage(hrefWords, ctx.content),
+      emptyLabel: bit(!label),
+      memoryOverlap: coverage(cw, ctx.memoryWords),
+      visibleUncovered: bit(el.inViewport && !truthy(a.covered)),
+    });
+    OWN_COLS.forEach((c, i) => {
+      out[p * F + c] = own[i];
+    });
+    MATCH_COLS.forEach((c, i) => {
+      out[p * F + c] = match[p * MATCH.size + i];
+    });
   });
   return out;
 }

@@ -4,16 +4,17 @@ import { ARGUMENT_TYPES, ELEMENT_TYPES, elementAllowed, POLICY_ACTION_TYPES } fr
 import { candidateDense, pairDense } from './candidate-features.ts';
 import { type ArgCandidate, buildCandidates, candidateKey, SRC } from './candidates.ts';
 import {
+  ELEMENT,
   type ElementInfo,
   elementAttrText,
   elementDense,
   elementInfos,
-  NUM_ELEMENT_FEATURES,
   selectElements,
   type TaskContext,
   taskContext,
 } from './element-features.ts';
-import { matchFeatures, PROGRESS_FEATURES } from './match-features.ts';
+import { bit, FeatureLayout, type FeatureRecord } from './feature-layout.ts';
+import { matchFeatures, PROGRESS_FEATURES, type ProgressFeature } from './match-features.ts';
 import { hashText, hashToken, normalizeText, pathWords } from './text.ts';
 import type { PolicyState } from './types.ts';
 
@@ -22,7 +23,7 @@ import type { PolicyState } from './types.ts';
  * history and the memory are read (never the verifier or world internals). Bump FEATURIZER_VERSION
  * whenever the features of a state change: checkpoints record it and refuse to load across versions.
  */
-export const FEATURIZER_VERSION = 6;
+export const FEATURIZER_VERSION = 7;
 
 export interface FeaturizerConfig {
   /** Hash buckets of the token embedding table. */
@@ -69,10 +70,13 @@ export const DEFAULT_FEATURIZER: FeaturizerConfig = {
 /** Bags of the state, in the order the model reads them. */
 export const STATE_BAGS = ['task', 'page', 'memory', 'history'] as const;
 
+type PolicyActionType = (typeof POLICY_ACTION_TYPES)[number];
+
+/** Names of the dense state features, in order. */
 export const STATE_FEATURES = [
   'historyLength',
-  ...POLICY_ACTION_TYPES.map((t) => `count_${t}`),
-  ...POLICY_ACTION_TYPES.map((t) => `last_${t}`),
+  ...POLICY_ACTION_TYPES.map((t): `count_${PolicyActionType}` => `count_${t}`),
+  ...POLICY_ACTION_TYPES.map((t): `last_${PolicyActionType}` => `last_${t}`),
   'last_none',
   'last_other',
   'lastActionError',
@@ -88,7 +92,9 @@ export const STATE_FEATURES = [
   'taskNumbers',
   ...PROGRESS_FEATURES,
 ] as const;
-export const NUM_STATE_FEATURES = STATE_FEATURES.length;
+/** The layout of the dense state features. */
+export const STATE = new FeatureLayout(STATE_FEATURES);
+export const NUM_STATE_FEATURES = STATE.size;
 
 /**
  * The discrete structure of a state: which elements are kept (positions 0..elements.length-1 are
@@ -160,39 +166,46 @@ function stateDenseOf(
   state: PolicyState,
   fsElems: Element[],
   elemDense: Float32Array,
-  F: number,
-  progress: Float32Array,
+  progress: FeatureRecord<ProgressFeature>,
 ): Float32Array {
   const { history, observation: obs } = state;
   const types = POLICY_ACTION_TYPES as readonly string[];
-  const counts = types.map((t) => Math.min(history.filter((a) => a.type === t).length, 5) / 5);
   const last = history.at(-1);
-  const lastOneHot = types.map((t) => (last?.type === t ? 1 : 0));
-  const entries = fsElems.map((_, p) => elemDense[p * F + 5]);
-  const filled = fsElems.map((_, p) => elemDense[p * F + 5] * elemDense[p * F + 10]);
+  const counts = Object.fromEntries(
+    POLICY_ACTION_TYPES.map((t) => [
+      `count_${t}`,
+      Math.min(history.filter((a) => a.type === t).length, 5) / 5,
+    ]),
+  ) as FeatureRecord<`count_${PolicyActionType}`>;
+  const lastOneHot = Object.fromEntries(
+    POLICY_ACTION_TYPES.map((t) => [`last_${t}`, bit(last?.type === t)]),
+  ) as FeatureRecord<`last_${PolicyActionType}`>;
+  const entries = fsElems.map((_, p) => ELEMENT.read(elemDense, p, 'textEntry'));
+  const filled = fsElems.map(
+    (_, p) => ELEMENT.read(elemDense, p, 'textEntry') * ELEMENT.read(elemDense, p, 'hasValue'),
+  );
   const nEntries = entries.reduce((a, b) => a + b, 0);
   const prev = history.at(-2);
   const objective = state.task.objective;
-  const v = [
-    Math.min(history.length, 20) / 10,
+  return STATE.vector({
+    historyLength: Math.min(history.length, 20) / 10,
     ...counts,
     ...lastOneHot,
-    last ? 0 : 1,
-    last && !types.includes(last.type) ? 1 : 0,
-    obs.lastActionError ? 1 : 0,
-    Math.min(obs.scroll.pagesAbove, 5) / 3,
-    Math.min(obs.scroll.pagesBelow, 5) / 3,
-    obs.scroll.pagesBelow > 0.05 ? 1 : 0,
-    Math.log1p(obs.elements.length) / 5,
-    fsElems.some((_, p) => elemDense[p * F + 1] > 0) ? 1 : 0,
-    nEntries ? filled.reduce((a, b) => a + b, 0) / nEntries : 0,
-    Math.log1p(nEntries) / 3,
-    last && prev && JSON.stringify(last) === JSON.stringify(prev) ? 1 : 0,
-    /["“]/.test(objective) ? 1 : 0,
-    Math.min((objective.match(/\d+/g) ?? []).length, 6) / 3,
+    last_none: last ? 0 : 1,
+    last_other: bit(last && !types.includes(last.type)),
+    lastActionError: bit(obs.lastActionError),
+    pagesAbove: Math.min(obs.scroll.pagesAbove, 5) / 3,
+    pagesBelow: Math.min(obs.scroll.pagesBelow, 5) / 3,
+    canScrollDown: bit(obs.scroll.pagesBelow > 0.05),
+    numElements: Math.log1p(obs.elements.length) / 5,
+    overlayPresent: bit(fsElems.some((_, p) => ELEMENT.read(elemDense, p, 'covered') > 0)),
+    filledShare: nEntries ? filled.reduce((a, b) => a + b, 0) / nEntries : 0,
+    numTextEntries: Math.log1p(nEntries) / 3,
+    repeatedLast: bit(last && prev && JSON.stringify(last) === JSON.stringify(prev)),
+    taskHasQuoted: bit(/["“]/.test(objective)),
+    taskNumbers: Math.min((objective.match(/\d+/g) ?? []).length, 6) / 3,
     ...progress,
-  ];
-  return Float32Array.from(v);
+  });
 }
 
 /** The structure of a state (cheap: no hashing, no dense features). */
@@ -255,7 +268,7 @@ export function featurizeState(state: PolicyState, cfg: FeaturizerConfig): Featu
         'h:',
       ),
     ],
-    stateDense: stateDenseOf(state, elements, elemDense, NUM_ELEMENT_FEATURES, match.progress),
+    stateDense: stateDenseOf(state, elements, elemDense, match.progress),
     elemLabelIds: infos.map((info) =>
       hashText(info.label, B, seed, cfg.maxTokensElement, '', cfg.elementTrigrams),
     ),

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { Observation } from '../core/observation.ts';
 import type { AgentTask } from '../core/task.ts';
-import { ELEMENT_FEATURES, NUM_ELEMENT_FEATURES } from './element-features.ts';
-import { DEFAULT_FEATURIZER, featurizeState, STATE_FEATURES } from './featurizer.ts';
+import { ELEMENT } from './element-features.ts';
+import type { FeatureName } from './feature-layout.ts';
+import { DEFAULT_FEATURIZER, featurizeState, STATE } from './featurizer.ts';
 
 const box = { x: 0, y: 0, width: 10, height: 10 };
 const task = {
@@ -48,9 +49,8 @@ function obs(zipValue?: string) {
   });
 }
 
-const col = (name: (typeof ELEMENT_FEATURES)[number]) => ELEMENT_FEATURES.indexOf(name);
-const at = (f: ReturnType<typeof featurizeState>, p: number, name: (typeof ELEMENT_FEATURES)[number]) =>
-  f.elemDense[p * NUM_ELEMENT_FEATURES + col(name)];
+const at = (f: ReturnType<typeof featurizeState>, p: number, name: FeatureName<typeof ELEMENT>) =>
+  ELEMENT.read(f.elemDense, p, name);
 
 describe('task-element match features', () => {
   it('marks the field a pending task value is stated for, the select offering a named option, and flow buttons', () => {
@@ -59,8 +59,8 @@ describe('task-element match features', () => {
     expect(at(f, 0, 'emptyEntry')).toBe(1);
     expect(at(f, 1, 'selectOptionPending')).toBe(1);
     expect(at(f, 2, 'submitLike')).toBe(1);
-    expect(f.stateDense[STATE_FEATURES.indexOf('anyPendingEntry')]).toBe(1);
-    expect(f.stateDense[STATE_FEATURES.indexOf('taskQuestion')]).toBe(1);
+    expect(STATE.read(f.stateDense, 0, 'anyPendingEntry')).toBe(1);
+    expect(STATE.read(f.stateDense, 0, 'taskQuestion')).toBe(1);
   });
 
   it('stops counting a value as pending once it is typed, and scopes index history to the page it was on', () => {
@@ -76,7 +76,7 @@ describe('task-element match features', () => {
     );
     expect(at(here, 0, 'cueLabelPending')).toBe(0);
     expect(at(here, 0, 'typedInto')).toBe(1);
-    expect(here.stateDense[STATE_FEATURES.indexOf('anyPendingEntry')]).toBe(0);
+    expect(STATE.read(here.stateDense, 0, 'anyPendingEntry')).toBe(0);
     const elsewhere = featurizeState(
       { task, observation: obs(), history: [typed], historyUrls: ['http://127.0.0.1/forms/other'] },
       DEFAULT_FEATURIZER,

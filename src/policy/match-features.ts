@@ -1,8 +1,10 @@
 import type { Action } from '../core/action.ts';
 import type { Element, Observation } from '../core/observation.ts';
+import { DISMISS_WORD_RE, ISO_DATE_SOURCE, PHONE_RE, US_DATE_SOURCE } from '../core/text-patterns.ts';
 import { isSelectLike, isTextEntry, selectOptions } from './action-space.ts';
 import { type ArgCandidate, SRC } from './candidates.ts';
 import type { ElementInfo, TaskContext } from './element-features.ts';
+import { bit, FeatureLayout, type FeatureRecord } from './feature-layout.ts';
 import { contentWords, coverage, normalizeText } from './text.ts';
 
 /**
@@ -17,7 +19,6 @@ import { contentWords, coverage, normalizeText } from './text.ts';
 const VALUE_BITS = SRC.quoted | SRC.number | SRC.pattern | SRC.cue | SRC.capitalized | SRC.clause;
 const SUBMIT_RE =
   /\b(submit|continue|next|search|go|apply|save|send|add to (cart|bag|collection|list)|add|book|reserve|place order|confirm|check|pay|checkout|find|update|sign in|finish|done|move|archive|forward|reply|buy)\b/;
-const DISMISS_RE = /\b(accept|close|dismiss|got it|no thanks|reject|decline|not now|later)\b|^[x×✕]$/;
 const SUCCESS_RE =
   /\b(confirmation|submitted|success|successfully|thank you|has been|have been|added to|saved|sent|booked|order placed|moved|archived|updated|applied|reserved|scheduled|requested)\b/;
 const QUESTION_RE = /\?|^(what|which|how|who|when|where)\b|\b(tell me|give me|let me know|report)\b/;
@@ -39,6 +40,8 @@ export const MATCH_FEATURES = [
   'firstPendingEntry',
   'pendingCheck',
 ] as const;
+/** The layout of one element's match features. */
+export const MATCH = new FeatureLayout(MATCH_FEATURES);
 
 /** Names of the episode-progress features appended to the state features, in order. */
 export const PROGRESS_FEATURES = [
@@ -54,10 +57,11 @@ export const PROGRESS_FEATURES = [
   'lastClickSubmitLike',
   'sinceLastInput',
 ] as const;
+/** A progress feature's name. */
+export type ProgressFeature = (typeof PROGRESS_FEATURES)[number];
 
 const NUMERIC = /^[$€£]?\d[\d,]*(?:\.\d+)?%?$/;
-const PHONE = /\(?\d{3}\)?[ .-]?\d{3}[ .-]\d{4}/;
-const DATE = /\d{4}-\d{2}-\d{2}|\d{1,2}\/\d{1,2}\/\d{2,4}/;
+const DATE = new RegExp(`${ISO_DATE_SOURCE}|${US_DATE_SOURCE}`);
 
 const isTruthy = (v: string | undefined) => v !== undefined && v !== 'false' && v !== '0';
 
@@ -68,9 +72,10 @@ function hasPhrase(text: string, phrase: string): boolean {
 
 /** Per-state match data, computed once and shared by the element and state features. */
 export interface MatchData {
-  /** [elements, MATCH_FEATURES.length] row-major. */
+  /** [elements, MATCH.size] row-major. */
   dense: Float32Array;
-  progress: Float32Array;
+  /** Episode progress, appended to the state features. */
+  progress: FeatureRecord<ProgressFeature>;
 }
 
 export function matchFeatures(
@@ -82,8 +87,7 @@ export function matchFeatures(
   ctx: TaskContext,
   history: readonly Action[],
 ): MatchData {
-  const K = MATCH_FEATURES.length;
-  const dense = new Float32Array(elements.length * K);
+  const dense = new Float32Array(elements.length * MATCH.size);
   const shown = new Set<string>();
   for (const el of elements) {
     const v = el.attributes.value ?? el.attributes.selected;
@@ -118,7 +122,7 @@ export function matchFeatures(
         if (m > cuePending) cuePending = m;
         const fits =
           ((type === 'email' || labelWords.includes('email')) && c.text.includes('@')) ||
-          ((labelWords.includes('phone') || type === 'tel') && PHONE.test(c.text)) ||
+          ((labelWords.includes('phone') || type === 'tel') && PHONE_RE.test(c.text)) ||
           ((labelWords.includes('date') || type === 'date') && DATE.test(c.text)) ||
           ((type === 'number' || labelWords.includes('number') || labelWords.includes('zip')) &&
             NUMERIC.test(c.text));
@@ -164,29 +168,27 @@ export function matchFeatures(
     if (optPending) pendingSelects++;
     const tag = el.tag.toLowerCase();
     const buttonish = tag === 'button' || el.role === 'button' || type === 'submit' || type === 'button';
-    dense.set(
-      [
-        entry ? cuePending : 0,
-        cueAny,
-        entry ? shapeFit : 0,
-        optInTask,
-        optPending,
-        isValue ? 1 : 0,
-        extends_ ? 1 : 0,
-        labelFirst.get(info.norm) === p ? 1 : 0,
-        (buttonish || tag === 'a') && SUBMIT_RE.test(info.norm) ? 1 : 0,
-        buttonish && DISMISS_RE.test(info.norm) ? 1 : 0,
-        empty ? 1 : 0,
-        Math.min(info.content.filter((w) => ctx.content.has(w)).length, 6) / 3,
-        0,
-        pendingCheck ? 1 : 0,
-      ],
-      p * K,
-    );
+    MATCH.write(dense, p, {
+      cueLabelPending: entry ? cuePending : 0,
+      cueLabelAny: cueAny,
+      shapeFitPending: entry ? shapeFit : 0,
+      selectOptionInTask: optInTask,
+      selectOptionPending: optPending,
+      labelIsTaskValue: bit(isValue),
+      labelExtendsTaskValue: bit(extends_),
+      firstOfLabel: bit(labelFirst.get(info.norm) === p),
+      submitLike: bit((buttonish || tag === 'a') && SUBMIT_RE.test(info.norm)),
+      dismissLike: bit(buttonish && DISMISS_WORD_RE.test(info.norm)),
+      emptyEntry: bit(empty),
+      labelTaskWords: Math.min(info.content.filter((w) => ctx.content.has(w)).length, 6) / 3,
+      // Set below, once the first pending entry is known.
+      firstPendingEntry: 0,
+      pendingCheck: bit(pendingCheck),
+    });
     // Forms are filled top to bottom: the first empty field a pending value is stated for.
     if (pendingEntry && firstPending < 0) firstPending = p;
   });
-  if (firstPending >= 0) dense[firstPending * K + MATCH_FEATURES.indexOf('firstPendingEntry')] = 1;
+  if (firstPending >= 0) dense[firstPending * MATCH.size + MATCH.col('firstPendingEntry')] = 1;
   const pageText = normalizeText(
     [obs.title, ...(obs.texts ?? []).filter((b) => b.inViewport).map((b) => b.text)].join(' \n '),
   );
@@ -208,18 +210,18 @@ export function matchFeatures(
     since++;
   }
   const nPending = pending.filter(Boolean).length;
-  const progress = Float32Array.from([
-    Math.min(pendingEntries, 6) / 3,
-    pendingEntries > 0 ? 1 : 0,
-    Math.min(pendingSelects, 4) / 2,
-    pendingSelects > 0 ? 1 : 0,
-    Math.min(pendingChecks, 4) / 2,
-    Math.min(nPending, 12) / 6,
-    SUCCESS_RE.test(pageText) ? 1 : 0,
-    /confirm|success|thank|receipt|complete|done|sent/.test(path) ? 1 : 0,
-    QUESTION_RE.test(objective.toLowerCase()) ? 1 : 0,
-    lastEl >= 0 && dense[lastEl * K + 8] ? 1 : 0,
-    Math.min(since, 6) / 3,
-  ]);
+  const progress: FeatureRecord<ProgressFeature> = {
+    pendingEntries: Math.min(pendingEntries, 6) / 3,
+    anyPendingEntry: bit(pendingEntries > 0),
+    pendingSelects: Math.min(pendingSelects, 4) / 2,
+    anyPendingSelect: bit(pendingSelects > 0),
+    pendingChecks: Math.min(pendingChecks, 4) / 2,
+    pendingValues: Math.min(nPending, 12) / 6,
+    successText: bit(SUCCESS_RE.test(pageText)),
+    successUrl: bit(/confirm|success|thank|receipt|complete|done|sent/.test(path)),
+    taskQuestion: bit(QUESTION_RE.test(objective.toLowerCase())),
+    lastClickSubmitLike: bit(lastEl >= 0 && MATCH.read(dense, lastEl, 'submitLike')),
+    sinceLastInput: Math.min(since, 6) / 3,
+  };
   return { dense, progress };
 }

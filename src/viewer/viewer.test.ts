@@ -150,6 +150,9 @@ describe('run viewer in Chromium', () => {
     await expect(page.locator('#step-1 .result').textContent()).resolves.toContain(
       'covered by a cookie banner',
     );
+    await expect(page.locator('#step-1 .result [data-error-kind]').textContent()).resolves.toContain(
+      '(covered by an overlay)',
+    );
     await expect(page.locator('.chip.err').count()).resolves.toBe(1);
     await snap('trajectory');
 

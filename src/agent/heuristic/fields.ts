@@ -1,5 +1,6 @@
 import { normalizeText, textTokens } from '../../core/action-equivalence.ts';
 import type { Element } from '../../core/observation.ts';
+import { DATE_VALUE_RE, PHONE_RE } from '../../core/text-patterns.ts';
 
 /**
  * Reading form values out of a task's text the way a person does: find the field's label (or a
@@ -8,12 +9,7 @@ import type { Element } from '../../core/observation.ts';
  */
 
 const EMAIL = /[\w.+-]+@[\w-]+(?:\.[\w-]+)+/;
-const PHONE = /\(?\d{3}\)?[ .-]?\d{3}[ .-]\d{4}/;
-const MONTHS = 'january|february|march|april|may|june|july|august|september|october|november|december';
-const DATE = new RegExp(
-  `\\b(?:\\d{1,2}/\\d{1,2}/\\d{4}|\\d{4}-\\d{2}-\\d{2}|(?:${MONTHS}) \\d{1,2}, \\d{4})\\b`,
-  'gi',
-);
+const DATE = new RegExp(DATE_VALUE_RE.source, 'gi');
 const ADDRESS =
   /(\d+ [A-Z][\w.]*(?: [A-Z][\w.]*)*(?: (?:Apt|Unit|Suite) \w+)?),? ([A-Z][a-z]+(?: [A-Z][a-z]+)*),? ([A-Z][a-z]+(?: [A-Z][a-z]+)*|[A-Z]{2}) (\d{5})/;
 
@@ -110,7 +106,7 @@ function personName(text: string): string | null {
 export function valueForField(label: string, type: string, text: string): string | null {
   const l = label.toLowerCase();
   if (type === 'email' || /e-?mail/.test(l)) return text.match(EMAIL)?.[0] ?? null;
-  if (type === 'tel' || /phone|telephone|mobile/.test(l)) return text.match(PHONE)?.[0] ?? null;
+  if (type === 'tel' || /phone|telephone|mobile/.test(l)) return text.match(PHONE_RE)?.[0] ?? null;
   if (type === 'date' || /\bdate\b|birth|born|\bdob\b|check.?in|check.?out|arriv|depart/.test(l)) {
     const d = dateFor(l, text);
     if (d) return d;

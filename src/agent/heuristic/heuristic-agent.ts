@@ -4,13 +4,13 @@ import { makeAgentOutput } from '../../core/agent-output.ts';
 import type { Element, Observation } from '../../core/observation.ts';
 import { parseNoteRules } from '../../core/reflection.ts';
 import type { AgentTask } from '../../core/task.ts';
+import { DISMISS_LABEL_RE, ISO_DATE_SOURCE, LONG_DATE_SOURCE } from '../../core/text-patterns.ts';
 import type { Agent, AgentDecision, AgentInput, HistoryEntry } from '../agent.ts';
 import { actionMemory } from '../memory.ts';
 import { parseGoal, phraseMatch, type TaskGoal } from './goal.ts';
 import {
   bestByText,
   type Choice,
-  DISMISS_RE,
   elementOf,
   FLOW_BUTTONS,
   fillField,
@@ -41,6 +41,12 @@ import {
   tokensOf,
 } from './page.ts';
 import { SKILLS, type SkillContext } from './skills/index.ts';
+
+/**
+ * The date values the calendar stage looks for: ISO and long forms only (a US-form date is left
+ * to the form filler, which types it), as the teacher was written.
+ */
+const CALENDAR_DATE_RE = new RegExp(String.raw`\b${ISO_DATE_SOURCE}\b|\b${LONG_DATE_SOURCE}\b`, 'i');
 
 /**
  * The offline teacher: a real, rule-based policy over the observation. It matches the task's
@@ -109,11 +115,13 @@ export function decide(goal: TaskGoal, obs: Observation, history: HistoryEntry[]
   const usable = obs.elements.filter((e) => !isDisabled(e) && !ruleHits(rules.avoid, 'click', labelOf(e)));
   const last = history.at(-1);
   const preferDismiss = rules.prefer.some((r) => r.kind === 'dismiss');
-  const blocked = !!last?.result.error && /covered|intercept|obscured|overlay/i.test(last.result.error);
+  const blocked = last?.result.errorKind === 'covered';
 
   // 1. Overlays: dismissed proactively only when a note says so; otherwise once they block a click.
   if (preferDismiss || blocked) {
-    const closer = usable.find((e) => isClickable(e) && !isCovered(e) && DISMISS_RE.test(labelOf(e).trim()));
+    const closer = usable.find(
+      (e) => isClickable(e) && !isCovered(e) && DISMISS_LABEL_RE.test(labelOf(e).trim()),
+    );
     if (closer)
       return {
         action: { type: 'click', index: closer.index },
@@ -134,11 +142,7 @@ export function decide(goal: TaskGoal, obs: Observation, history: HistoryEntry[]
   }
 
   // 3. Dates: pick the day button whose label is a date value of the task.
-  const dateValue = goal.fields.find((f) =>
-    /\b\d{4}-\d{2}-\d{2}\b|\b(january|february|march|april|may|june|july|august|september|october|november|december) \d{1,2}, \d{4}\b/i.test(
-      f.value,
-    ),
-  );
+  const dateValue = goal.fields.find((f) => CALENDAR_DATE_RE.test(f.value));
   if (dateValue) {
     const wanted = toLongDate(dateValue.value);
     const day = usable.find(

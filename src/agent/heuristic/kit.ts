@@ -3,6 +3,12 @@ import { normalizeText, textTokens } from '../../core/action-equivalence.ts';
 import { MONTH_NAMES } from '../../core/dates.ts';
 import type { Element, Observation } from '../../core/observation.ts';
 import type { ReflectionRule } from '../../core/reflection.ts';
+import {
+  DISMISS_LABEL_RE,
+  ISO_DATE_PARTS_RE,
+  LONG_DATE_PARTS_RE,
+  US_DATE_PARTS_RE,
+} from '../../core/text-patterns.ts';
 import type { HistoryEntry } from '../agent.ts';
 import { fieldLabel, mentionedOption, valueForField } from './fields.ts';
 import { phraseMatch, type SortIntent, type TaskGoal } from './goal.ts';
@@ -29,8 +35,6 @@ export interface Rules {
 
 export type Choice = { action: Action; goal: string };
 
-export const DISMISS_RE =
-  /^(accept all|accept|accept cookies|i agree|got it|ok|close|no thanks|dismiss|×|continue without subscribing)$/i;
 export const SUCCESS_RE =
   /\b(order (?:placed|confirmed)|thank you|confirmation (?:number|code)|has been (?:sent|submitted|booked|saved|scheduled|added|archived|updated|requested)|booking confirmed|message sent|application (?:submitted|received)|tour (?:requested|scheduled)|saved to|added to (?:your )?(?:collection|list|shopping list))\b/i;
 export const NEXT_RE = /^(next|next page|›|»|more results|load more)$/i;
@@ -119,7 +123,7 @@ export function findTarget(
   acted: (e: Element) => boolean,
 ): Element | undefined {
   const clickable = usable.filter(
-    (e) => isClickable(e) && !isEditable(e) && !acted(e) && !DISMISS_RE.test(labelOf(e).trim()),
+    (e) => isClickable(e) && !isEditable(e) && !acted(e) && !DISMISS_LABEL_RE.test(labelOf(e).trim()),
   );
   const preferred = clickable.find((e) => ruleHits(rules.prefer, 'click', labelOf(e)));
   if (preferred) return preferred;
@@ -278,13 +282,11 @@ export function isoOf(long: string): string | null {
 }
 
 export function toLongDate(v: string): string | null {
-  const us = v.match(/\b(\d{1,2})\/(\d{1,2})\/(\d{4})\b/);
+  const us = v.match(US_DATE_PARTS_RE);
   if (us) return `${MONTH_NAMES[Number(us[1]) - 1]} ${Number(us[2])}, ${us[3]}`;
-  const iso = v.match(/(\d{4})-(\d{2})-(\d{2})/);
+  const iso = v.match(ISO_DATE_PARTS_RE);
   if (iso) return `${MONTH_NAMES[Number(iso[2]) - 1]} ${Number(iso[3])}, ${iso[1]}`;
-  const long = v.match(
-    /(january|february|march|april|may|june|july|august|september|october|november|december) (\d{1,2}), (\d{4})/i,
-  );
+  const long = v.match(LONG_DATE_PARTS_RE);
   return long
     ? `${long[1][0].toUpperCase()}${long[1].slice(1).toLowerCase()} ${Number(long[2])}, ${long[3]}`
     : null;

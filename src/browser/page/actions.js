@@ -8,9 +8,16 @@ import { state } from './state.js';
 
 function lookup(i) {
   const el = state.els[i];
-  if (!el) return { error: `there is no element ${i} on this page (valid: 1-${state.els.length - 1})` };
+  if (!el)
+    return {
+      error: `there is no element ${i} on this page (valid: 1-${state.els.length - 1})`,
+      kind: 'not_found',
+    };
   if (!el.isConnected)
-    return { error: `element ${i} is no longer in the page (it changed since the last observation)` };
+    return {
+      error: `element ${i} is no longer in the page (it changed since the last observation)`,
+      kind: 'detached',
+    };
   return { el };
 }
 
@@ -38,7 +45,7 @@ function probeEl(el, label) {
   const y = (vis.t + vis.b) / 2;
   const hit = hitTest(el, ctx, x, y);
   if (hit && hit.kind === 'covered')
-    return { error: `${label} is covered by ${describe(hit.by)}`, covered: true };
+    return { error: `${label} is covered by ${describe(hit.by)}`, kind: 'covered' };
   const disabled = el.disabled === true || el.getAttribute('aria-disabled') === 'true';
   const link = el.closest ? el.closest('a[href]') : null;
   const form = el.form || null;
@@ -160,7 +167,10 @@ function choose(i, text) {
         text,
       );
     if (k < 0)
-      return { error: `element ${i} has no option "${text}"; options: ${cap(texts.join(', '), 300)}` };
+      return {
+        error: `element ${i} has no option "${text}"; options: ${cap(texts.join(', '), 300)}`,
+        kind: 'not_found',
+      };
     if (el.options[k].disabled) return { error: `option "${texts[k]}" of element ${i} is disabled` };
     el.focus();
     if (el.multiple) el.options[k].selected = true;
@@ -190,6 +200,7 @@ function choose(i, text) {
   if (k < 0)
     return {
       error: `element ${i} has no option "${text}"; options: ${cap(options.map((o) => textOf(o, 40)).join(', '), 300)}`,
+      kind: 'not_found',
     };
   const pr = probeEl(options[k], `option "${textOf(options[k], 40)}"`);
   return pr.error ? pr : { click: { x: pr.x, y: pr.y }, chosen: textOf(options[k], 80) };

@@ -21,7 +21,7 @@ import { runBaseStages, trainStudentStages } from './demo.ts';
 import { type EvalStageResult, evalStage } from './eval-stage.ts';
 import { type PipelinePreset, rlSteps } from './presets.ts';
 import { type RlRunResult, type RlVariant, rlStage } from './rl-stage.ts';
-import type { StageRecord } from './stage.ts';
+import { readStageRecord } from './stage.ts';
 import { type StepAccuracies, stepAccuracies, stepProbes } from './step-accuracy.ts';
 
 /** The RL rows of the ablation: each trains from the same SFT checkpoint with the preset's budget. */
@@ -69,10 +69,13 @@ function openFrom(ctx: PipelineContext, dir: string): Base {
   const rounds = settings.preset.dagger?.rounds ?? 0;
   const needed = ['collect', 'train-sft', ...(rounds ? [`train-sft-dagger${rounds}`] : []), 'mine'];
   for (const stage of needed) {
-    if (!store.getRecord<StageRecord<unknown>>('stage', stage)?.done) {
+    let invalid = '';
+    if (!readStageRecord(store, stage, (why) => (invalid = why))) {
       store.close();
       throw new InputError(
-        `--from ${dir}: its ${stage} stage has not finished; run \`rmsweb demo --out ${dir}\` to the end first`,
+        invalid
+          ? `--from ${dir}: its ${stage} stage result does not validate (${invalid}); rerun \`rmsweb demo --out ${dir}\``
+          : `--from ${dir}: its ${stage} stage has not finished; run \`rmsweb demo --out ${dir}\` to the end first`,
         { field: '--from' },
       );
     }
@@ -99,8 +102,8 @@ function openFrom(ctx: PipelineContext, dir: string): Base {
 
 /** A stage result of the `--from` folder when it was made with exactly the setup this run would use. */
 function reusable<R>(base: Base, stage: string, same: (r: R) => boolean): R | null {
-  const rec = base.from?.store.getRecord<StageRecord<R>>('stage', stage);
-  return rec?.done && same(rec.result) ? rec.result : null;
+  const rec = base.from ? readStageRecord<R>(base.from.store, stage) : null;
+  return rec && same(rec.result) ? rec.result : null;
 }
 
 /**
@@ -170,10 +173,7 @@ export async function runAblation(
     });
 
     // SFT, from the base.
-    const sftRec = (base.from?.store ?? ctx.store).getRecord<StageRecord<{ trainSeconds: number }>>(
-      'stage',
-      studentStage,
-    );
+    const sftRec = readStageRecord<{ trainSeconds: number }>(base.from?.store ?? ctx.store, studentStage);
     const sftEval = await evalRow(
       'sft',
       studentDir,
@@ -199,8 +199,8 @@ export async function runAblation(
       return mined;
     };
     const minedCount =
-      (base.from?.store ?? ctx.store).getRecord<StageRecord<{ criticalStates: number }>>('stage', 'mine')
-        ?.result.criticalStates ?? 0;
+      readStageRecord<{ criticalStates: number }>(base.from?.store ?? ctx.store, 'mine')?.result
+        .criticalStates ?? 0;
     for (const v of ABLATION_RL) {
       if (v.data === 'mined' && minedCount === 0) {
         s.log(`[rl-${v.name}] no critical states were mined: row skipped`);

@@ -9,7 +9,7 @@ import { runAblation } from './ablate.ts';
 import { type AblationRowResult, ablationMarkdown, checkTargets, type RowId } from './ablation-table.ts';
 import { PipelineContext } from './context.ts';
 import { PRESETS, presetByName, rlSteps } from './presets.ts';
-import { PipelineInterrupted, StageRunner } from './stage.ts';
+import { PipelineInterrupted, readStageRecord, StageRunner } from './stage.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'rmsweb-pipeline-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -68,18 +68,41 @@ describe('StageRunner', () => {
     const store = RunStore.open(join(dir, 'a'));
     const ctl = new AbortController();
     let calls = 0;
+    const result = { episodes: 4, successes: 3, errors: 0 };
     const body = async () => {
       calls++;
-      return { value: 42 };
+      return result;
     };
     const first = new StageRunner({ store, signal: ctl.signal, quiet: true });
-    expect(await first.run('collect', body)).toEqual({ value: 42 });
-    expect(first.ran).toEqual(['collect']);
+    expect(await first.run('rollout', body)).toEqual(result);
+    expect(first.ran).toEqual(['rollout']);
     const second = new StageRunner({ store, signal: ctl.signal, quiet: true });
-    expect(await second.run('collect', body)).toEqual({ value: 42 });
+    expect(await second.run('rollout', body)).toEqual(result);
     expect(calls).toBe(1);
-    expect(second.skipped).toEqual(['collect']);
-    expect(second.timings.collect).toBe(first.timings.collect);
+    expect(second.skipped).toEqual(['rollout']);
+    expect(second.timings.rollout).toBe(first.timings.rollout);
+    store.close();
+  });
+
+  it('validates a stored result before reusing it: an invalid one is run again', async () => {
+    const store = RunStore.open(join(dir, 'c'));
+    const ctl = new AbortController();
+    store.putRecord('stage', 'rollout', {
+      stage: 'rollout',
+      done: true,
+      seconds: 1,
+      finishedAt: '',
+      result: { episodes: 'four' },
+    });
+    let why = '';
+    expect(readStageRecord(store, 'rollout', (w) => (why = w))).toBeNull();
+    expect(why).toMatch(/stage\/rollout: result\.episodes/);
+    const runner = new StageRunner({ store, signal: ctl.signal, quiet: true });
+    const fresh = { episodes: 2, successes: 1, errors: 0 };
+    expect(await runner.run('rollout', async () => fresh)).toEqual(fresh);
+    expect(runner.ran).toEqual(['rollout']);
+    expect(readStageRecord(store, 'rollout')?.result).toEqual(fresh);
+    await expect(runner.run('no-such-stage', async () => 1)).rejects.toThrow(/has no result schema/);
     store.close();
   });
 
@@ -88,12 +111,12 @@ describe('StageRunner', () => {
     const ctl = new AbortController();
     const runner = new StageRunner({ store, signal: ctl.signal, quiet: true });
     await expect(
-      runner.run('eval', async () => {
+      runner.run('eval-sft', async () => {
         ctl.abort();
         return 1;
       }),
     ).rejects.toBeInstanceOf(PipelineInterrupted);
-    expect(runner.finished('eval')).toBeNull();
+    expect(runner.finished('eval-sft')).toBeNull();
     store.close();
   });
 });
@@ -137,13 +160,15 @@ describe('ablate --from', () => {
       seed: 0,
       worldSeed: 1,
     });
-    store.putRecord('stage', 'collect', {
-      stage: 'collect',
-      done: true,
-      seconds: 1,
-      finishedAt: '',
-      result: {},
-    });
+    const collect = (into: RunStore, result: unknown) =>
+      into.putRecord('stage', 'collect', {
+        stage: 'collect',
+        done: true,
+        seconds: 1,
+        finishedAt: '',
+        result,
+      });
+    collect(store, {});
     store.close();
     const ctx = new PipelineContext(
       {
@@ -157,6 +182,16 @@ describe('ablate --from', () => {
       new AbortController().signal,
     );
     try {
+      await expect(runAblation(ctx, { from })).rejects.toThrow(
+        /its collect stage result does not validate \(record stage\/collect: result\.episodes/,
+      );
+      const again = RunStore.open(from);
+      collect(again, {
+        episodes: 3,
+        errors: 0,
+        stats: { overall: { tasks: 2, tasksSolved: 1, successfulAttempts: 1 } },
+      });
+      again.close();
       await expect(runAblation(ctx, { from })).rejects.toThrow(/its train-sft stage has not finished/);
       await expect(runAblation(ctx, { from: join(dir, 'nowhere') })).rejects.toBeInstanceOf(InputError);
     } finally {

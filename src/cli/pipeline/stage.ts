@@ -1,6 +1,8 @@
-import { RmswebError } from '../../core/errors.ts';
+import { z } from 'zod';
+import { describeZodIssues, RmswebError } from '../../core/errors.ts';
 import type { RunStore } from '../../store/run-store.ts';
 import { createProgress, type Progress } from '../progress.ts';
+import { stageResultSchema } from './stage-results.ts';
 
 /** The record kind marking a finished pipeline stage in the pipeline's run store. */
 export const STAGE_RECORD = 'stage';
@@ -13,6 +15,39 @@ export interface StageRecord<R> {
   seconds: number;
   finishedAt: string;
   result: R;
+}
+
+const StageEnvelope = z.object({
+  stage: z.string(),
+  done: z.literal(true),
+  seconds: z.number().nonnegative(),
+  finishedAt: z.string(),
+  result: z.unknown(),
+});
+
+/**
+ * The stored record of a finished stage in `store`, validated against the stage's result schema
+ * (stage-results.ts); null when there is none, or when it does not validate (`onInvalid` then
+ * hears why, and the stage counts as not finished).
+ */
+export function readStageRecord<R>(
+  store: RunStore,
+  stage: string,
+  onInvalid?: (why: string) => void,
+): StageRecord<R> | null {
+  const raw = store.getRecord<unknown>(STAGE_RECORD, stage);
+  if (raw === null || raw === undefined) return null;
+  const env = StageEnvelope.safeParse(raw);
+  if (!env.success) {
+    onInvalid?.(`record stage/${stage}: ${describeZodIssues(env.error.issues)}`);
+    return null;
+  }
+  const result = stageResultSchema(stage).safeParse(env.data.result);
+  if (!result.success) {
+    onInvalid?.(`record stage/${stage}: result.${describeZodIssues(result.error.issues)}`);
+    return null;
+  }
+  return { ...env.data, done: true, result: result.data as R };
 }
 
 /** Thrown when Ctrl-C stopped a stage: the stage is not marked done, so a rerun resumes it. */
@@ -56,13 +91,16 @@ export class StageRunner {
     if (!this.o.quiet) process.stderr.write(`${line}\n`);
   }
 
-  /** The stored result of a finished stage, or null. */
+  /** The stored, validated result of a finished stage, or null (an invalid one is logged and rerun). */
   finished<R>(stage: string): StageRecord<R> | null {
-    return this.o.store.getRecord<StageRecord<R>>(STAGE_RECORD, stage);
+    return readStageRecord<R>(this.o.store, stage, (why) =>
+      this.log(`[${stage}] the stored result does not validate (${why}); running the stage again`),
+    );
   }
 
   /** Runs `body` unless the stage already finished; returns its (stored) result. */
   async run<R>(stage: string, body: (scope: StageScope) => Promise<R>): Promise<R> {
+    stageResultSchema(stage); // every stage's result has a schema, or a resumed run could not check it
     const prev = this.finished<R>(stage);
     if (prev?.done) {
       this.timings[stage] = prev.seconds;

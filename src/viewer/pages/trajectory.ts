@@ -1,8 +1,23 @@
-import { formatAction, type Step, type Trajectory } from '../../core/index.ts';
+import {
+  ACTION_ERROR_LABELS,
+  type ActionErrorKind,
+  formatAction,
+  type Step,
+  type Trajectory,
+} from '../../core/index.ts';
 import { dl, esc, href, num, verdictBadge } from '../html.ts';
 import { actedElement } from '../overlay.ts';
 import type { RunView } from '../run-view.ts';
 import { type Highlight, screenshotFigure } from './observation.ts';
+
+/** ` (covered by an overlay)`: the kind of an action error, when the record has one. */
+function kindLabel(kind: ActionErrorKind | undefined): string {
+  return kind ? ` (${esc(ACTION_ERROR_LABELS[kind])})` : '';
+}
+
+function kindAttr(kind: ActionErrorKind | undefined): string {
+  return kind ? ` data-error-kind="${esc(kind)}"` : '';
+}
 
 /** The block that shows injected reflection notes, marked as never reaching training data. */
 export function notesBlock(notes: string[], heading = 'Reflection notes injected into this attempt'): string {
@@ -36,7 +51,7 @@ function stepSection(view: RunView, t: Trajectory, s: Step, i: number): string {
     ]);
   const r = s.result;
   const result = r.error
-    ? `<span class="error">error: ${esc(r.error)}</span>`
+    ? `<span class="error"${kindAttr(r.errorKind)}>error${kindLabel(r.errorKind)}: ${esc(r.error)}</span>`
     : `ok${r.isDone ? ` · done (success ${esc(r.success)})` : ''}${r.extractedContent ? ` · answer: ${esc(r.extractedContent)}` : ''}`;
   const notes = obs.notes.length
     ? sameNotes(obs.notes, t.notes)
@@ -61,7 +76,7 @@ function stepSection(view: RunView, t: Trajectory, s: Step, i: number): string {
 <div class="info">
 <h2>Step ${i + 1}: <span class="mono">${esc(formatAction(s.action))}</span></h2>
 <p class="mono">${esc(obs.url)}${obs.title ? ` · ${esc(obs.title)}` : ''}</p>
-${obs.lastActionError ? `<p class="error">previous action failed: ${esc(obs.lastActionError)}</p>` : ''}
+${obs.lastActionError ? `<p class="error"${kindAttr(obs.lastActionErrorKind)}>previous action failed${kindLabel(obs.lastActionErrorKind)}: ${esc(obs.lastActionError)}</p>` : ''}
 <h3>Model output</h3>${dl(outputItems).replace('class="kv"', 'class="kv out"')}
 <h3>Result</h3><p class="result">${result}</p>
 ${notes}

@@ -200,7 +200,7 @@ export async function buildFixtureRun(root: string, page: Page): Promise<Fixture
         observation: obs({ i: 1, scrollY: 500, shot: low, memory: 'found X1' }),
         output: output('found X1', 'Add it', { click: { index: 3 } }),
         action: { type: 'click', index: 3 },
-        result: { error: 'element 3 was covered by a cookie banner' },
+        result: { error: 'element 3 was covered by a cookie banner', errorKind: 'covered' },
       },
       {
         index: 2,

@@ -1,4 +1,5 @@
 import { MONTH_NAMES } from '../../core/dates.ts';
+import { MONTH_ABBR_SOURCE } from '../../core/text-patterns.ts';
 import { SHORTHAND } from '../messy.ts';
 
 /**
@@ -165,8 +166,10 @@ export function dateMentions(
 ): Array<{ month: number; day: number; year: number | null; pos: number }> {
   const out: Array<{ month: number; day: number; year: number | null; pos: number }> = [];
   const lower = text.toLowerCase();
-  const named =
-    /\b(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+(\d{1,2})(?:st|nd|rd|th)?(?:,?\s+(\d{4}))?/g;
+  const named = new RegExp(
+    String.raw`\b(${MONTH_ABBR_SOURCE})[a-z]*\.?\s+(\d{1,2})(?:st|nd|rd|th)?(?:,?\s+(\d{4}))?`,
+    'g',
+  );
   for (const m of lower.matchAll(named)) {
     const month = MONTHS.findIndex((x) => x.startsWith(m[1].slice(0, 3))) + 1;
     out.push({ month, day: Number(m[2]), year: m[3] ? Number(m[3]) : null, pos: m.index ?? 0 });

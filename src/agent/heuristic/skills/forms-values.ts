@@ -1,4 +1,5 @@
 import { textTokens } from '../../../core/action-equivalence.ts';
+import { PHONE_RE } from '../../../core/text-patterns.ts';
 import { valueForField } from '../fields.ts';
 
 /**
@@ -220,7 +221,6 @@ export function chooseOption(
   return null;
 }
 
-const PHONE = /\(?\d{3}\)?[ .-]?\d{3}[ .-]\d{4}/;
 const EMAIL = /[\w.+-]+@[\w-]+(?:\.[\w-]+)+/;
 
 function personName(text: string): string | null {
@@ -251,7 +251,7 @@ function vehicle(text: string): { year: string; make: string; model: string } | 
 export function textFor(label: string, text: string, type = 'text'): string | null {
   const l = label.toLowerCase();
   if (type === 'email' || /e-?mail/.test(l)) return text.match(EMAIL)?.[0] ?? null;
-  if (type === 'tel' || /phone|telephone|mobile/.test(l)) return text.match(PHONE)?.[0] ?? null;
+  if (type === 'tel' || /phone|telephone|mobile/.test(l)) return text.match(PHONE_RE)?.[0] ?? null;
   if (/(last name|surname) on|previous (last )?name|former name|maiden|old (last )?name/.test(l))
     return text.match(/\b(?:old|previous|former|maiden) (?:last )?name,?\s+([A-Z][a-z'-]+)/)?.[1] ?? null;
   if (/\b(first|given) name\b/.test(l)) return personName(text)?.split(' ')[0] ?? null;

@@ -1,3 +1,4 @@
+import { DATE_VALUE_RE, STARTS_WITH_MONTH_RE } from '../../../core/text-patterns.ts';
 import { isoOf, toLongDate } from '../kit.ts';
 
 /**
@@ -41,8 +42,6 @@ export interface MailPlan {
 /** A capitalised name: "Harbor Legal Group", "Pixel & Pine Studio", "Atlas Moving Co.", "Booking.com". */
 const WORD = String.raw`[\w&'-]*(?:\.[\w&'-]+)*(?:\.(?<=\b(?:Co|Inc|Ltd|Jr|Sr|St)\.))?`;
 const NAME = String.raw`[A-Z]${WORD}(?:\s+(?:&|[A-Z0-9]${WORD}))*`;
-const MONTH_RE =
-  /^(january|february|march|april|may|june|july|august|september|october|november|december)\b/i;
 
 function clean(name: string | undefined | null): string | null {
   if (!name) return null;
@@ -77,7 +76,7 @@ export function valueAfter(text: string, cue: RegExp, toEnd = false): string | n
 export function senderOf(text: string): string | null {
   const fromName = [...text.matchAll(new RegExp(String.raw`\bfrom (${NAME})`, 'g'))]
     .map((m) => m[1])
-    .find((n) => !MONTH_RE.test(n) && !/^(Spam|Inbox|Archive|Trash)\b/.test(n));
+    .find((n) => !STARTS_WITH_MONTH_RE.test(n) && !/^(Spam|Inbox|Archive|Trash)\b/.test(n));
   const raw =
     first(text, [
       new RegExp(String.raw`(?:^|\s)(${NAME})['\u2019]s (?:email|e-mail|message|mail)\b`),
@@ -129,8 +128,7 @@ function labelOfTask(text: string): string | null {
 
 /** ISO days of the dates the text names, in order. */
 export function isoDatesIn(text: string): string[] {
-  const re =
-    /\b(?:\d{1,2}\/\d{1,2}\/\d{4}|\d{4}-\d{2}-\d{2}|(?:january|february|march|april|may|june|july|august|september|october|november|december) \d{1,2}, \d{4})\b/gi;
+  const re = new RegExp(DATE_VALUE_RE.source, 'gi');
   return [...text.matchAll(re)]
     .map((m) => {
       const long = toLongDate(m[0]);

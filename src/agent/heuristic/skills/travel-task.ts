@@ -1,3 +1,4 @@
+import { PHONE_RE } from '../../../core/text-patterns.ts';
 import type { TaskGoal } from '../goal.ts';
 import { isoOf, toLongDate } from '../kit.ts';
 
@@ -117,7 +118,7 @@ export function readTravelTask(goal: TaskGoal): TravelTask {
           first: name.split(' ')[0],
           last: name.split(' ').slice(1).join(' '),
           email: t.match(/[\w.+-]+@[\w-]+(?:\.[\w-]+)+/)?.[0] ?? '',
-          phone: t.match(/\(?\d{3}\)?[ .-]?\d{3}[ .-]\d{4}/)?.[0] ?? '',
+          phone: t.match(PHONE_RE)?.[0] ?? '',
           dob: dob ? `${dob.slice(5, 7)}/${dob.slice(8, 10)}/${dob.slice(0, 4)}` : null,
         }
       : null,
