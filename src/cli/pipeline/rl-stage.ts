@@ -53,9 +53,16 @@ function meanOf(ms: StepMetrics[], key: string): number {
 export async function rlStage(
   ctx: PipelineContext,
   scope: StageScope,
-  o: { variant: RlVariant; examples: readonly RlExample[]; init: string },
+  o: {
+    variant: RlVariant;
+    examples: readonly RlExample[];
+    init: string;
+    /** RL seed (sampling, batch order); default the pipeline's seed. */
+    seed?: number;
+  },
 ): Promise<RlRunResult> {
   const v = o.variant;
+  const seed = o.seed ?? ctx.settings.seed;
   const rl = ctx.preset.rl;
   const steps = rlSteps(rl, o.examples.length);
   const dir = ctx.paths.model(v.name);
@@ -78,7 +85,7 @@ export async function rlStage(
     batchSize: rl.batchSize,
     groupSize: rl.groupSize,
     ...(rl.lr ? { lr: rl.lr } : {}),
-    seed: ctx.settings.seed,
+    seed,
     ...(v.algo === 'salvage-ds' ? { salvage: v.salvage ?? true } : {}),
     metricsStore: ctx.store,
     metricsSeries: series,
@@ -105,7 +112,7 @@ export async function rlStage(
       batchSize: rl.batchSize,
       groupSize: rl.groupSize,
       lr: rl.lr ?? null,
-      seed: ctx.settings.seed,
+      seed,
     },
     rewardStart: meanOf(ms.slice(0, fifth), METRICS.meanReward),
     rewardEnd: meanOf(ms.slice(-fifth), METRICS.meanReward),
