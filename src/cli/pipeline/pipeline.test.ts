@@ -16,6 +16,7 @@ import {
 } from './ablation-table.ts';
 import { PipelineContext } from './context.ts';
 import { PRESETS, presetByName, rlSteps } from './presets.ts';
+import { commandLine } from './provenance.ts';
 import { PipelineInterrupted, StageRunner } from './stage.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'rmsweb-pipeline-'));
@@ -182,6 +183,32 @@ describe('ablate --from', () => {
     } finally {
       await ctx.close();
     }
+  });
+
+  it('refuses a seed count below 1 before running anything', async () => {
+    const ctx = new PipelineContext(
+      {
+        command: 'ablate',
+        out: join(dir, 'abl-seeds'),
+        preset: presetByName('tiny'),
+        seed: 0,
+        worldSeed: 1,
+        quiet: true,
+      },
+      new AbortController().signal,
+    );
+    try {
+      await expect(runAblation(ctx, { seeds: 0 })).rejects.toThrow(/--seeds must be a positive integer/);
+      expect(ctx.stages.ran).toEqual([]);
+    } finally {
+      await ctx.close();
+    }
+  });
+
+  it('records the command line as typed, quoting what a shell would split', () => {
+    expect(commandLine(['node', 'rmsweb', 'ablate', '--preset', 'tiny', '--out', '/tmp/a b'])).toBe(
+      "rmsweb ablate --preset tiny --out '/tmp/a b'",
+    );
   });
 
   it('refuses to resume a folder made with other settings', () => {
