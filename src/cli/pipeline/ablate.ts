@@ -194,6 +194,8 @@ function miningOfBase(base: Base, successSteps: number): MiningBySource {
  */
 export async function runAblation(ctx: PipelineContext, opts: AblationOptions = {}): Promise<AblationResult> {
   const t0 = performance.now();
+  // The code that runs is the code at start: record its commit before anything can change it.
+  const git = gitState();
   const s = ctx.stages;
   const nSeeds = opts.seeds ?? DEFAULT_SEEDS;
   if (!Number.isInteger(nSeeds) || nSeeds < 1)
@@ -474,7 +476,6 @@ export async function runAblation(ctx: PipelineContext, opts: AblationOptions = 
     const invocationSeconds = (performance.now() - t0) / 1000;
     const stagesSeconds = Object.values(s.timings).reduce((a, b) => a + b, 0);
     const command = opts.command ?? commandLine();
-    const git = gitState();
     const createdAt = new Date().toISOString();
     const provenance = [
       `- command: \`${command}\``,
