@@ -239,9 +239,8 @@ export async function runAblation(ctx: PipelineContext, opts: AblationOptions = 
       reuseStage?: string,
     ): Promise<{ run: SeedRun; reused: boolean }> => {
       const prior = reuseStage ? reusable<EvalStageResult>(base, reuseStage, sameEval) : null;
-      let e: EvalStageResult;
       if (prior) s.log(`[eval-${label}] reusing ${reuseStage} of ${base.from?.dir}`);
-      e =
+      const e =
         prior ??
         (await s.run(`eval-${label}`, (scope) =>
           evalStage(ctx, scope, { label, agent: `policy:${agentDir}`, agentName: label, tasks: test }),
