@@ -323,9 +323,11 @@ export async function runAblation(ctx: PipelineContext, opts: AblationOptions = 
       'mine',
     )?.result;
     const minedCount = mineRec?.criticalStates ?? 0;
+    const notRun: string[] = [];
     for (const v of ABLATION_RL) {
       if (v.data === 'mined' && minedCount === 0) {
         s.log(`[rl-${v.name}] no critical states were mined: row skipped`);
+        notRun.push(ROW_TITLES[v.name]);
         continue;
       }
       const runs: SeedRun[] = [];
@@ -470,6 +472,9 @@ export async function runAblation(ctx: PipelineContext, opts: AblationOptions = 
       `- preset ${ctx.preset.name}; ${test.length} world test tasks x ${ctx.preset.eval.runs} runs (max ${ctx.preset.eval.maxSteps} steps), each run under its own world perturbation seed; seed ${ctx.settings.seed}; training seeds ${seeds.join(', ')}`,
       `- teacher (heuristic, no notes) on the same test tasks: pass@1 ${(100 * teacher.summary.pass1.mean).toFixed(1)}%${teacherPrior ? ' (reused)' : ''}`,
       `- base (collection with reflection, SFT${base.daggerRounds ? ` + ${base.daggerRounds} DAgger round(s)` : ''}, mined states): ${base.from ? `${base.from.dir} (preset ${base.from.preset})` : 'this folder'}; ${minedCount} critical states`,
+      ...(notRun.length
+        ? [`- not run, so absent from the table: ${notRun.join('; ')} (no critical states were mined)`]
+        : []),
       `- RL budget: ${ctx.preset.rl.epochs} passes over the states (steps clamped to [${ctx.preset.rl.minSteps}, ${ctx.preset.rl.maxSteps}]), batch ${ctx.preset.rl.batchSize} states, group ${ctx.preset.rl.groupSize}`,
     ];
     const invocationSeconds = (performance.now() - t0) / 1000;
