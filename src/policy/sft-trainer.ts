@@ -4,13 +4,12 @@ import * as tf from '@tensorflow/tfjs';
 import { Rng } from '../core/rng.ts';
 import { agentView } from '../core/task.ts';
 import type { Trajectory } from '../core/trajectory.ts';
-import { POLICY_ACTION_TYPES } from './action-space.ts';
 import { JsAdam } from './adam.ts';
-import { relabelAnswer } from './answer-span.ts';
 import { initPolicyBackend } from './backend.ts';
 import { evaluateSteps, type StepExample } from './evaluate.ts';
-import { actionTargets, type FeaturizerConfig, stateStructure } from './featurizer.ts';
+import type { FeaturizerConfig } from './featurizer.ts';
 import type { ModelConfig } from './model.ts';
+import { labelStep, type SkipReason } from './step-label.ts';
 import { trajectoryStepState } from './step-state.ts';
 import { LocalStudentPolicy } from './student-policy.ts';
 
@@ -79,8 +78,7 @@ export interface EpochMetrics {
   seconds: number;
 }
 
-/** Why a step did not become a training example. */
-export type SkipReason = 'unsupported-type' | 'gave-up' | 'type-unavailable' | 'element-not-kept';
+export type { SkipReason } from './step-label.ts';
 
 export interface SftDataReport {
   trajectories: number;
@@ -202,31 +200,15 @@ export function filterRepresentable<T extends StepExample>(
   let partial = 0;
   let relabeled = 0;
   const kept: T[] = [];
-  for (const original of examples) {
-    let ex = original;
-    const st = stateStructure(ex.state, featurizer);
-    let tg = actionTargets(st, ex.action);
-    if (tg.type >= 0 && !tg.representable) {
-      const answer = relabelAnswer(st, ex.action, ex.state.task.objective);
-      if (answer) {
-        ex = { ...ex, action: answer };
-        tg = actionTargets(st, answer);
-        relabeled++;
-      }
-    }
-    if (tg.type < 0) {
-      const a = ex.action;
-      if (!(POLICY_ACTION_TYPES as readonly string[]).includes(a.type)) skipped['unsupported-type']++;
-      else if (a.type === 'done' && !a.success) skipped['gave-up']++;
-      else skipped['type-unavailable']++;
+  for (const ex of examples) {
+    const l = labelStep(ex.state, ex.action, featurizer);
+    if (!l.ok) {
+      skipped[l.reason]++;
       continue;
     }
-    if (tg.element < 0 && ['click', 'input', 'select_dropdown'].includes(ex.action.type)) {
-      skipped['element-not-kept']++;
-      continue;
-    }
-    if (!tg.representable) partial++;
-    kept.push(ex);
+    if (l.relabeled) relabeled++;
+    if (l.partial) partial++;
+    kept.push(l.action === ex.action ? ex : { ...ex, action: l.action });
   }
   return { kept, skipped, partial, relabeled };
 }

@@ -5,6 +5,8 @@ import { describeZodIssues, InputError } from '../core/errors.ts';
 import type { Observation } from '../core/observation.ts';
 import { agentView } from '../core/task.ts';
 import type { Trajectory } from '../core/trajectory.ts';
+import type { FeaturizerConfig } from '../policy/featurizer.ts';
+import { labelStep, type SkipReason } from '../policy/step-label.ts';
 import { trajectoryStepState } from '../policy/step-state.ts';
 import type { PolicyState } from '../policy/types.ts';
 import { RunStore } from '../store/index.ts';
@@ -123,4 +125,41 @@ export function loadFullCorpus(runDir: string): RlExample[] {
   } finally {
     store.close();
   }
+}
+
+/** What `labelRlExamples` kept and why it dropped the rest (the same counts SFT reports). */
+export interface RlLabelReport {
+  kept: RlExample[];
+  relabeled: number;
+  partial: number;
+  skipped: Record<SkipReason, number>;
+}
+
+/**
+ * Labels RL examples exactly as SFT labels its steps (`labelStep`): a composed `done` answer becomes
+ * the span the policy can express, and a truth the policy can never produce (an action type it
+ * cannot emit, a give-up, an element the featurizer did not keep) is dropped instead of costing
+ * rollouts whose reward can never reach it.
+ */
+export function labelRlExamples(examples: readonly RlExample[], featurizer: FeaturizerConfig): RlLabelReport {
+  const skipped: Record<SkipReason, number> = {
+    'unsupported-type': 0,
+    'gave-up': 0,
+    'type-unavailable': 0,
+    'element-not-kept': 0,
+  };
+  let relabeled = 0;
+  let partial = 0;
+  const kept: RlExample[] = [];
+  for (const e of examples) {
+    const l = labelStep(e.state, e.truth, featurizer);
+    if (!l.ok) {
+      skipped[l.reason]++;
+      continue;
+    }
+    if (l.relabeled) relabeled++;
+    if (l.partial) partial++;
+    kept.push(l.action === e.truth ? e : { ...e, truth: l.action });
+  }
+  return { kept, relabeled, partial, skipped };
 }

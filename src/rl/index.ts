@@ -1,10 +1,12 @@
 export { clipFraction, clippedSurrogate, meanOverParts, partLogProbRows } from './clipped-surrogate.ts';
 export {
   criticalStateExample,
+  labelRlExamples,
   loadCriticalStates,
   loadFullCorpus,
   parseCriticalStates,
   type RlExample,
+  type RlLabelReport,
   trajectoryExamples,
 } from './critical-data.ts';
 export { DAPO_DEFAULTS, type DapoOptions, trainDapo } from './dapo.ts';

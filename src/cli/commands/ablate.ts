@@ -4,23 +4,26 @@ import {
   addPipelineWorkersOption,
   addProgressOptions,
   addWorldOptions,
+  intOption,
   PipelineWorkersOption,
   ProgressOptions,
   seedOption,
   WorldOptions,
 } from '../options.ts';
 import { abortOnSigint, parseOptions } from '../parse-options.ts';
-import { runAblation } from '../pipeline/ablate.ts';
-import { stepTable } from '../pipeline/ablation-table.ts';
+import { DEFAULT_SEEDS, runAblation } from '../pipeline/ablate.ts';
+import { miningLines, stepTable, targetVerdict } from '../pipeline/ablation-table.ts';
 import { PipelineContext } from '../pipeline/context.ts';
-import { presetByName } from '../pipeline/presets.ts';
+import { PRESET_NAMES, presetByName } from '../pipeline/presets.ts';
 import { PipelineInterrupted } from '../pipeline/stage.ts';
 
 const Options = z.object({
-  preset: z.enum(['quick', 'full']).default('quick'),
+  preset: z.enum(PRESET_NAMES).default('quick'),
   out: z.string().min(1),
   from: z.string().min(1).optional(),
   seed: seedOption.default(0),
+  seeds: intOption(1, 100).default(DEFAULT_SEEDS),
+  results: z.string().min(1).optional(),
   ...PipelineWorkersOption,
   ...WorldOptions,
   ...ProgressOptions,
@@ -31,18 +34,31 @@ export function registerAblate(program: Command): void {
   const cmd = program
     .command('ablate')
     .description(
-      'The ablation table on the offline world, each row pass@1 over the preset’s runs on held-out world test tasks,\n' +
-        'with mean steps on solved tasks and RL cost: SFT; + Salvage-DS on mined states; the same RL on the full corpus;\n' +
-        'Salvage-DS without salvage; DAPO; GRPO with the exact-match reward; SFT on data collected without reflection.\n' +
-        'Writes ablation.md and ablation.json into --out. Rerun to resume.',
+      'The ablation table on the offline world: SFT; + Salvage-DS on mined states; the same RL on the full corpus; ' +
+        'Salvage-DS without salvage; DAPO; GRPO with the exact-match reward; SFT on data collected without reflection. ' +
+        'Each row is trained with --seeds seeds (the RL seeds; the SFT seeds of the no-reflection student) and evaluated ' +
+        'on the same held-out world test tasks over the preset’s runs: pass@1 mean ± sd over seeds, the paired bootstrap ' +
+        '95% CI of its difference to Salvage-DS (paired by test task), mean steps on solved tasks and RL cost. Also the ' +
+        'mined states per label and source, reflection paired (teacher and students), and the targets as MET / NOT MET. ' +
+        'Writes ablation.md and ablation.json (command, commit, seeds, wall time) into --out; each (row, seed) is its own ' +
+        'stage, so a rerun resumes and a rerun with more --seeds trains only the new ones.',
     )
-    .option('--preset <name>', 'quick | full', 'quick')
+    .option(
+      '--preset <name>',
+      `${PRESET_NAMES.join(' | ')} (tiny is a smoke run: its numbers mean nothing)`,
+      'quick',
+    )
     .requiredOption('--out <dir>', 'folder for the ablation runs, ablation.md and ablation.json')
     .option(
       '--from <dir>',
-      'reuse a demo run folder’s collection, SFT checkpoint and mined states (else run them here)',
+      'reuse a demo run folder’s collection, student and mined states (else run them here)',
     )
-    .option('--seed <n>', 'seed of task sampling, training and RL', '0');
+    .option('--seed <n>', 'seed of task sampling and training; the training seeds are seed, seed+1, ...', '0')
+    .option('--seeds <k>', 'training seeds per row (1-100)', String(DEFAULT_SEEDS))
+    .option(
+      '--results <dir>',
+      'also write ablation-<preset>.md and ablation-<preset>.json here (e.g. results/)',
+    );
   addPipelineWorkersOption(cmd);
   addWorldOptions(cmd, 'reuse a world on this port (default: start one in-process on a free port)');
   addProgressOptions(cmd).action(async (raw) => {
@@ -65,17 +81,17 @@ export function registerAblate(program: Command): void {
     );
     try {
       ctx.checkSettings();
-      const r = await runAblation(ctx, { from: o.from });
+      const r = await runAblation(ctx, { from: o.from, seeds: o.seeds, resultsDir: o.results });
       const total = Object.values(r.timings).reduce((a, b) => a + b, 0);
+      const steps = stepTable(r.rows);
       process.stdout.write(
-        `\n${r.table}\n\n${stepTable(r.rows)}\n\n` +
-          r.targets
-            .map(
-              (t) =>
-                `${t.met === null ? 'not measured' : t.met ? 'MET    ' : 'NOT MET'}  ${t.target} (${t.detail})\n`,
-            )
-            .join('') +
-          `\nwall time (sum of stages): ${total.toFixed(0)} s\nwrote ${r.files.markdown}, ${r.files.json} and ${r.files.report}\n`,
+        `\n${r.table}\n\n${steps ? `${steps}\n\n` : ''}` +
+          r.targets.map((t) => `${targetVerdict(t).padEnd(12)} ${t.target} (${t.detail})\n`).join('') +
+          (r.mining ? `\n${miningLines(r.mining).join('\n')}\n` : '') +
+          (r.reflection.length ? `\n${r.reflection.join('\n')}\n` : '') +
+          `\nwall time: ${total.toFixed(0)} s over all stages, ${r.invocationSeconds.toFixed(0)} s this invocation\n` +
+          `wrote ${r.files.markdown}, ${r.files.json} and ${r.files.report}\n` +
+          (r.files.results ? `wrote ${r.files.results.markdown} and ${r.files.results.json}\n` : ''),
       );
     } catch (e) {
       if (e instanceof PipelineInterrupted) {

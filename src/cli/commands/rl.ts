@@ -4,9 +4,10 @@ import cliProgress from 'cli-progress';
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { InputError } from '../../core/index.ts';
-import { loadStudentPolicy } from '../../policy/student-policy.ts';
+import { LocalStudentPolicy, loadStudentPolicy } from '../../policy/student-policy.ts';
 import type { StudentPolicy } from '../../policy/types.ts';
 import {
+  labelRlExamples,
   loadCriticalStates,
   loadFullCorpus,
   METRICS,
@@ -66,8 +67,15 @@ export async function rlCommand(
   const { algo, reward, steps, groupSize, batchSize, lr, seed, temperature } = o;
   if (!o.salvage && algo !== 'salvage-ds')
     throw new InputError(`--no-salvage applies to salvage-ds only, not ${algo}`, { field: '--no-salvage' });
-  const examples = await loadExamples(o);
+  const loaded = await loadExamples(o);
   const policy = await loadPolicy(o.init);
+  // The local student labels the states as SFT does (labelRlExamples); other policies take them raw.
+  const labels = policy instanceof LocalStudentPolicy ? labelRlExamples(loaded, policy.featurizer) : null;
+  const examples = labels?.kept ?? loaded;
+  if (labels && examples.length < loaded.length)
+    process.stderr.write(
+      `rl: ${loaded.length - examples.length} of ${loaded.length} states dropped (no label the policy can express: ${JSON.stringify(labels.skipped)})\n`,
+    );
   const store = o.logRun ? RunStore.open(o.logRun) : undefined;
 
   const bar =

@@ -1,28 +1,50 @@
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { RunStats } from '../../collect/stats.ts';
 import { InputError, RmswebError } from '../../core/errors.ts';
 import type { Task } from '../../core/task.ts';
-import { ablationTable, type ReportData, writeReport } from '../../eval/report.ts';
+import { type ReportData, writeReport } from '../../eval/report.ts';
+import { evalTag } from '../../eval/run-eval.ts';
 import { loadCriticalStates, loadFullCorpus, type RlExample } from '../../rl/index.ts';
 import { writeFileAtomic } from '../../store/index.ts';
 import { RunStore } from '../../store/run-store.ts';
+import type { TrajectorySummary } from '../../store/trajectory-query.ts';
 import { sampleTasks, worldTasksOf } from '../tasks-arg.ts';
+import {
+  aggregateSeeds,
+  type MiningBySource,
+  type MiningSource,
+  miningBySource,
+  pairedSolvedSteps,
+  type SeedRun,
+  taskOutcomes,
+  teacherReflection,
+} from './ablation-stats.ts';
 import {
   type AblationRowResult,
   ablationMarkdown,
+  addPairedDeltas,
   checkTargets,
+  miningLines,
   ROW_TITLES,
   type RowId,
+  reflectionLines,
+  seedsTable,
   type TargetCheck,
+  targetVerdict,
 } from './ablation-table.ts';
 import { type PipelineContext, type PipelinePaths, pipelinePaths } from './context.ts';
 import { collectStage } from './data-stages.ts';
 import { runBaseStages, trainStudentStages } from './demo.ts';
 import { type EvalStageResult, evalStage } from './eval-stage.ts';
 import { type PipelinePreset, rlSteps } from './presets.ts';
+import { commandLine, gitState } from './provenance.ts';
 import { type RlRunResult, type RlVariant, rlStage } from './rl-stage.ts';
 import { readStageRecord } from './stage.ts';
-import { type StepAccuracies, stepAccuracies, stepProbes } from './step-accuracy.ts';
+import { type StepAccuracies, type StepProbes, stepAccuracies, stepProbes } from './step-accuracy.ts';
+
+/** Training seeds per ablation row unless `--seeds` says otherwise. */
+export const DEFAULT_SEEDS = 3;
 
 /** The RL rows of the ablation: each trains from the same SFT checkpoint with the preset's budget. */
 export const ABLATION_RL: Array<RlVariant & { name: RowId }> = [
@@ -39,6 +61,8 @@ interface Base {
   trainTasks: Task[];
   /** DAgger rounds of the base student (0: the SFT student is the base). */
   daggerRounds: number;
+  /** Seed the base student was trained with. */
+  seed: number;
   /** The folder's finished stage records, when taken from `--from`. */
   from?: { dir: string; store: RunStore; preset: string };
 }
@@ -47,10 +71,27 @@ export interface AblationResult {
   rows: AblationRowResult[];
   targets: TargetCheck[];
   markdown: string;
+  /** The seeds table (markdown). */
   table: string;
-  files: { markdown: string; json: string; report: string };
+  mining: MiningBySource | null;
+  reflection: string[];
+  files: { markdown: string; json: string; report: string; results?: { markdown: string; json: string } };
   timings: Record<string, number>;
   skipped: string[];
+  /** Wall seconds of this invocation (small when it resumed finished stages). */
+  invocationSeconds: number;
+}
+
+/** How the ablation runs: training seeds, where to copy the results, and the command line to record. */
+export interface AblationOptions {
+  /** Reuse a demo run folder's collection, student and mined states. */
+  from?: string;
+  /** Training seeds per row (default 3): seeds seed, seed+1, ... of the RL runs and the no-reflection student. */
+  seeds?: number;
+  /** Also write ablation-<preset>.md and .json here (e.g. the repo's results/). */
+  resultsDir?: string;
+  /** The command line recorded in the results (default: this process's argv). */
+  command?: string;
 }
 
 function openFrom(ctx: PipelineContext, dir: string): Base {
@@ -96,6 +137,7 @@ function openFrom(ctx: PipelineContext, dir: string): Base {
     paths,
     trainTasks,
     daggerRounds: settings.preset.dagger?.rounds ?? 0,
+    seed: settings.seed,
     from: { dir: paths.root, store, preset: settings.preset.name },
   };
 }
@@ -106,16 +148,67 @@ function reusable<R>(base: Base, stage: string, same: (r: R) => boolean): R | nu
   return rec && same(rec.result) ? rec.result : null;
 }
 
+/** Reads the label and failing trajectory of each mined state (critical.jsonl as `mine` wrote it). */
+function minedLabels(file: string): Array<{ label: string; failure: { trajectoryId: string } }> {
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as { label: string; failure: { trajectoryId: string } });
+}
+
+function summaries(dir: string, tag?: string): TrajectorySummary[] {
+  if (!existsSync(join(dir, 'store.sqlite'))) return [];
+  const store = RunStore.open(dir, { create: false, readonly: true });
+  try {
+    return store.listTrajectorySummaries(tag ? { tag } : {});
+  } finally {
+    store.close();
+  }
+}
+
+/**
+ * The mined states by source: the miner paired the teacher's own failures (the collection) and the
+ * student's failed rollouts (its rollouts and DAgger rounds) with the teacher's verified successes.
+ */
+function miningOfBase(base: Base, successSteps: number): MiningBySource {
+  const sourceOf = new Map<string, MiningSource>();
+  const failed: Record<MiningSource, number> = { teacher: 0, student: 0 };
+  const runs: Array<[string, MiningSource]> = [
+    [base.paths.collect, 'teacher'],
+    [base.paths.rollout, 'student'],
+    ...Array.from(
+      { length: base.daggerRounds },
+      (_, i) => [base.paths.dagger(i + 1), 'student'] as [string, MiningSource],
+    ),
+  ];
+  for (const [dir, src] of runs)
+    for (const t of summaries(dir)) {
+      sourceOf.set(t.id, src);
+      if (t.success === false) failed[src]++;
+    }
+  return miningBySource(minedLabels(base.paths.critical), sourceOf, failed, successSteps);
+}
+
 /**
  * `rmsweb ablate`: the paper's table on the offline world. Every row is evaluated on the same
- * held-out test tasks with the same runs; RL rows start from the same SFT checkpoint with the same
- * pass budget; the no-reflection row collects the same train tasks in one round without notes.
+ * held-out test tasks with the same runs; RL rows start from the same supervised student with the
+ * same pass budget, once per training seed; the no-reflection row collects the same train tasks in
+ * one round without notes and trains its student (SFT + DAgger) once per seed. Each (row, seed)
+ * is its own stage, so an interrupted or extended (`--seeds` raised) run resumes.
  */
-export async function runAblation(
-  ctx: PipelineContext,
-  opts: { from?: string } = {},
-): Promise<AblationResult> {
+export async function runAblation(ctx: PipelineContext, opts: AblationOptions = {}): Promise<AblationResult> {
+  const t0 = performance.now();
+  // The code that runs is the code at start: record its commit before anything can change it.
+  const git = gitState();
   const s = ctx.stages;
+  const nSeeds = opts.seeds ?? DEFAULT_SEEDS;
+  if (!Number.isInteger(nSeeds) || nSeeds < 1)
+    throw new InputError(`--seeds must be a positive integer, not ${nSeeds}`, { field: '--seeds' });
+  const seeds = Array.from({ length: nSeeds }, (_, k) => ctx.settings.seed + k);
+  // The first seed keeps the single-seed names, so folders made before --seeds resume as they are.
+  const seedName = (name: string, seed: number) =>
+    seed === ctx.settings.seed ? name : `${name}-seed${seed}`;
   let base: Base;
   if (opts.from) base = openFrom(ctx, opts.from);
   else {
@@ -125,8 +218,14 @@ export async function runAblation(
         'the teacher solved none of the collection tasks: there is no SFT student to ablate',
         { code: 'NO_DATA' },
       );
-    base = { paths: ctx.paths, trainTasks: ctx.trainTasks(), daggerRounds: b.dagger.length };
+    base = {
+      paths: ctx.paths,
+      trainTasks: ctx.trainTasks(),
+      daggerRounds: b.dagger.length,
+      seed: ctx.settings.seed,
+    };
   }
+  const baseStore = base.from?.store ?? ctx.store;
   // The supervised student every RL row starts from: after the last DAgger round when there is one.
   const studentDir = base.daggerRounds ? base.paths.sftDagger(base.daggerRounds) : base.paths.sft;
   const studentStage = base.daggerRounds ? `train-sft-dagger${base.daggerRounds}` : 'train-sft';
@@ -136,58 +235,84 @@ export async function runAblation(
       r.setup.runs === ctx.preset.eval.runs &&
       r.setup.maxSteps === ctx.preset.eval.maxSteps &&
       r.setup.taskIds.join() === test.map((t) => t.id).join();
-    const evalRow = async (
-      id: RowId,
+    /** Evaluates one checkpoint (or reuses the `--from` folder's evaluation) as one seed of a row. */
+    const evalSeed = async (
+      label: string,
       agentDir: string,
+      seed: number,
+      cost: { rollouts: number; rlSeconds: number; trainSeconds: number },
       reuseStage?: string,
-    ): Promise<{ e: EvalStageResult; reused: boolean }> => {
+    ): Promise<{ run: SeedRun; reused: boolean }> => {
       const prior = reuseStage ? reusable<EvalStageResult>(base, reuseStage, sameEval) : null;
-      if (prior) {
-        s.log(`[eval-${id}] reusing ${reuseStage} of ${base.from?.dir}`);
-        return { e: prior, reused: true };
-      }
-      const e = await s.run(`eval-${id}`, (scope) =>
-        evalStage(ctx, scope, { label: id, agent: `policy:${agentDir}`, agentName: id, tasks: test }),
-      );
-      return { e, reused: false };
+      if (prior) s.log(`[eval-${label}] reusing ${reuseStage} of ${base.from?.dir}`);
+      const e =
+        prior ??
+        (await s.run(`eval-${label}`, (scope) =>
+          evalStage(ctx, scope, { label, agent: `policy:${agentDir}`, agentName: label, tasks: test }),
+        ));
+      const store = prior && base.from ? base.from.store : ctx.store;
+      const episodes = store
+        .listTrajectorySummaries({ tag: evalTag(e.label) })
+        .filter((t) => t.round < e.summary.runs);
+      return {
+        run: {
+          seed,
+          label: e.label,
+          pass1: e.summary.pass1,
+          meanStepsSolved: e.summary.meanStepsSolved,
+          perTask: taskOutcomes(
+            episodes,
+            test.map((t) => t.id),
+          ),
+          ...cost,
+        },
+        reused: !!prior,
+      };
     };
 
     const rows: AblationRowResult[] = [];
-    const checkpoints = new Map<RowId, string>([['sft', studentDir]]);
-    const row = (
-      id: RowId,
-      e: EvalStageResult,
-      extra: { rollouts: number; trainSeconds: number; note?: string; rl?: RlRunResult },
-    ): AblationRowResult => ({
-      id,
-      row:
-        base.daggerRounds && id === 'sft'
-          ? 'SFT + relabelling'
-          : base.daggerRounds && id === 'sft-noreflect'
-            ? 'SFT + relabelling, data collected without reflection'
-            : ROW_TITLES[id],
-      pass1: e.summary.pass1,
-      meanStepsSolved: e.summary.meanStepsSolved,
-      episodes: e.summary.episodes,
-      ...extra,
-    });
+    /** Checkpoints of each row, one per seed (for the step accuracies). */
+    const checkpoints: Array<{ id: RowId; label: string; dir: string }> = [];
+    const row = (id: RowId, runs: SeedRun[], extra: { note?: string; rlRuns?: RlRunResult[] } = {}) => {
+      const agg = aggregateSeeds(runs);
+      const r: AblationRowResult = {
+        id,
+        row:
+          base.daggerRounds && id === 'sft'
+            ? 'SFT + relabelling'
+            : base.daggerRounds && id === 'sft-noreflect'
+              ? 'SFT + relabelling, data collected without reflection'
+              : ROW_TITLES[id],
+        pass1: agg.pass1,
+        meanStepsSolved: agg.meanStepsSolved,
+        rollouts: agg.rollouts,
+        trainSeconds: agg.trainSeconds,
+        rlSeconds: agg.rlSeconds,
+        episodes: runs.reduce((a, x) => a + Object.keys(x.perTask).length * x.pass1.perRun.length, 0),
+        seeds: runs,
+        perTask: agg.perTask,
+        ...(extra.note ? { note: extra.note } : {}),
+        ...(extra.rlRuns?.length ? { rlRuns: extra.rlRuns, rl: extra.rlRuns[0] } : {}),
+      };
+      rows.push(r);
+      return r;
+    };
 
-    // SFT, from the base.
-    const sftRec = readStageRecord<{ trainSeconds: number }>(base.from?.store ?? ctx.store, studentStage);
-    const sftEval = await evalRow(
+    // SFT: the one base student (its data does not change between seeds).
+    const sftRec = readStageRecord<{ trainSeconds: number }>(baseStore, studentStage);
+    const sftEval = await evalSeed(
       'sft',
       studentDir,
+      base.seed,
+      { rollouts: 0, rlSeconds: 0, trainSeconds: sftRec?.result.trainSeconds ?? 0 },
       base.daggerRounds ? `eval-sft-dagger${base.daggerRounds}` : 'eval-sft',
     );
-    rows.push(
-      row('sft', sftEval.e, {
-        rollouts: 0,
-        trainSeconds: sftRec?.result.trainSeconds ?? 0,
-        note: sftEval.reused ? `evaluation reused from ${base.from?.dir}` : undefined,
-      }),
-    );
+    checkpoints.push({ id: 'sft', label: 'sft', dir: studentDir });
+    row('sft', [sftEval.run], {
+      note: sftEval.reused ? `evaluation reused from ${base.from?.dir}` : undefined,
+    });
 
-    // RL rows.
+    // RL rows, once per seed, each from the same supervised student.
     let mined: RlExample[] | null = null;
     let full: RlExample[] | null = null;
     const examples = async (v: RlVariant) => {
@@ -198,46 +323,63 @@ export async function runAblation(
       mined ??= await loadCriticalStates(base.paths.critical);
       return mined;
     };
-    const minedCount =
-      readStageRecord<{ criticalStates: number }>(base.from?.store ?? ctx.store, 'mine')?.result
-        .criticalStates ?? 0;
+    const mineRec = readStageRecord<{ criticalStates: number; successSteps?: number }>(
+      baseStore,
+      'mine',
+    )?.result;
+    const minedCount = mineRec?.criticalStates ?? 0;
+    const notRun: string[] = [];
     for (const v of ABLATION_RL) {
       if (v.data === 'mined' && minedCount === 0) {
         s.log(`[rl-${v.name}] no critical states were mined: row skipped`);
+        notRun.push(ROW_TITLES[v.name]);
         continue;
       }
-      // The demo's Salvage-DS run is this row when it ran with the same budget: reuse it and its evaluation.
-      let rl: RlRunResult | null = null;
-      let reused = false;
-      if (v.name === 'salvage-ds-mined') {
-        const prior = reusable<RlRunResult>(base, 'rl-salvage-ds', (r) => {
-          const rlp = ctx.preset.rl;
-          return (
-            r.options?.batchSize === rlp.batchSize &&
-            r.options.groupSize === rlp.groupSize &&
-            r.options.seed === ctx.settings.seed &&
-            (r.options.lr ?? undefined) === rlp.lr &&
-            r.options.steps === rlSteps(rlp, r.states)
-          );
-        });
-        if (prior && existsSync(join(prior.dir, 'config.json'))) {
-          rl = prior;
-          reused = true;
+      const runs: SeedRun[] = [];
+      const rlRuns: RlRunResult[] = [];
+      const notes: string[] = [];
+      for (const seed of seeds) {
+        const name = seedName(v.name, seed);
+        // The demo's Salvage-DS run is this row's first seed when it ran with the same budget: reuse it and its evaluation.
+        let rl: RlRunResult | null = null;
+        let reused = false;
+        if (v.name === 'salvage-ds-mined' && seed === ctx.settings.seed) {
+          const prior = reusable<RlRunResult>(base, 'rl-salvage-ds', (r) => {
+            const rlp = ctx.preset.rl;
+            return (
+              r.options?.batchSize === rlp.batchSize &&
+              r.options.groupSize === rlp.groupSize &&
+              r.options.seed === seed &&
+              (r.options.lr ?? undefined) === rlp.lr &&
+              r.options.steps === rlSteps(rlp, r.states)
+            );
+          });
+          if (prior && existsSync(join(prior.dir, 'config.json'))) {
+            rl = prior;
+            reused = true;
+            notes.push(`seed ${seed}: RL run and evaluation reused from ${base.from?.dir}`);
+          }
         }
+        rl ??= await s.run(`rl-${name}`, async (scope) =>
+          rlStage(ctx, scope, {
+            variant: { ...v, name },
+            examples: await examples(v),
+            init: studentDir,
+            seed,
+          }),
+        );
+        rlRuns.push(rl);
+        const ev = await evalSeed(
+          name,
+          rl.dir,
+          seed,
+          { rollouts: rl.rolloutsSampled, rlSeconds: rl.wallSeconds, trainSeconds: rl.wallSeconds },
+          reused ? 'eval-salvage-ds' : undefined,
+        );
+        runs.push(ev.run);
+        checkpoints.push({ id: v.name, label: name, dir: rl.dir });
       }
-      rl ??= await s.run(`rl-${v.name}`, async (scope) =>
-        rlStage(ctx, scope, { variant: v, examples: await examples(v), init: studentDir }),
-      );
-      checkpoints.set(v.name, rl.dir);
-      const ev = await evalRow(v.name, rl.dir, reused ? 'eval-salvage-ds' : undefined);
-      rows.push(
-        row(v.name, ev.e, {
-          rollouts: rl.rolloutsSampled,
-          trainSeconds: rl.wallSeconds,
-          rl,
-          note: reused ? `RL run and evaluation reused from ${base.from?.dir}` : undefined,
-        }),
-      );
+      row(v.name, runs, { rlRuns, note: notes.join('; ') || undefined });
     }
 
     // SFT on data collected without reflection: the same train tasks, one round, no notes.
@@ -251,24 +393,31 @@ export async function runAblation(
         screenshots: false,
       }),
     );
-    // The same supervised recipe as the base student (SFT, then its DAgger rounds with the
-    // teacher as labeller, here without any note), so the row differs only by reflection.
-    const nrStudent = await trainStudentStages(ctx, {
-      collectDir: noReflectDir,
-      tasks: base.trainTasks,
-      suffix: '-noreflect',
-    });
-    const nrSft = nrStudent.dagger.at(-1)?.sft ?? nrStudent.sft;
-    checkpoints.set('sft-noreflect', nrSft.dir);
-    const nrEval = await evalRow('sft-noreflect', nrSft.dir);
-    rows.push(
-      row('sft-noreflect', nrEval.e, {
+    // The same supervised recipe as the base student (SFT, then its DAgger rounds with the teacher
+    // as labeller, here without any note), once per seed, so the row differs only by reflection.
+    const nrRuns: SeedRun[] = [];
+    let nrNote = '';
+    for (const seed of seeds) {
+      const nrStudent = await trainStudentStages(ctx, {
+        collectDir: noReflectDir,
+        tasks: base.trainTasks,
+        suffix: seedName('-noreflect', seed),
+        seed,
+      });
+      const nrSft = nrStudent.dagger.at(-1)?.sft ?? nrStudent.sft;
+      const label = seedName('sft-noreflect', seed);
+      const ev = await evalSeed(label, nrSft.dir, seed, {
         rollouts: 0,
+        rlSeconds: 0,
         trainSeconds:
           nrStudent.sft.trainSeconds + nrStudent.dagger.reduce((a, d) => a + d.sft.trainSeconds, 0),
-        note: `one-round collection solved ${nr.stats.overall.tasksSolved}/${nr.stats.overall.tasks} train tasks (${nrStudent.sft.data.trajectories} trajectories, ${nrSft.data.examples} examples${nrStudent.dagger.length ? `, ${nrStudent.dagger.length} DAgger round(s)` : ''})`,
-      }),
-    );
+      });
+      nrRuns.push(ev.run);
+      checkpoints.push({ id: 'sft-noreflect', label, dir: nrSft.dir });
+      nrNote ||= `one-round collection solved ${nr.stats.overall.tasksSolved}/${nr.stats.overall.tasks} train tasks (${nrStudent.sft.data.trajectories} trajectories, ${nrSft.data.examples} examples${nrStudent.dagger.length ? `, ${nrStudent.dagger.length} DAgger round(s)` : ''})`;
+    }
+    const nrRow = row('sft-noreflect', nrRuns, { note: nrNote });
+
     // The teacher on the same test tasks: its verified steps are the held-out step-level probe.
     const teacherPrior = reusable<EvalStageResult>(base, 'eval-teacher', sameEval);
     const teacher =
@@ -277,66 +426,134 @@ export async function runAblation(
         evalStage(ctx, scope, { label: 'teacher', agent: 'heuristic', tasks: test }),
       ));
     await ctx.closeWorld();
-    const accuracies = await s.run('step-accuracy', async (scope) => {
-      const probes = await stepProbes({
-        store: teacherPrior && base.from ? base.from.store : ctx.store,
-        teacherLabel: 'teacher',
-        taskIds: test.map((t) => t.id),
-        critical: minedCount ? base.paths.critical : null,
+
+    // Step accuracies, one stage per checkpoint (a seed added later only probes its own).
+    let probes: StepProbes | null = null;
+    const acc = new Map<RowId, StepAccuracies[]>();
+    for (const c of checkpoints) {
+      const a = await s.run(`step-accuracy-${c.label}`, async (scope) => {
+        probes ??= await stepProbes({
+          store: teacherPrior && base.from ? base.from.store : ctx.store,
+          teacherLabel: 'teacher',
+          taskIds: test.map((t) => t.id),
+          critical: minedCount ? base.paths.critical : null,
+        });
+        scope.log(
+          `${probes.heldOut.length} held-out teacher steps, ${probes.critical.length} critical states`,
+        );
+        return stepAccuracies(c.dir, probes);
       });
-      scope.log(`${probes.heldOut.length} held-out teacher steps, ${probes.critical.length} critical states`);
-      const out: Partial<Record<RowId, StepAccuracies>> = {};
-      for (const [id, dir] of checkpoints) out[id] = await stepAccuracies(dir, probes);
-      return out;
-    });
+      acc.set(c.id, [...(acc.get(c.id) ?? []), a]);
+    }
+    const meanOf = (xs: Array<number | null>) => {
+      const v = xs.filter((x): x is number => x !== null);
+      return v.length ? v.reduce((a, b) => a + b, 0) / v.length : null;
+    };
     for (const r of rows) {
-      const a = accuracies[r.id];
-      if (a) Object.assign(r, { heldOutStepAccuracy: a.heldOut, criticalStepAccuracy: a.critical });
+      const a = acc.get(r.id);
+      if (a)
+        Object.assign(r, {
+          heldOutStepAccuracy: meanOf(a.map((x) => x.heldOut)),
+          criticalStepAccuracy: meanOf(a.map((x) => x.critical)),
+        });
     }
 
+    addPairedDeltas(rows, { seed: ctx.settings.seed });
     const targets = checkTargets(rows);
+    const mining = mineRec ? miningOfBase(base, mineRec.successSteps ?? 0) : null;
+    const collectRec = readStageRecord<{ stats: RunStats }>(baseStore, 'collect')?.result;
+    const teacherRefl = teacherReflection(
+      summaries(base.paths.collect, 'collect'),
+      summaries(noReflectDir, 'collect'),
+      collectRec?.stats,
+    );
+    const sftRow = rows.find((r) => r.id === 'sft');
+    const reflection = reflectionLines(
+      teacherRefl,
+      sftRow ? pairedSolvedSteps(sftRow.perTask, nrRow.perTask) : null,
+    );
+
     const setup = [
-      `- preset ${ctx.preset.name}; ${test.length} world test tasks x ${ctx.preset.eval.runs} runs (max ${ctx.preset.eval.maxSteps} steps); seed ${ctx.settings.seed}`,
+      `- preset ${ctx.preset.name}; ${test.length} world test tasks x ${ctx.preset.eval.runs} runs (max ${ctx.preset.eval.maxSteps} steps), each run under its own world perturbation seed; seed ${ctx.settings.seed}; training seeds ${seeds.join(', ')}`,
       `- teacher (heuristic, no notes) on the same test tasks: pass@1 ${(100 * teacher.summary.pass1.mean).toFixed(1)}%${teacherPrior ? ' (reused)' : ''}`,
-      `- base (collection with reflection, SFT, mined states): ${base.from ? `${base.from.dir} (preset ${base.from.preset})` : 'this folder'}; ${minedCount} critical states`,
+      `- base (collection with reflection, SFT${base.daggerRounds ? ` + ${base.daggerRounds} DAgger round(s)` : ''}, mined states): ${base.from ? `${base.from.dir} (preset ${base.from.preset})` : 'this folder'}; ${minedCount} critical states`,
+      ...(notRun.length
+        ? [`- not run, so absent from the table: ${notRun.join('; ')} (no critical states were mined)`]
+        : []),
       `- RL budget: ${ctx.preset.rl.epochs} passes over the states (steps clamped to [${ctx.preset.rl.minSteps}, ${ctx.preset.rl.maxSteps}]), batch ${ctx.preset.rl.batchSize} states, group ${ctx.preset.rl.groupSize}`,
     ];
-    const title = `rmsweb ablate (preset ${ctx.preset.name})`;
-    const markdown = ablationMarkdown({ title, rows, targets, lines: setup });
-    const files = {
+    const invocationSeconds = (performance.now() - t0) / 1000;
+    const stagesSeconds = Object.values(s.timings).reduce((a, b) => a + b, 0);
+    const command = opts.command ?? commandLine();
+    const createdAt = new Date().toISOString();
+    const provenance = [
+      `- command: \`${command}\``,
+      `- commit: ${git.commit ?? 'unknown'}${git.dirty ? ' (with uncommitted changes)' : ''}`,
+      `- seeds: ${seeds.join(', ')} (base seed ${base.seed}, world seed ${ctx.settings.worldSeed})`,
+      `- wall time: ${stagesSeconds.toFixed(0)} s over all stages (as measured by the runs that finished them); this invocation ${invocationSeconds.toFixed(0)} s`,
+      `- written ${createdAt}`,
+    ];
+    const title = `rmsweb ablate (preset ${ctx.preset.name}${ctx.preset.sites ? `; sites ${ctx.preset.sites.join(', ')}` : ''}; ${nSeeds} seed${nSeeds > 1 ? 's' : ''})`;
+    const markdown = ablationMarkdown({ title, rows, targets, lines: setup, mining, reflection, provenance });
+    const json = `${JSON.stringify(
+      {
+        title,
+        createdAt,
+        command,
+        commit: git.commit,
+        dirty: git.dirty,
+        seeds,
+        worldSeed: ctx.settings.worldSeed,
+        wallSeconds: { stages: stagesSeconds, invocation: invocationSeconds },
+        preset: ctx.preset,
+        from: base.from?.dir ?? null,
+        rows,
+        targets,
+        mining,
+        reflection: { teacher: teacherRefl, lines: reflection },
+        teacher: teacher.summary,
+        timings: s.timings,
+      },
+      null,
+      2,
+    )}\n`;
+    const files: AblationResult['files'] = {
       markdown: join(ctx.paths.root, 'ablation.md'),
       json: join(ctx.paths.root, 'ablation.json'),
       report: '',
     };
     writeFileAtomic(files.markdown, markdown);
-    writeFileAtomic(
-      files.json,
-      `${JSON.stringify({ title, createdAt: new Date().toISOString(), preset: ctx.preset, rows, targets, timings: s.timings }, null, 2)}\n`,
-    );
+    writeFileAtomic(files.json, json);
+    if (opts.resultsDir) {
+      mkdirSync(opts.resultsDir, { recursive: true });
+      files.results = {
+        markdown: join(opts.resultsDir, `ablation-${ctx.preset.name}.md`),
+        json: join(opts.resultsDir, `ablation-${ctx.preset.name}.json`),
+      };
+      writeFileAtomic(files.results.markdown, markdown);
+      writeFileAtomic(files.results.json, json);
+    }
     const report: ReportData = {
       title,
-      createdAt: new Date().toISOString(),
-      config: { preset: ctx.preset, seed: ctx.settings.seed, from: base.from?.dir ?? null },
+      createdAt,
+      config: { preset: ctx.preset, seed: ctx.settings.seed, seeds, from: base.from?.dir ?? null },
       stages: [],
       ablation: rows,
-      rlCurves: rows
-        .filter((r) => r.rl)
-        .map((r) => ({
-          name: r.row,
-          points: (r.rl?.dir.startsWith(ctx.paths.root)
-            ? ctx.store
-            : (base.from?.store ?? ctx.store)
-          ).listMetrics(`rl/${r.rl?.name}`),
+      rlCurves: rows.flatMap((r) =>
+        (r.rlRuns ?? []).map((x) => ({
+          name: `${r.row} (seed ${x.options?.seed ?? 'n/a'})`,
+          points: (x.dir.startsWith(ctx.paths.root) ? ctx.store : baseStore).listMetrics(`rl/${x.name}`),
         })),
+      ),
       timings: s.timings,
       sections: [
         {
-          title: 'Targets (issue 8)',
-          lines: targets.map(
-            (t) =>
-              `- ${t.met === null ? 'not measured' : t.met ? 'MET' : 'NOT MET'}: ${t.target} (${t.detail})`,
-          ),
+          title: 'Targets (issue 16)',
+          lines: targets.map((t) => `- ${targetVerdict(t)}: ${t.target} (${t.detail})`),
         },
+        ...(mining ? [{ title: 'Critical states', lines: miningLines(mining) }] : []),
+        { title: 'Reflection, paired', lines: reflection },
+        { title: 'Provenance', lines: provenance },
       ],
     };
     files.report = writeReport(ctx.paths.report, report).html;
@@ -344,10 +561,13 @@ export async function runAblation(
       rows,
       targets,
       markdown,
-      table: ablationTable(rows),
+      table: seedsTable(rows),
+      mining,
+      reflection,
       files,
       timings: { ...s.timings },
       skipped: [...s.skipped],
+      invocationSeconds,
     };
   } finally {
     base.from?.store.close();

@@ -1,5 +1,14 @@
-import { type AblationRow, ablationTable } from '../../eval/report.ts';
+import type { PairedDiff } from '../../eval/bootstrap.ts';
+import type { AblationRow } from '../../eval/report.ts';
 import { METRICS } from '../../rl/index.ts';
+import {
+  type MiningBySource,
+  type PairedSteps,
+  pairedTaskDiff,
+  type SeedRun,
+  type TaskOutcome,
+  type TeacherReflection,
+} from './ablation-stats.ts';
 import type { RlRunResult } from './rl-stage.ts';
 
 /** The ablation's rows, in the order of the paper's table. */
@@ -24,77 +33,157 @@ export const ROW_TITLES: Record<RowId, string> = {
   'sft-noreflect': 'SFT on data collected without reflection',
 };
 
-/** A table row plus the RL run behind it (for the diagnostics) and whether it was reused. */
+/** A table row: its seeds aggregated, the paired difference to Salvage-DS, and the RL runs behind it. */
 export interface AblationRowResult extends AblationRow {
   id: RowId;
-  /** Episodes behind pass@1 (tasks x runs). */
+  /** Episodes behind pass@1 (tasks x runs x seeds). */
   episodes: number;
+  /** Each training seed's evaluation and cost; `pass1` is the mean ± sd of their pass@1. */
+  seeds: SeedRun[];
+  /** Per test task outcome averaged over runs, then seeds (what the paired CI resamples). */
+  perTask: Record<string, TaskOutcome>;
+  /** Mean wall seconds of the row's RL run per seed (0 without RL). */
+  rlSeconds: number;
+  /** pass@1 of this row minus the Salvage-DS row, paired by test task, with its bootstrap 95% CI. */
+  delta?: PairedDiff | null;
+  /** The RL run of every seed (diagnostics); `rl` is the first. */
+  rlRuns?: RlRunResult[];
   rl?: RlRunResult;
-  /** Greedy step accuracy on the teacher's verified steps of the held-out test tasks (see step-accuracy.ts). */
+  /** Greedy step accuracy on the teacher's verified steps of the held-out test tasks (see step-accuracy.ts), mean over seeds. */
   heldOutStepAccuracy?: number | null;
-  /** Greedy step accuracy on the success side of the mined critical states. */
+  /** Greedy step accuracy on the success side of the mined critical states, mean over seeds. */
   criticalStepAccuracy?: number | null;
 }
 
-/** One of issue 8's targets, checked on the measured rows. */
+/** One of the ablation's targets (issue 16), checked on the measured rows. */
 export interface TargetCheck {
   target: string;
+  /** null: a row it needs was not measured. */
   met: boolean | null;
   detail: string;
 }
 
-const pts = (x: number) => `${(100 * x).toFixed(1)} pts`;
+/** The row every other row is compared with. */
+export const REFERENCE_ROW: RowId = 'salvage-ds-mined';
 
-/** Checks issue 8's targets on the rows; a target whose rows are missing is `null` (not measured). */
+const pts = (x: number) => `${x >= 0 ? '+' : ''}${(100 * x).toFixed(1)} pts`;
+const pc = (x: number) => `${(100 * x).toFixed(1)}%`;
+const ci = (d: PairedDiff) => `[${pts(d.lo)}, ${pts(d.hi)}]`;
+
+/** Sets each row's paired difference to the reference row (Salvage-DS on mined states). */
+export function addPairedDeltas(rows: AblationRowResult[], o: { seed: number; resamples?: number }): void {
+  const ref = rows.find((r) => r.id === REFERENCE_ROW);
+  for (const r of rows) {
+    if (!ref || r === ref) continue;
+    r.delta = pairedTaskDiff(r.perTask, ref.perTask, {
+      seed: `ablate:${o.seed}:${r.id}`,
+      resamples: o.resamples,
+    });
+  }
+}
+
+/**
+ * Checks issue 16's targets on the rows. Every target is listed; one whose rows are missing is
+ * `met: null` (not measured), never claimed.
+ */
 export function checkTargets(rows: AblationRowResult[]): TargetCheck[] {
   const by = new Map(rows.map((r) => [r.id, r]));
   const p = (id: RowId) => by.get(id)?.pass1.mean;
   const out: TargetCheck[] = [];
   const sft = p('sft');
-  const sds = p('salvage-ds-mined');
-  const full = p('salvage-ds-full');
-  if (sft !== undefined && sds !== undefined) {
-    out.push({
-      target: 'Salvage-DS on mined states gains >= 5 points over SFT',
-      met: sds - sft >= 0.05,
-      detail: `gain ${pts(sds - sft)}`,
-    });
-  }
-  const rm = by.get('salvage-ds-mined')?.rollouts;
-  const rf = by.get('salvage-ds-full')?.rollouts;
-  if (sds !== undefined && full !== undefined && rm !== undefined && rf) {
-    out.push({
-      target: 'matches or beats full-corpus RL while sampling <= 10% of its rollouts',
-      met: sds >= full && rm <= 0.1 * rf,
-      detail: `mined ${(100 * sds).toFixed(1)}% vs full ${(100 * full).toFixed(1)}%; rollouts ${rm} vs ${rf} (${((100 * rm) / rf).toFixed(1)}%)`,
-    });
-  }
-  for (const id of ['salvage-ds-nosalvage', 'dapo-mined'] as const) {
-    const x = p(id);
-    if (sds !== undefined && x !== undefined) {
+  const sds = p(REFERENCE_ROW);
+  const missing = (...ids: RowId[]) =>
+    `not measured: no ${ids
+      .filter((id) => !by.has(id))
+      .map((id) => ROW_TITLES[id])
+      .join(', ')} row`;
+  {
+    const target = 'Salvage-DS >= SFT + 3 points, with the paired 95% CI of the difference excluding 0';
+    const d = by.get('sft')?.delta;
+    if (sft === undefined || sds === undefined)
+      out.push({ target, met: null, detail: missing('sft', REFERENCE_ROW) });
+    else {
+      // The SFT row's delta is SFT - Salvage-DS; the target's difference is its negation.
+      const lo = d ? -d.hi : Number.NaN;
+      const hi = d ? -d.lo : Number.NaN;
       out.push({
-        target: `${ROW_TITLES[id]} costs points vs Salvage-DS`,
-        met: x < sds,
-        detail: `${(100 * x).toFixed(1)}% vs ${(100 * sds).toFixed(1)}% (${pts(x - sds)})`,
+        target,
+        met: sds - sft >= 0.03 && lo > 0,
+        detail: `gain ${pts(sds - sft)}, 95% CI ${d ? `[${pts(lo)}, ${pts(hi)}] over ${d.n} test tasks` : 'n/a'}`,
       });
     }
+  }
+  for (const id of ['salvage-ds-full', 'salvage-ds-nosalvage', 'dapo-mined', 'grpo-exact'] as const) {
+    const target = `${ROW_TITLES[id]} falls below Salvage-DS`;
+    const x = p(id);
+    if (x === undefined || sds === undefined) {
+      out.push({ target, met: null, detail: missing(id, REFERENCE_ROW) });
+      continue;
+    }
+    const d = by.get(id)?.delta;
+    out.push({
+      target,
+      met: x < sds,
+      detail: `${pc(x)} vs ${pc(sds)} (${pts(x - sds)}${d ? `, 95% CI ${ci(d)}` : ''})`,
+    });
+  }
+  {
+    const target = "Salvage-DS samples at most 10% of full-corpus RL's rollouts";
+    const rm = by.get(REFERENCE_ROW)?.rollouts;
+    const rf = by.get('salvage-ds-full')?.rollouts;
+    if (rm === undefined || !rf)
+      out.push({ target, met: null, detail: missing(REFERENCE_ROW, 'salvage-ds-full') });
+    else
+      out.push({
+        target,
+        met: rm <= 0.1 * rf,
+        detail: `${rm.toFixed(0)} vs ${rf.toFixed(0)} rollouts per seed (${((100 * rm) / rf).toFixed(1)}%)`,
+      });
+  }
+  {
+    const target = 'the student without reflection falls below SFT';
+    const x = p('sft-noreflect');
+    if (x === undefined || sft === undefined)
+      out.push({ target, met: null, detail: missing('sft-noreflect', 'sft') });
+    else out.push({ target, met: x < sft, detail: `${pc(x)} vs ${pc(sft)} (${pts(x - sft)})` });
   }
   return out;
 }
 
-/** Per-RL-row diagnostics: what the gates, salvage and reward did (why an ordering holds or not). */
+/** `MET`, `NOT MET` or `not measured`. */
+export function targetVerdict(t: TargetCheck): string {
+  return t.met === null ? 'not measured' : t.met ? 'MET' : 'NOT MET';
+}
+
+/** The ablation table: pass@1 over seeds, the paired difference to Salvage-DS, steps and RL cost. */
+export function seedsTable(rows: AblationRowResult[]): string {
+  const head =
+    '| row | seeds | pass@1 (mean ± sd over seeds) | vs Salvage-DS, paired 95% CI | steps on solved | RL rollouts sampled | RL wall s | train wall s |';
+  const f = (x: number | null) => (x === null ? 'n/a' : x.toFixed(2));
+  return [
+    head,
+    `|${'---|'.repeat(8)}`,
+    ...rows.map((r) => {
+      const d =
+        r.id === REFERENCE_ROW ? 'reference' : r.delta ? `${pts(r.delta.diff)} ${ci(r.delta)}` : 'n/a';
+      const sd = r.seeds.length > 1 ? (100 * r.pass1.std).toFixed(1) : 'n/a';
+      return `| ${r.row} | ${r.seeds.map((s) => s.seed).join(', ')} | ${pc(r.pass1.mean)} ± ${sd} | ${d} | ${f(r.meanStepsSolved)} | ${r.rollouts.toFixed(0)} | ${r.rlSeconds.toFixed(1)} | ${r.trainSeconds.toFixed(1)} |`;
+    }),
+  ].join('\n');
+}
+
+/** Per-RL-run diagnostics: what the gates, salvage and reward did (why an ordering holds or not). */
 export function diagnosticsTable(rows: AblationRowResult[]): string {
-  const rl = rows.filter((r) => r.rl);
+  const rl = rows.flatMap((r) => (r.rlRuns ?? (r.rl ? [r.rl] : [])).map((x) => ({ r, x })));
   if (!rl.length) return '';
   const fullRollouts = rows.find((r) => r.id === 'salvage-ds-full')?.rollouts;
   const head =
-    '| row | states | steps | rollouts | % of full-corpus rollouts | contrast gate | competence gate | salvage share | zero-variance groups | reward first -> last fifth | KL to start (mean) |';
-  const sep = `|${'---|'.repeat(11)}`;
+    '| row | seed | states | steps | rollouts | % of full-corpus rollouts | contrast gate | competence gate | salvage share | zero-variance groups | reward first -> last fifth | KL to start (mean) |';
+  const sep = `|${'---|'.repeat(12)}`;
   const f2 = (x: number) => x.toFixed(2);
-  const lines = rl.map((r) => {
-    const x = r.rl as RlRunResult;
+  const lines = rl.map(({ r, x }) => {
     const share = fullRollouts ? `${((100 * x.rolloutsSampled) / fullRollouts).toFixed(1)}%` : 'n/a';
-    return `| ${r.row} | ${x.states} | ${x.steps} | ${x.rolloutsSampled} | ${share} | ${f2(x.means[METRICS.contrastGatePass])} | ${f2(x.means[METRICS.competenceGatePass])} | ${f2(x.means[METRICS.salvageShare])} | ${f2(x.means[METRICS.zeroVarianceShare])} | ${x.rewardStart.toFixed(3)} -> ${x.rewardEnd.toFixed(3)} | ${x.means[METRICS.klRef].toFixed(4)} |`;
+    return `| ${r.row} | ${x.options?.seed ?? 'n/a'} | ${x.states} | ${x.steps} | ${x.rolloutsSampled} | ${share} | ${f2(x.means[METRICS.contrastGatePass])} | ${f2(x.means[METRICS.competenceGatePass])} | ${f2(x.means[METRICS.salvageShare])} | ${f2(x.means[METRICS.zeroVarianceShare])} | ${x.rewardStart.toFixed(3)} -> ${x.rewardEnd.toFixed(3)} | ${x.means[METRICS.klRef].toFixed(4)} |`;
   });
   return [head, sep, ...lines].join('\n');
 }
@@ -115,21 +204,72 @@ export function stepTable(rows: AblationRowResult[]): string {
   ].join('\n');
 }
 
-/** ablation.md: the table, the RL diagnostics and the target checks. */
+/** Lines on the mined states: yield, and counts per label and per source. */
+export function miningLines(m: MiningBySource): string[] {
+  const labels = (x: Record<string, number>) =>
+    Object.entries(x)
+      .sort((a, b) => b[1] - a[1])
+      .map(([l, n]) => `${l} ${n}`)
+      .join(', ') || 'none';
+  const src = (name: string, s: MiningBySource['perSource']['teacher']) =>
+    `- ${name}: ${s.criticalStates} states from ${s.failedTrajectories} failing trajectories (yield ${(100 * s.yield).toFixed(2)}%); per label: ${labels(s.perLabel)}`;
+  return [
+    `- ${m.criticalStates} critical states over ${m.successSteps} verified-success steps: yield ${(100 * m.yield).toFixed(2)}% (the paper keeps about 3%)`,
+    `- per label: ${labels(m.perLabel)}`,
+    src("paired with the teacher's own failures", m.perSource.teacher),
+    src("paired with the student's failed rollouts (its rollouts and DAgger rounds)", m.perSource.student),
+  ];
+}
+
+/** Lines on reflection, paired: the teacher with and without notes, the students with and without reflection data. */
+export function reflectionLines(t: TeacherReflection | null, students: PairedSteps | null): string[] {
+  const out: string[] = [];
+  const f = (x: number | null) => (x === null ? 'n/a' : x.toFixed(2));
+  const rel = (x: number | null) => (x === null ? 'n/a' : `${x >= 0 ? '+' : ''}${(100 * x).toFixed(1)}%`);
+  if (t) {
+    out.push(
+      `- teacher on the same ${t.tasks} train tasks: solved ${t.solvedWith} with reflection (notes after a failure) vs ${t.solvedWithout} in one round without notes (${t.onlyWith} only with, ${t.onlyWithout} only without, ${t.both} both)`,
+      `- tasks the teacher retried with a note after failing: ${t.retried.tasks}; the attempt with the note succeeded on ${t.retried.successWithNote}, the attempt without notes on ${t.retried.successWithout}`,
+    );
+    if (t.pairedActions)
+      out.push(
+        `- teacher actions on tasks it solved both without and with notes (${t.pairedActions.tasks} tasks): ${f(t.pairedActions.withoutNotes)} without, ${f(t.pairedActions.withNotes)} with (${rel(t.pairedActions.relativeChange)})`,
+      );
+  }
+  if (students)
+    out.push(
+      `- students on the ${students.tasks} test tasks both solve: SFT ${f(students.a)} actions, without reflection data ${f(students.b)} (the paper: reflection cuts actions on solved tasks by 12.9-19.7%; here the student without it takes ${rel(students.relativeChange)})`,
+    );
+  return out;
+}
+
+/** ablation.md: the table, the targets, the mining, reflection, step accuracy, RL diagnostics and provenance. */
 export function ablationMarkdown(o: {
   title: string;
   rows: AblationRowResult[];
   targets: TargetCheck[];
   lines: string[];
+  mining?: MiningBySource | null;
+  reflection?: string[];
+  provenance?: string[];
 }): string {
-  const out = [`# ${o.title}`, '', ablationTable(o.rows), ''];
+  const seeds = Math.max(0, ...o.rows.map((r) => r.seeds.length));
+  const out = [`# ${o.title}`, '', seedsTable(o.rows), ''];
   out.push(
-    'pass@1 is averaged over runs on held-out world test tasks (± the spread over runs); steps are the mean actions of solved episodes;',
-    '"train wall s" is the row’s own training: RL rows count only the RL run on top of the SFT checkpoint, SFT rows the SFT epochs.',
+    `pass@1 is each seed's mean over the evaluation runs on held-out world test tasks, then mean ± sd over training seeds (up to ${seeds}); the SFT row is the one base student every RL row starts from.`,
+    '"vs Salvage-DS" is the row minus Salvage-DS on mined states with a paired bootstrap 95% CI, paired by test task (per task: success averaged over runs, then seeds; 10,000 seeded resamples).',
+    'Steps are the mean actions of solved episodes; RL columns are per seed (rollouts sampled, wall time of the RL run); "train wall s" is the row’s own training per seed (RL run, or SFT epochs).',
     '',
   );
+  if (o.targets.length) {
+    out.push('## Targets', '');
+    for (const t of o.targets) out.push(`- ${targetVerdict(t)}: ${t.target} (${t.detail})`);
+    out.push('');
+  }
   const notes = o.rows.filter((r) => r.note).map((r) => `- ${r.row}: ${r.note}`);
   if (notes.length) out.push('## Notes', '', ...notes, '');
+  if (o.mining) out.push('## Critical states', '', ...miningLines(o.mining), '');
+  if (o.reflection?.length) out.push('## Reflection, paired', '', ...o.reflection, '');
   const steps = stepTable(o.rows);
   if (steps) {
     out.push(
@@ -143,12 +283,7 @@ export function ablationMarkdown(o: {
   }
   const diag = diagnosticsTable(o.rows);
   if (diag) out.push('## RL diagnostics (means over steps)', '', diag, '');
-  if (o.targets.length) {
-    out.push('## Targets (issue 8)', '');
-    for (const t of o.targets)
-      out.push(`- ${t.met === null ? 'not measured' : t.met ? 'MET' : 'NOT MET'}: ${t.target} (${t.detail})`);
-    out.push('');
-  }
   if (o.lines.length) out.push('## Setup', '', ...o.lines, '');
+  if (o.provenance?.length) out.push('## Provenance', '', ...o.provenance, '');
   return out.join('\n');
 }

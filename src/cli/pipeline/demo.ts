@@ -62,13 +62,24 @@ export interface BaseResults {
  */
 export async function trainStudentStages(
   ctx: PipelineContext,
-  o: { collectDir: string; tasks: Task[]; suffix?: string; modelDir?: (name: string) => string },
+  o: {
+    collectDir: string;
+    tasks: Task[];
+    suffix?: string;
+    modelDir?: (name: string) => string;
+    /** Seed of the SFT runs and rollouts (default the pipeline's): `ablate --seeds` retrains with others. */
+    seed?: number;
+  },
 ): Promise<{ sft: SftStageResult; dagger: DaggerRound[]; student: string }> {
   const s = ctx.stages;
   const sfx = o.suffix ?? '';
   const model = o.modelDir ?? ((name: string) => ctx.paths.model(name));
   const sft = await s.run(`train-sft${sfx}`, (scope) =>
-    sftStage(ctx, scope, { runDir: o.collectDir, dir: sfx ? model(`sft${sfx}`) : ctx.paths.sft }),
+    sftStage(ctx, scope, {
+      runDir: o.collectDir,
+      dir: sfx ? model(`sft${sfx}`) : ctx.paths.sft,
+      ...(o.seed !== undefined ? { seed: o.seed } : {}),
+    }),
   );
   const dagger: DaggerRound[] = [];
   let student = sft.dir;
@@ -87,6 +98,7 @@ export async function trainStudentStages(
           maxSteps: ctx.preset.dagger.maxSteps,
           student: round === 1 ? 'student-sft' : `student-sft-dagger${round - 1}`,
           expertNotes: notes,
+          ...(o.seed !== undefined ? { seed: o.seed } : {}),
         }),
       );
       relabeled.push(dir);
@@ -95,6 +107,7 @@ export async function trainStudentStages(
           runDir: o.collectDir,
           relabeled: [...relabeled],
           dir: sfx ? model(`sft-dagger${round}${sfx}`) : ctx.paths.sftDagger(round),
+          ...(o.seed !== undefined ? { seed: o.seed } : {}),
         }),
       );
       dagger.push({ round, rollout, sft: retrained });

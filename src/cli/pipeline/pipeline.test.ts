@@ -6,9 +6,17 @@ import { InputError } from '../../core/errors.ts';
 import type { RateOverRuns } from '../../eval/metrics.ts';
 import { RunStore } from '../../store/run-store.ts';
 import { runAblation } from './ablate.ts';
-import { type AblationRowResult, ablationMarkdown, checkTargets, type RowId } from './ablation-table.ts';
+import { aggregateSeeds, type SeedRun } from './ablation-stats.ts';
+import {
+  type AblationRowResult,
+  ablationMarkdown,
+  addPairedDeltas,
+  checkTargets,
+  type RowId,
+} from './ablation-table.ts';
 import { PipelineContext } from './context.ts';
 import { PRESETS, presetByName, rlSteps } from './presets.ts';
+import { commandLine } from './provenance.ts';
 import { PipelineInterrupted, readStageRecord, StageRunner } from './stage.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'rmsweb-pipeline-'));
@@ -124,29 +132,79 @@ describe('StageRunner', () => {
 function rate(mean: number): RateOverRuns {
   return { mean, std: 0, min: mean, max: mean, perRun: [mean, mean, mean], tasks: 40 };
 }
-function row(id: RowId, mean: number, rollouts = 0): AblationRowResult {
-  return { id, row: id, pass1: rate(mean), meanStepsSolved: 5, rollouts, trainSeconds: 1, episodes: 120 };
+/** A row of `k` seeds whose per-task successes are `tasks` (the same on every seed). */
+function row(id: RowId, tasks: number[], rollouts = 0, k = 2): AblationRowResult {
+  const perTask = Object.fromEntries(
+    tasks.map((s, i) => [`t${i}`, { success: s, solved: s > 0 ? 1 : 0, solvedSteps: s > 0 ? 5 : 0 }]),
+  );
+  const mean = tasks.reduce((a, b) => a + b, 0) / tasks.length;
+  const seeds: SeedRun[] = Array.from({ length: k }, (_, seed) => ({
+    seed,
+    label: id,
+    pass1: rate(mean),
+    meanStepsSolved: 5,
+    perTask,
+    rollouts,
+    rlSeconds: rollouts ? 2 : 0,
+    trainSeconds: 1,
+  }));
+  const agg = aggregateSeeds(seeds);
+  return {
+    id,
+    row: id,
+    pass1: agg.pass1,
+    meanStepsSolved: agg.meanStepsSolved,
+    rollouts: agg.rollouts,
+    trainSeconds: agg.trainSeconds,
+    rlSeconds: agg.rlSeconds,
+    episodes: tasks.length * 3 * k,
+    seeds,
+    perTask: agg.perTask,
+  };
 }
+/** `n` tasks of which the first `solved` succeed. */
+const tasks = (n: number, solved: number) => Array.from({ length: n }, (_, i) => (i < solved ? 1 : 0));
 
 describe('ablation targets', () => {
-  it('checks gain, rollout share and the costly ablations on measured rows', () => {
+  it('checks every target on measured rows, with the paired CI for the gain over SFT', () => {
     const rows = [
-      row('sft', 0.3),
-      row('salvage-ds-mined', 0.4, 640),
-      row('salvage-ds-full', 0.38, 9600),
-      row('salvage-ds-nosalvage', 0.41, 640),
-      row('dapo-mined', 0.32, 900),
+      row('sft', tasks(40, 12)),
+      row('salvage-ds-mined', tasks(40, 20), 640),
+      row('salvage-ds-full', tasks(40, 18), 9600),
+      row('salvage-ds-nosalvage', tasks(40, 21), 640),
+      row('dapo-mined', tasks(40, 13), 900),
+      row('grpo-exact', tasks(40, 10), 640),
+      row('sft-noreflect', tasks(40, 11)),
     ];
+    addPairedDeltas(rows, { seed: 0, resamples: 2000 });
     const t = checkTargets(rows);
-    expect(t.map((x) => x.met)).toEqual([true, true, false, true]);
-    expect(t[0].detail).toBe('gain 10.0 pts');
-    expect(t[1].detail).toContain('(6.7%)');
+    expect(t.map((x) => x.met)).toEqual([true, true, false, true, true, true, true]);
+    expect(t[0].detail).toMatch(
+      /^gain \+20\.0 pts, 95% CI \[\+\d+\.\d pts, \+\d+\.\d pts\] over 40 test tasks$/,
+    );
+    expect(t[5].detail).toContain('(6.7%)');
     const md = ablationMarkdown({ title: 'x', rows, targets: t, lines: [] });
-    expect(md).toContain('| salvage-ds-mined | 40.0% ± 0.0 | 5.00 | 640 | 1.0 |');
-    expect(md).toContain('NOT MET: Salvage-DS without salvage costs points');
+    expect(md).toMatch(
+      /\| salvage-ds-mined \| 0, 1 \| 50\.0% ± 0\.0 \| reference \| 5\.00 \| 640 \| 2\.0 \| 1\.0 \|/,
+    );
+    expect(md).toContain('NOT MET: Salvage-DS without salvage falls below Salvage-DS');
+    expect(md).toMatch(/\| sft \| 0, 1 \| 30\.0% ± 0\.0 \| -20\.0 pts \[-\d/);
   });
-  it('does not claim a target whose rows are missing', () => {
-    expect(checkTargets([row('sft', 0.3)])).toEqual([]);
+  it('a gain whose paired CI includes 0 does not meet the first target', () => {
+    // +5 points on average, but from tasks that go both ways.
+    const sft = [1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0];
+    const sds = [0, 1, 1, 0, 0, 1, 1, 0, 1, 1, 1, 0, 0, 1, 1, 0, 1, 0, 1, 0];
+    const rows = [row('sft', sft), row('salvage-ds-mined', sds, 10)];
+    addPairedDeltas(rows, { seed: 0, resamples: 2000 });
+    const [gain] = checkTargets(rows);
+    expect(gain.met).toBe(false);
+    expect(gain.detail).toMatch(/^gain \+5\.0 pts, 95% CI \[-/);
+  });
+  it('lists a target whose rows are missing as not measured, never claimed', () => {
+    const t = checkTargets([row('sft', tasks(4, 1))]);
+    expect(t).toHaveLength(7);
+    expect(t.every((x) => x.met === null)).toBe(true);
+    expect(t[0].detail).toContain('no + Salvage-DS on mined states row');
   });
 });
 
@@ -197,6 +255,32 @@ describe('ablate --from', () => {
     } finally {
       await ctx.close();
     }
+  });
+
+  it('refuses a seed count below 1 before running anything', async () => {
+    const ctx = new PipelineContext(
+      {
+        command: 'ablate',
+        out: join(dir, 'abl-seeds'),
+        preset: presetByName('tiny'),
+        seed: 0,
+        worldSeed: 1,
+        quiet: true,
+      },
+      new AbortController().signal,
+    );
+    try {
+      await expect(runAblation(ctx, { seeds: 0 })).rejects.toThrow(/--seeds must be a positive integer/);
+      expect(ctx.stages.ran).toEqual([]);
+    } finally {
+      await ctx.close();
+    }
+  });
+
+  it('records the command line as typed, quoting what a shell would split', () => {
+    expect(commandLine(['node', 'rmsweb', 'ablate', '--preset', 'tiny', '--out', '/tmp/a b'])).toBe(
+      "rmsweb ablate --preset tiny --out '/tmp/a b'",
+    );
   });
 
   it('refuses to resume a folder made with other settings', () => {

@@ -1,8 +1,16 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { RmswebError } from '../../core/errors.ts';
 import { initPolicyBackend } from '../../policy/backend.ts';
 import { loadStudentPolicy } from '../../policy/student-policy.ts';
-import { METRICS, type RlAlgo, type RlExample, runRl, type StepMetrics } from '../../rl/index.ts';
+import {
+  labelRlExamples,
+  METRICS,
+  type RlAlgo,
+  type RlExample,
+  runRl,
+  type StepMetrics,
+} from '../../rl/index.ts';
 import { writeFileAtomic } from '../../store/index.ts';
 import { RL_METRICS_FILE } from '../commands/rl.ts';
 import type { PipelineContext } from './context.ts';
@@ -28,7 +36,10 @@ export interface RlRunResult {
   reward: string;
   data: string;
   dir: string;
+  /** Training states: those of the data with a label the policy can express. */
   states: number;
+  /** How the data's states were labelled (`labelRlExamples`); absent in runs recorded before it. */
+  labels?: { given: number; relabeled: number; partial: number; skipped: Record<string, number> };
   steps: number;
   rolloutsSampled: number;
   wallSeconds: number;
@@ -53,32 +64,53 @@ function meanOf(ms: StepMetrics[], key: string): number {
 export async function rlStage(
   ctx: PipelineContext,
   scope: StageScope,
-  o: { variant: RlVariant; examples: readonly RlExample[]; init: string },
+  o: {
+    variant: RlVariant;
+    examples: readonly RlExample[];
+    init: string;
+    /** RL seed (sampling, batch order); default the pipeline's seed. */
+    seed?: number;
+  },
 ): Promise<RlRunResult> {
   const v = o.variant;
+  const seed = o.seed ?? ctx.settings.seed;
   const rl = ctx.preset.rl;
-  const steps = rlSteps(rl, o.examples.length);
   const dir = ctx.paths.model(v.name);
   await initPolicyBackend();
   const policy = await loadStudentPolicy(o.init);
+  // The states' labels as SFT makes them (composed answers to spans; truths the policy can never
+  // produce dropped), so RL and SFT train on the same targets.
+  const labels = labelRlExamples(o.examples, policy.featurizer);
+  const examples = labels.kept;
+  if (!examples.length) {
+    policy.dispose();
+    throw new RmswebError(
+      `none of the ${o.examples.length} ${v.data} states has a label the policy can express (${JSON.stringify(labels.skipped)})`,
+      { code: 'NO_DATA' },
+    );
+  }
+  const steps = rlSteps(rl, examples.length);
   const bar = scope.progress(steps);
   const series = `rl/${v.name}`;
   // A rerun of an interrupted stage trains again from the SFT checkpoint; its points replace the
   // old ones step by step (appendMetric upserts), and the step count is fixed by the budget.
   scope.log(
-    `${v.algo} (${v.reward}${v.salvage === false ? ', no salvage' : ''}) on ${o.examples.length} ${v.data} states: ${steps} steps`,
+    `${v.algo} (${v.reward}${v.salvage === false ? ', no salvage' : ''}) on ${examples.length} ${v.data} states: ${steps} steps` +
+      (examples.length < o.examples.length || labels.relabeled
+        ? ` (${o.examples.length - examples.length} of ${o.examples.length} dropped: no expressible label; ${labels.relabeled} answers relabelled to spans)`
+        : ''),
   );
   // runRl is synchronous; the bar is drawn from its per-step callback.
   const result = runRl({
     algo: v.algo,
     reward: v.reward,
     policy,
-    examples: o.examples,
+    examples,
     steps,
     batchSize: rl.batchSize,
     groupSize: rl.groupSize,
     ...(rl.lr ? { lr: rl.lr } : {}),
-    seed: ctx.settings.seed,
+    seed,
     ...(v.algo === 'salvage-ds' ? { salvage: v.salvage ?? true } : {}),
     metricsStore: ctx.store,
     metricsSeries: series,
@@ -95,7 +127,13 @@ export async function rlStage(
     reward: result.reward,
     data: v.data,
     dir,
-    states: o.examples.length,
+    states: examples.length,
+    labels: {
+      given: o.examples.length,
+      relabeled: labels.relabeled,
+      partial: labels.partial,
+      skipped: labels.skipped,
+    },
     steps: ms.length,
     rolloutsSampled: result.rolloutsSampled,
     wallSeconds: result.wallMs / 1000,
@@ -105,7 +143,7 @@ export async function rlStage(
       batchSize: rl.batchSize,
       groupSize: rl.groupSize,
       lr: rl.lr ?? null,
-      seed: ctx.settings.seed,
+      seed,
     },
     rewardStart: meanOf(ms.slice(0, fifth), METRICS.meanReward),
     rewardEnd: meanOf(ms.slice(-fifth), METRICS.meanReward),

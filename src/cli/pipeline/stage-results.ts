@@ -98,7 +98,12 @@ const EvalStageResult = z.looseObject({
 const StepAccuracies = z.object({ heldOut: maybeNumber, critical: maybeNumber });
 /** The demo stores the SFT and RL students' accuracies; the ablation one entry per row. */
 const StepAccuracyResult = z.union([
-  z.object({ heldOutSteps: count, sft: StepAccuracies, rl: StepAccuracies.nullable() }),
+  z.object({
+    heldOutSteps: count,
+    sft: StepAccuracies,
+    dagger: StepAccuracies.nullable().optional(),
+    rl: StepAccuracies.nullable(),
+  }),
   z.record(z.string(), StepAccuracies),
 ]);
 
@@ -117,6 +122,7 @@ const STAGE_RESULTS: ReadonlyArray<[string, z.ZodType]> = [
   ['dagger-rollout*', RolloutResult],
   ['mine', MineStats],
   ['step-accuracy', StepAccuracyResult],
+  ['step-accuracy-*', StepAccuracies],
   ['rl-*', RlRunResult],
   ['eval-*', EvalStageResult],
 ];

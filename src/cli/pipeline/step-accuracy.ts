@@ -1,6 +1,6 @@
 import { initPolicyBackend } from '../../policy/backend.ts';
 import { evaluateSteps, type StepExample } from '../../policy/evaluate.ts';
-import { sftExamples } from '../../policy/sft-trainer.ts';
+import { filterRepresentable, sftExamples } from '../../policy/sft-trainer.ts';
 import { loadStudentPolicy } from '../../policy/student-policy.ts';
 import { loadCriticalStates } from '../../rl/index.ts';
 import type { RunStore } from '../../store/run-store.ts';
@@ -45,7 +45,12 @@ export async function stepAccuracies(checkpoint: string, probes: StepProbes): Pr
   await initPolicyBackend();
   const policy = await loadStudentPolicy(checkpoint);
   try {
-    const acc = (xs: StepExample[]) => (xs.length ? evaluateSteps(policy, xs).equivalentAccuracy : null);
+    // Labelled as SFT and RL label their steps (labelStep): a composed answer is scored against
+    // the span the policy can express, and steps it can never produce are not probes.
+    const acc = (xs: StepExample[]) => {
+      const kept = filterRepresentable(xs, policy.featurizer).kept;
+      return kept.length ? evaluateSteps(policy, kept).equivalentAccuracy : null;
+    };
     return { heldOut: acc(probes.heldOut), critical: acc(probes.critical) };
   } finally {
     policy.dispose();

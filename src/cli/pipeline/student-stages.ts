@@ -47,9 +47,16 @@ function previousEpochs(dir: string): EpochMetrics[] {
 export async function sftStage(
   ctx: PipelineContext,
   scope: StageScope,
-  o: { runDir: string; dir: string; relabeled?: string[] },
+  o: {
+    runDir: string;
+    dir: string;
+    relabeled?: string[];
+    /** Seed of the weights, split and shuffles; default the pipeline's seed. */
+    seed?: number;
+  },
 ): Promise<SftStageResult> {
   const p = ctx.preset.sft;
+  const seed = o.seed ?? ctx.settings.seed;
   await initPolicyBackend();
   const trajectories = loadSuccessfulTrajectories([o.runDir]);
   const relabeled = o.relabeled?.length ? loadRelabeledTrajectories(o.relabeled) : [];
@@ -77,7 +84,7 @@ export async function sftStage(
     epochs: p.epochs,
     batchSize: p.batch,
     lr: p.lr,
-    seed: ctx.settings.seed,
+    seed,
     policy,
     relabeled,
     startEpoch: resumed.length,
@@ -87,7 +94,7 @@ export async function sftStage(
       command: `${ctx.settings.command} (sft)`,
       runs: [o.runDir],
       relabeled: o.relabeled ?? [],
-      seed: ctx.settings.seed,
+      seed,
       epochs: p.epochs,
       batch: p.batch,
       lr: p.lr,
@@ -143,9 +150,12 @@ export async function rolloutStage(
     /** Tag naming the student in the run (default `student-sft`). */
     student?: string;
     expertNotes?: Map<string, string[]>;
+    /** Seed of the episodes and agents; default the pipeline's seed. */
+    seed?: number;
   },
 ): Promise<RolloutResult> {
   const p = ctx.preset.rollout;
+  const seed = o.seed ?? ctx.settings.seed;
   const agentSpec = `policy:${o.checkpoint}`;
   const student = o.student ?? 'student-sft';
   const relabel = o.expertNotes ? '+relabel:heuristic' : '';
@@ -163,7 +173,7 @@ export async function rolloutStage(
         key: `rollout:${student}${relabel}:${task.id}#${r}`,
         round: r,
         tags: ['rollout', 'student', `agent:${student}`, ...(relabel ? ['relabel:heuristic'] : [])],
-        seed: ctx.settings.seed + r,
+        seed: seed + r,
         ...(o.expertNotes ? { expertNotes: o.expertNotes.get(task.id) } : {}),
       });
     }
@@ -177,8 +187,8 @@ export async function rolloutStage(
     const res = await runEpisodePool({
       jobs,
       store,
-      makeAgent: () => resolveAgent(agentSpec, { seed: ctx.settings.seed }),
-      ...(o.expertNotes ? { makeExpert: () => resolveAgent('heuristic', { seed: ctx.settings.seed }) } : {}),
+      makeAgent: () => resolveAgent(agentSpec, { seed }),
+      ...(o.expertNotes ? { makeExpert: () => resolveAgent('heuristic', { seed }) } : {}),
       makeEnv: rt.makeEnv,
       start: rt.start,
       verify: rt.verify,
