@@ -61,7 +61,7 @@ const Table = z.object({
     loraRank: z.number().int(),
     loraAlpha: z.number(),
     loraDropout: z.number(),
-    gradAccum: z.number().int(),
+    microBatch: z.number().int(),
   }),
 });
 
