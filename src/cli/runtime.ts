@@ -18,6 +18,7 @@ import {
   WebVoyagerJudge,
 } from '../judge/index.ts';
 import { worldVerifier } from '../judge/world-verifier.ts';
+import { HfChatModel } from '../models/hf-chat-model.ts';
 import { createChatModel } from '../models/openai-chat-model.ts';
 import { loadPolicyAgent } from '../policy/policy-agent.ts';
 import { ensureWorld, probeWorld } from '../world/ensure.ts';
@@ -110,7 +111,8 @@ export async function openWorldRuntime(o: RuntimeOptions = {}): Promise<WorldRun
 /**
  * Resolves an agent spec: `heuristic` (the offline teacher), `random` (a seeded random clicker,
  * the floor), `openai:<model>[@<url>]` (any OpenAI-compatible endpoint), `policy:<dir>` (the local
- * student checkpoint).
+ * student checkpoint), `hf:<dir>` (a Hugging Face causal LM, e.g. one `--backend torch` trained, run
+ * with transformers in a Python process; text only, greedy, the export's prompt).
  */
 export async function resolveAgent(
   spec: string,
@@ -121,8 +123,14 @@ export async function resolveAgent(
   if (spec.startsWith('openai:')) return new LlmAgent({ model: createChatModel(spec, { role: 'teacher' }) });
   if (spec.startsWith('policy:'))
     return loadPolicyAgent(spec.slice('policy:'.length), { seed: opts.seed, greedy: opts.greedy });
+  if (spec.startsWith('hf:')) {
+    const dir = spec.slice('hf:'.length);
+    if (!dir)
+      throw new InputError('hf: needs a checkpoint folder, e.g. hf:models/torch-rl', { field: 'agent' });
+    return new LlmAgent({ model: new HfChatModel(dir), vision: false, maxTokens: 256 });
+  }
   throw new InputError(
-    `unknown agent "${spec}"; use heuristic, random, openai:<model>[@<url>] or policy:<dir>`,
+    `unknown agent "${spec}"; use heuristic, random, openai:<model>[@<url>], policy:<dir> or hf:<dir>`,
     { field: 'agent' },
   );
 }
@@ -134,6 +142,7 @@ export async function resolveAgent(
 export function isDeterministicAgent(spec: string, opts: { greedy?: boolean } = {}): boolean {
   if (spec === 'heuristic' || spec === 'random') return true;
   if (spec.startsWith('policy:')) return opts.greedy ?? true;
+  if (spec.startsWith('hf:')) return true; // decoded greedily
   return false;
 }
 

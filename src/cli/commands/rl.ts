@@ -17,6 +17,7 @@ import {
   runRl,
 } from '../../rl/index.ts';
 import { RunStore, writeFileAtomic } from '../../store/index.ts';
+import { rlTorchCommand } from './rl-torch.ts';
 
 /** The file beside the checkpoint that holds the run's curves and cost. */
 export const RL_METRICS_FILE = 'rl-metrics.json';
@@ -26,8 +27,17 @@ export interface RlCliOptions {
   reward: string;
   data?: string;
   fullCorpus?: string;
-  init: string;
+  init?: string;
   out: string;
+  backend?: string;
+  model?: string;
+  run?: string[];
+  lora?: boolean;
+  device?: string;
+  maxNewTokens?: string;
+  microBatch?: string;
+  nproc?: string;
+  verbose?: boolean;
   steps?: string;
   groupSize?: string;
   batch?: string;
@@ -93,6 +103,8 @@ export async function rlCommand(
   const temperature = numberOption(o.temperature, 'temperature', 1e-3, 100);
   if (!o.salvage && algo !== 'salvage-ds')
     throw new InputError(`--no-salvage applies to salvage-ds only, not ${algo}`, { field: 'salvage' });
+  if (!o.init)
+    throw new InputError('--init <dir> (the starting student checkpoint) is required', { field: 'init' });
   const examples = await loadExamples(o);
   const policy = await loadPolicy(o.init);
   const store = o.logRun ? RunStore.open(o.logRun) : undefined;
@@ -145,7 +157,7 @@ export async function rlCommand(
   const summary = {
     algo,
     reward,
-    init: o.init,
+    init: o.init ?? null,
     data: o.data ?? null,
     fullCorpus: o.fullCorpus ?? null,
     out: o.out,
@@ -192,8 +204,25 @@ export function registerRl(program: Command): void {
   program
     .command('rl')
     .description('Offline RL: Salvage-DS, GRPO or DAPO on critical states')
-    .requiredOption('--init <dir>', 'starting checkpoint (the SFT student)')
+    .option('--init <dir>', 'tfjs backend: starting checkpoint (the SFT student)')
     .requiredOption('--out <dir>', 'folder for the trained checkpoint and rl-metrics.json')
+    .option(
+      '--backend <name>',
+      'tfjs (the local student, default) or torch (a Hugging Face causal LM, PyTorch)',
+      'tfjs',
+    )
+    .option('--model <path>', 'torch: starting model, a Hugging Face folder or a .gguf file')
+    .option(
+      '--run <dir>',
+      'torch: run folder(s) whose trajectories give the prompt history of mined states (repeatable)',
+      (v: string, prev: string[] = []) => [...prev, v],
+    )
+    .option('--lora', 'torch: train LoRA adapters (merged into the saved checkpoint)')
+    .option('--device <name>', 'torch: auto (a GPU when there is one), cpu or cuda')
+    .option('--max-new-tokens <n>', 'torch: longest sampled reply (default 256)')
+    .option('--micro-batch <n>', 'torch: sequences per forward pass, gradients accumulated (default 16)')
+    .option('--nproc <n>', 'torch: processes (GPUs) on this machine, launched with torchrun (DDP)')
+    .option('--verbose', "torch: show the trainer's stderr")
     .option('--algo <name>', `algorithm: ${RL_ALGOS.join(' | ')}`, 'salvage-ds')
     .option('--reward <name>', `reward: ${REWARD_NAMES.join(' | ')}`, 'polarized')
     .option('--data <file>', 'critical states JSONL (from rmsweb mine)')
@@ -212,6 +241,12 @@ export function registerRl(program: Command): void {
     .option('--progress', 'show a progress bar even when stderr is not a terminal')
     .option('--json', 'print the summary as JSON on stdout')
     .action(async (o: RlCliOptions) => {
+      if (o.backend === 'torch') {
+        await rlTorchCommand({ ...o, out: o.out });
+        return;
+      }
+      if (o.backend !== 'tfjs')
+        throw new InputError(`--backend must be tfjs or torch, got "${o.backend}"`, { field: 'backend' });
       const r = await rlCommand(o);
       r.policy.dispose();
     });
