@@ -39,7 +39,7 @@ export function registerRollout(program: Command): void {
     .description(
       'Record rollouts of an agent on tasks into a run folder (failures feed `rmsweb mine`). Resumable.',
     )
-    .requiredOption('--agent <spec>', 'policy:DIR | heuristic | random | openai:MODEL[@URL]')
+    .requiredOption('--agent <spec>', 'policy:DIR | hf:DIR | heuristic | random | openai:MODEL[@URL]')
     .requiredOption('--tasks <spec>', 'world:train[:N][:SITES] | world:test[:N][:SITES] | FILE')
     .requiredOption('--out <dir>', 'run folder')
     .option('--runs <k>', 'episodes per task', '1')
