@@ -13,12 +13,11 @@ const present = Boolean(process.env.RMSWEB_PYTHON) || existsSync(python);
 const mustRun = Boolean(process.env.CI);
 
 describe('PyTorch trainer (pytest trainer/tests)', () => {
-  it.skipIf(present || mustRun)(
-    `SKIPPED: no trainer venv at ${python}; run bash trainer/setup.sh to include the Python tests`,
-    () => {},
-  );
-
-  it.runIf(present || mustRun)(
+  if (!present && !mustRun) {
+    it.skip(`SKIPPED: no trainer venv at ${python}; run bash trainer/setup.sh to include the Python tests`, () => {});
+    return;
+  }
+  it(
     'passes its pytest suite',
     () => {
       expect(present, `CI must set up ${python} (bash trainer/setup.sh) before npm test`).toBe(true);
