@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Agent } from '../agent/agent.ts';
 import type { EpisodeEnv } from '../agent/episode.ts';
 import { HeuristicAgent } from '../agent/heuristic/heuristic-agent.ts';
@@ -18,6 +20,7 @@ import {
   WebVoyagerJudge,
 } from '../judge/index.ts';
 import { worldVerifier } from '../judge/world-verifier.ts';
+import { HfChatModel } from '../models/hf-chat-model.ts';
 import { createChatModel } from '../models/openai-chat-model.ts';
 import { readCheckpoint } from '../policy/checkpoint.ts';
 import { loadPolicyAgent } from '../policy/policy-agent.ts';
@@ -126,7 +129,8 @@ export async function openWorldRuntime(o: RuntimeOptions = {}): Promise<WorldRun
 /**
  * Resolves an agent spec: `heuristic` (the offline teacher), `random` (a seeded random clicker,
  * the floor), `openai:<model>[@<url>]` (any OpenAI-compatible endpoint), `policy:<dir>` (the local
- * student checkpoint).
+ * student checkpoint), `hf:<dir>` (a Hugging Face causal LM, e.g. one `--backend torch` trained, run
+ * with transformers in a Python process; text only, greedy, the export's prompt).
  */
 export async function resolveAgent(
   spec: string,
@@ -137,10 +141,16 @@ export async function resolveAgent(
   if (spec.startsWith('openai:')) return new LlmAgent({ model: createChatModel(spec, { role: 'teacher' }) });
   if (spec.startsWith('policy:'))
     return loadPolicyAgent(spec.slice('policy:'.length), { seed: opts.seed, greedy: opts.greedy });
+  if (spec.startsWith('hf:')) {
+    const dir = spec.slice('hf:'.length);
+    if (!dir)
+      throw new InputError('hf: needs a checkpoint folder, e.g. hf:models/torch-rl', { field: 'agent' });
+    return new LlmAgent({ model: new HfChatModel(dir), vision: false, maxTokens: 256 });
+  }
   throw new InputError(`unknown agent "${spec}"; use ${AGENT_SPECS}`, { field: 'agent' });
 }
 
-const AGENT_SPECS = 'heuristic, random, openai:<model>[@<url>] or policy:<dir>';
+const AGENT_SPECS = 'heuristic, random, openai:<model>[@<url>], policy:<dir> or hf:<dir>';
 
 /**
  * Checks an agent spec without running anything, so a command refuses before it creates its run
@@ -157,6 +167,14 @@ export function checkAgentSpec(spec: string, field = '--agent'): void {
     readCheckpoint(spec.slice('policy:'.length));
     return;
   }
+  if (spec.startsWith('hf:')) {
+    const dir = spec.slice('hf:'.length);
+    if (!dir || !existsSync(join(dir, 'config.json')))
+      throw new InputError(`${dir || '(empty)'}: not a Hugging Face checkpoint folder (no config.json)`, {
+        field,
+      });
+    return;
+  }
   throw new InputError(`unknown agent "${spec}"; use ${AGENT_SPECS}`, { field });
 }
 
@@ -167,6 +185,7 @@ export function checkAgentSpec(spec: string, field = '--agent'): void {
 export function isDeterministicAgent(spec: string, opts: { greedy?: boolean } = {}): boolean {
   if (spec === 'heuristic' || spec === 'random') return true;
   if (spec.startsWith('policy:')) return opts.greedy ?? true;
+  if (spec.startsWith('hf:')) return true; // decoded greedily
   return false;
 }
 

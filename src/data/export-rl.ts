@@ -34,6 +34,13 @@ export interface ExportRlOptions {
   format: RlFormat;
   /** Output file (.parquet for verl, .jsonl for jsonl); JSONL images go to images/ beside it. */
   out: string;
+  /** Include the screenshot (default true); false renders the text-only prompt, for text-only LMs. */
+  withImages?: boolean;
+  /**
+   * JSONL only: add the success-side page (url and elements) as `extra_info.observation`, so a
+   * trainer's reward can tell equivalent elements apart from lookalikes (the PyTorch trainer reads it).
+   */
+  withObservation?: boolean;
 }
 
 export interface ExportRlSummary {
@@ -116,6 +123,24 @@ function imageBytes(hash: string, stores: RunStore[], cs: CriticalState): Uint8A
   return sha256(bytes) === hash ? bytes : null;
 }
 
+/** What a reward needs of the success-side page: its URL and elements (no screenshot, no notes). */
+function rewardObservation(cs: CriticalState) {
+  const o = cs.success.observation;
+  return {
+    url: o.url,
+    elements: o.elements.map((e) => ({
+      index: e.index,
+      tag: e.tag,
+      role: e.role,
+      name: e.name,
+      text: e.text,
+      attributes: e.attributes,
+      nodeKey: e.nodeKey,
+      parentIndex: e.parentIndex,
+    })),
+  };
+}
+
 /**
  * Converts critical states into RL training rows: the success side's prompt, and its action as
  * the rule reward's ground truth (Browser Use wire JSON, the shape the policy answers in).
@@ -136,11 +161,17 @@ export function exportRl(opts: ExportRlOptions): ExportRlSummary {
     withTrajectoryHistory: 0,
     droppedNoteLeak: 0,
   };
-  const rows: VerlRow[] = [];
+  const rows: Array<VerlRow & { observation?: ReturnType<typeof rewardObservation> }> = [];
   const imageData = new Map<string, Uint8Array>();
   try {
+    if (opts.withObservation && format !== 'jsonl')
+      throw new InputError('withObservation applies to the jsonl format only', { field: 'format' });
     for (const { line, state: cs } of states) {
       const p = criticalPrompt(cs, stores);
+      if (opts.withImages === false && p.imageHash) {
+        p.user = p.user.replace(`\n${IMAGE_SLOT}`, '').replace(IMAGE_SLOT, '');
+        p.imageHash = null;
+      }
       if (p.agentText.some((x) => p.scrubber.leaks(x))) {
         summary.droppedNoteLeak++;
         continue;
@@ -182,6 +213,7 @@ export function exportRl(opts: ExportRlOptions): ExportRlSummary {
           failure_action: JSON.stringify(toBrowserUse(cs.failure.action)),
           comparability: cs.comparability.total,
         },
+        ...(opts.withObservation ? { observation: rewardObservation(cs) } : {}),
       });
     }
   } finally {
@@ -198,7 +230,12 @@ export function exportRl(opts: ExportRlOptions): ExportRlSummary {
       if (!existsSync(dest)) writeFileAtomic(dest, bytes);
     }
     const w = new JsonlWriter(out);
-    for (const r of rows) w.write({ ...r, images: r.images.map((i) => i.path) });
+    for (const { observation, ...r } of rows)
+      w.write({
+        ...r,
+        images: r.images.map((i) => i.path),
+        ...(observation ? { extra_info: { ...r.extra_info, observation } } : {}),
+      });
     w.commit();
   }
   summary.rows = rows.length;

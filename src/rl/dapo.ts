@@ -8,6 +8,7 @@ import { competenceGate, contrastGate } from './gates.ts';
 import { groupAdvantages, groupStats } from './group-advantage.ts';
 import { meanTeacherForcedKl } from './kl.ts';
 import { emptyMetrics, METRICS, mean, type RlResult, type StepMetrics } from './metrics.ts';
+import { OPTIONS } from './options.ts';
 import { polarizedReward } from './reward/polarized.ts';
 import type { RewardFn } from './reward/types.ts';
 import { ExampleStream, type RolloutGroup, sampleGroups } from './rollouts.ts';
@@ -52,18 +53,7 @@ export interface DapoOptions {
   onMetrics?: (m: StepMetrics) => void;
 }
 
-export const DAPO_DEFAULTS = {
-  steps: 50,
-  batchSize: 8,
-  groupSize: 8,
-  temperature: 1,
-  lr: 1e-3,
-  clipLow: 0.2,
-  clipHigh: 0.28,
-  maxRefills: 3,
-  updateEpochs: 1,
-  seed: 0,
-} as const;
+export const DAPO_DEFAULTS = OPTIONS.dapo;
 
 // =============================================================================== training loop
 

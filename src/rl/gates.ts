@@ -1,3 +1,5 @@
+import { OPTIONS } from './options.ts';
+
 /**
  * The two gates of Salvage-DS. A group of rewards for one critical state is worth a policy-gradient
  * update only when it has contrast (the samples differ enough to say which is better) and
@@ -6,9 +8,9 @@
  */
 
 /** Default minimum reward spread (max - min) for the contrast gate. */
-export const DEFAULT_CONTRAST_DELTA = 0.5;
+export const DEFAULT_CONTRAST_DELTA = OPTIONS['salvage-ds'].contrastDelta;
 /** Default minimum best reward for the competence gate. */
-export const DEFAULT_COMPETENCE_TAU = 0.5;
+export const DEFAULT_COMPETENCE_TAU = OPTIONS['salvage-ds'].competenceTau;
 
 /** Reward contrast: max - min >= delta. An empty group fails. */
 export function contrastGate(rewards: readonly number[], delta = DEFAULT_CONTRAST_DELTA): boolean {

@@ -8,6 +8,7 @@ import { competenceGate, contrastGate } from './gates.ts';
 import { groupAdvantages, groupStats } from './group-advantage.ts';
 import { k3, meanTeacherForcedKl } from './kl.ts';
 import { emptyMetrics, METRICS, mean, type RlResult, type StepMetrics } from './metrics.ts';
+import { OPTIONS } from './options.ts';
 import { polarizedReward } from './reward/polarized.ts';
 import type { RewardFn } from './reward/types.ts';
 import { ExampleStream, sampleGroups } from './rollouts.ts';
@@ -52,17 +53,7 @@ export interface GrpoOptions {
   onMetrics?: (m: StepMetrics) => void;
 }
 
-export const GRPO_DEFAULTS = {
-  steps: 50,
-  batchSize: 8,
-  groupSize: 8,
-  temperature: 1,
-  lr: 1e-3,
-  clipEps: 0.2,
-  beta: 0.001,
-  updateEpochs: 1,
-  seed: 0,
-} as const;
+export const GRPO_DEFAULTS = OPTIONS.grpo;
 
 // =============================================================================== training loop
 

@@ -9,6 +9,7 @@ import { competenceGate, contrastGate } from './gates.ts';
 import { groupAdvantages, groupStats } from './group-advantage.ts';
 import { k3, meanTeacherForcedKl, teacherForcedKl } from './kl.ts';
 import { emptyMetrics, METRICS, mean, type RlResult, type StepMetrics } from './metrics.ts';
+import { OPTIONS } from './options.ts';
 import { polarizedReward } from './reward/polarized.ts';
 import type { RewardFn } from './reward/types.ts';
 import { ExampleStream, type RolloutGroup, sampleGroups } from './rollouts.ts';
@@ -65,21 +66,7 @@ export interface SalvageDsOptions {
   onMetrics?: (m: StepMetrics) => void;
 }
 
-export const SALVAGE_DS_DEFAULTS = {
-  steps: 50,
-  batchSize: 8,
-  groupSize: 8,
-  temperature: 1,
-  lr: 1e-3,
-  clipEps: 0.2,
-  beta: 0.001,
-  betaBrake: 0.1,
-  contrastDelta: 0.5,
-  competenceTau: 0.5,
-  salvage: true,
-  updateEpochs: 1,
-  seed: 0,
-} as const;
+export const SALVAGE_DS_DEFAULTS = OPTIONS['salvage-ds'];
 
 // ============================================================================= loss of one step
 

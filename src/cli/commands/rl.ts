@@ -21,7 +21,9 @@ import {
   SALVAGE_DS_DEFAULTS,
 } from '../../rl/index.ts';
 import { RunStore, writeFileAtomic } from '../../store/index.ts';
+import { intOption, numberOption, seedOption } from '../options.ts';
 import { parseOptions } from '../parse-options.ts';
+import { rlTorchCommand } from './rl-torch.ts';
 
 /** The file beside the checkpoint that holds the run's curves and cost. */
 export const RL_METRICS_FILE = 'rl-metrics.json';
@@ -33,14 +35,38 @@ export const RlCliOptions = RlCommonOptions.omit({ updateEpochs: true }).extend(
   /** Keep only states the causal check confirmed (`mine --verify`). */
   confirmedOnly: z.boolean().default(false),
   fullCorpus: z.string().min(1).optional(),
-  init: z.string().min(1),
+  init: z.string().min(1).optional(),
   out: z.string().min(1),
+  backend: z.enum(['tfjs', 'torch']).default('tfjs'),
   salvage: z.boolean().default(true),
   logRun: z.string().min(1).optional(),
   progress: z.boolean().default(false),
   json: z.boolean().default(false),
 });
 export type RlCliOptions = z.output<typeof RlCliOptions>;
+
+/**
+ * `rl --backend torch`: the same names, checked here and handed to the Python trainer, which
+ * validates the numbers again on its side (its options table is the TS one).
+ */
+const RlTorchCliOptions = z.object({
+  algo: z.enum(['salvage-ds', 'grpo', 'dapo']),
+  reward: z.enum(REWARD_NAMES).default('polarized'),
+  out: z.string().min(1),
+  model: z.string().min(1).optional(),
+  data: z.string().min(1).optional(),
+  run: z.array(z.string().min(1)).optional(),
+  steps: intOption(1, 1_000_000).optional(),
+  groupSize: intOption(2, 1024).optional(),
+  batch: intOption(1, 100_000).optional(),
+  lr: numberOption(0, 1).optional(),
+  seed: seedOption.optional(),
+  temperature: numberOption(0, 10).optional(),
+  maxNewTokens: intOption(1, 100_000).optional(),
+  microBatch: intOption(1, 100_000).optional(),
+  nproc: intOption(1, 1024).optional(),
+  device: z.string().min(1).optional(),
+});
 
 async function loadExamples(o: RlCliOptions): Promise<RlExample[]> {
   if ((o.data === undefined) === (o.fullCorpus === undefined)) {
@@ -67,6 +93,8 @@ export async function rlCommand(
   const { algo, reward, steps, groupSize, batchSize, lr, seed, temperature } = o;
   if (!o.salvage && algo !== 'salvage-ds')
     throw new InputError(`--no-salvage applies to salvage-ds only, not ${algo}`, { field: '--no-salvage' });
+  if (!o.init)
+    throw new InputError('--init <dir> (the starting student checkpoint) is required', { field: '--init' });
   const loaded = await loadExamples(o);
   const policy = await loadPolicy(o.init);
   // The local student labels the states as SFT does (labelRlExamples); other policies take them raw.
@@ -126,7 +154,7 @@ export async function rlCommand(
   const summary = {
     algo,
     reward,
-    init: o.init,
+    init: o.init ?? null,
     data: o.data ?? null,
     confirmedOnly: o.confirmedOnly ?? false,
     fullCorpus: o.fullCorpus ?? null,
@@ -174,8 +202,25 @@ export function registerRl(program: Command): void {
   program
     .command('rl')
     .description('Offline RL: Salvage-DS, GRPO or DAPO on critical states')
-    .requiredOption('--init <dir>', 'starting checkpoint (the SFT student)')
+    .option('--init <dir>', 'tfjs backend: starting checkpoint (the SFT student)')
     .requiredOption('--out <dir>', 'folder for the trained checkpoint and rl-metrics.json')
+    .option(
+      '--backend <name>',
+      'tfjs (the local student, default) or torch (a Hugging Face causal LM, PyTorch)',
+      'tfjs',
+    )
+    .option('--model <path>', 'torch: starting model, a Hugging Face folder or a .gguf file')
+    .option(
+      '--run <dir>',
+      'torch: run folder(s) whose trajectories give the prompt history of mined states (repeatable)',
+      (v: string, prev: string[] = []) => [...prev, v],
+    )
+    .option('--lora', 'torch: train LoRA adapters (merged into the saved checkpoint)')
+    .option('--device <name>', 'torch: auto (a GPU when there is one), cpu or cuda')
+    .option('--max-new-tokens <n>', 'torch: longest sampled reply (default 256)')
+    .option('--micro-batch <n>', 'torch: sequences per forward pass, gradients accumulated (default 16)')
+    .option('--nproc <n>', 'torch: processes (GPUs) on this machine, launched with torchrun (DDP)')
+    .option('--verbose', "torch: show the trainer's stderr")
     .option('--algo <name>', `algorithm: ${RL_ALGOS.join(' | ')}`, 'salvage-ds')
     .option('--reward <name>', `reward: ${REWARD_NAMES.join(' | ')}`, 'polarized')
     .option('--data <file>', 'critical states JSONL (from rmsweb mine)')
@@ -199,6 +244,11 @@ export function registerRl(program: Command): void {
     .option('--json', 'print the summary as JSON on stdout')
     .action(async (raw) => {
       const { batch, ...rest } = raw;
+      if (raw.backend === 'torch') {
+        const t = parseOptions(RlTorchCliOptions, raw, 'rl');
+        await rlTorchCommand({ ...t, ...raw, out: t.out });
+        return;
+      }
       const r = await rlCommand(
         parseOptions(RlCliOptions, { batchSize: batch, ...rest }, 'rl', { batchSize: '--batch' }),
       );

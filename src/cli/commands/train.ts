@@ -9,9 +9,10 @@ import { type EpochMetrics, type SftDataReport, trainSft } from '../../policy/sf
 import { loadStudentPolicy } from '../../policy/student-policy.ts';
 import { parseOptions } from '../parse-options.ts';
 import { createProgress } from '../progress.ts';
+import { sftTorchCommand } from './train-torch.ts';
 
 const Options = z.object({
-  run: z.array(z.string().min(1)).min(1, 'give at least one --run DIR'),
+  run: z.array(z.string().min(1)).default([]),
   relabeled: z.array(z.string().min(1)).default([]),
   out: z.string().min(1),
   epochs: z.coerce.number().int().min(1).max(1000).default(8),
@@ -22,7 +23,14 @@ const Options = z.object({
   hidden: z.coerce.number().int().min(8).max(1024).optional(),
   embedDim: z.coerce.number().int().min(4).max(512).optional(),
   maxElements: z.coerce.number().int().min(4).max(1024).optional(),
-  backend: z.enum(['wasm', 'cpu']).default('wasm'),
+  backend: z.enum(['wasm', 'cpu', 'torch']).default('wasm'),
+  model: z.string().min(1).optional(),
+  data: z.string().min(1).optional(),
+  lora: z.boolean().default(false),
+  device: z.string().optional(),
+  microBatch: z.coerce.number().int().min(0).optional(),
+  nproc: z.coerce.number().int().min(1).optional(),
+  verbose: z.boolean().default(false),
   resume: z.boolean().default(false),
   progress: z.boolean().default(false),
   quiet: z.boolean().default(false),
@@ -105,6 +113,8 @@ function refuseChangedHyperparameters(o: TrainOptions): void {
 }
 
 async function runSft(o: TrainOptions): Promise<void> {
+  if (o.backend === 'torch') return sftTorchCommand(o);
+  if (o.run.length === 0) throw new InputError('give at least one --run DIR', { field: '--run' });
   const hasCheckpoint = existsSync(join(o.out, 'config.json'));
   if (hasCheckpoint && !o.resume) {
     throw new InputError(
@@ -199,7 +209,18 @@ export function registerTrain(program: Command): void {
     .option('--hidden <n>', 'hidden width (default 64)')
     .option('--embed-dim <n>', 'token embedding width (default 32)')
     .option('--max-elements <n>', 'elements kept per observation (default 128)')
-    .option('--backend <name>', 'tfjs backend: wasm or cpu', 'wasm')
+    .option(
+      '--backend <name>',
+      'wasm or cpu: the local tfjs student; torch: a Hugging Face causal LM (--model) with the PyTorch trainer',
+      'wasm',
+    )
+    .option('--model <path>', 'torch: starting model, a Hugging Face folder or a .gguf file')
+    .option('--data <file>', 'torch: an `export sft --format trl` train.jsonl instead of exporting --run')
+    .option('--lora', 'torch: train LoRA adapters (merged into the saved checkpoint)')
+    .option('--device <name>', 'torch: auto (a GPU when there is one), cpu or cuda')
+    .option('--micro-batch <n>', 'torch: sequences per forward pass, gradients accumulated (default 16)')
+    .option('--nproc <n>', 'torch: processes (GPUs) on this machine, launched with torchrun (DDP)')
+    .option('--verbose', "torch: show the trainer's stderr")
     .option('--resume', 'continue the checkpoint in --out from its last finished epoch')
     .option('--progress', 'force the progress bar even without a terminal')
     .option('--quiet', 'no progress output')

@@ -6,6 +6,7 @@ import {
   elementsEquivalent,
 } from '../../core/action-equivalence.ts';
 import type { Observation } from '../../core/observation.ts';
+import { OPTIONS } from '../options.ts';
 import type { RewardFn } from './types.ts';
 
 /** Options of the polarized reward. */
@@ -75,7 +76,7 @@ function wrongTarget(s: Action, t: Action, obs: Observation): boolean {
  *  - right type and element but partly right text: polarize(argumentSimilarity) (see {@link polarize}).
  */
 export function polarizedReward(opts: PolarizedOptions = {}): RewardFn {
-  const power = opts.power ?? 0.5;
+  const power = opts.power ?? OPTIONS.polarized.power;
   if (!(power > 0 && power <= 1))
     throw new RangeError(`polarized reward power must be in (0, 1], got ${power}`);
   return (sampled, truth, obs) => {

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { Action } from '../../core/action.ts';
 import { Observation, type ObservationInput } from '../../core/observation.ts';
@@ -10,67 +11,41 @@ import {
   textSimReward,
 } from './index.ts';
 
-const box = { x: 0, y: 0, width: 10, height: 10 };
-const obs = Observation.parse({
-  url: 'http://shop.test/search',
-  elements: [
-    { index: 0, tag: 'input', name: 'Destination', nodeKey: 'k0', bbox: box },
-    { index: 1, tag: 'button', name: 'Search', nodeKey: 'k1', bbox: box },
-    { index: 2, tag: 'a', name: 'Contact', attributes: { href: '/contact' }, nodeKey: 'k2', bbox: box },
-    { index: 3, tag: 'a', name: 'Contact', attributes: { href: '/contact-sales' }, nodeKey: 'k3', bbox: box },
-    { index: 4, tag: 'span', text: 'Search', nodeKey: 'k4', parentIndex: 1, bbox: box },
-    { index: 5, tag: 'button', name: 'Add to cart', nodeKey: 'k5', bbox: box },
-    { index: 6, tag: 'button', name: 'Add to cart', nodeKey: 'k6', bbox: box },
-  ],
-} satisfies ObservationInput);
+// The near-miss table lives in a JSON fixture that the Python trainer's tests read too
+// (trainer/tests/test_reward.py), so the two implementations of each reward cannot drift apart.
+const FIXTURE = JSON.parse(readFileSync(new URL('./near-miss.json', import.meta.url), 'utf8')) as {
+  observation: ObservationInput;
+  cases: Array<{
+    name: string;
+    sampled: Action | null;
+    truth: Action;
+    polarized: number;
+    exact: number;
+    textsim: number;
+  }>;
+  polarize: Array<{ s: number; power: number; value: number }>;
+};
+const obs = Observation.parse(FIXTURE.observation);
 
 const polarized = polarizedReward();
-const click = (index: number): Action => ({ type: 'click', index });
 const input = (index: number, text: string): Action => ({ type: 'input', index, text, clear: true });
 
-// [name, sampled, truth, polarized, exact, textsim as [lo, hi]]
-const TABLE: Array<[string, Action | undefined, Action, number, number, [number, number]]> = [
-  ['identical click', click(1), click(1), 1, 1, [1, 1]],
-  ['wrong element, same label (lookalike)', click(5), click(6), -1, 0, [0.8, 0.99]],
-  ['wrong link, same label, other destination', click(3), click(2), -1, 0, [0.8, 0.99]],
-  ['descendant span of the same button', click(4), click(1), 1, 0, [0, 0.9]],
-  ['"New York" vs "new york "', input(0, 'New York'), input(0, 'new york '), 1, 0, [0.5, 0.99]],
-  ['wrong type', input(1, 'Search'), click(1), -1, 0, [0, 0.9]],
-  ['parse failure', undefined, click(1), -1, 0, [0, 0]],
-  ['right text, wrong element', input(1, 'Paris'), input(0, 'Paris'), -1, 0, [0.3, 0.99]],
-  [
-    'done with the wrong outcome',
-    { type: 'done', text: 'ok', success: false },
-    { type: 'done', text: 'ok', success: true },
-    -1,
-    0,
-    [0.5, 0.99],
-  ],
-  [
-    'done, answer with number format',
-    { type: 'done', text: '$1,299.00', success: true },
-    { type: 'done', text: '1299', success: true },
-    1,
-    0,
-    [0, 0.9],
-  ],
-  [
-    'scroll the other way',
-    { type: 'scroll', down: false, pages: 1 },
-    { type: 'scroll', down: true, pages: 1 },
-    -1,
-    0,
-    [0.5, 0.99],
-  ],
-];
-
 describe('rewards on near-misses', () => {
-  it.each(TABLE)('%s', (_name, sampled, truth, pol, exact, [lo, hi]) => {
-    expect(polarized(sampled, truth, obs)).toBe(pol);
-    expect(exactReward(sampled, truth, obs)).toBe(exact);
-    const ts = textSimReward(sampled, truth, obs);
-    expect(ts).toBeGreaterThanOrEqual(lo);
-    expect(ts).toBeLessThanOrEqual(hi);
+  it.each(FIXTURE.cases.map((c) => [c.name, c] as const))('%s', (_name, c) => {
+    const sampled = c.sampled ?? undefined;
+    expect(polarized(sampled, c.truth, obs)).toBeCloseTo(c.polarized, 9);
+    expect(exactReward(sampled, c.truth, obs)).toBe(c.exact);
+    expect(textSimReward(sampled, c.truth, obs)).toBeCloseTo(c.textsim, 9);
+  });
+
+  it('the generic text reward is fooled by lookalikes the polarized reward rejects', () => {
+    const lookalike = FIXTURE.cases.find((c) => c.name.includes('lookalike'))!;
+    expect(lookalike.polarized).toBe(-1);
+    expect(lookalike.textsim).toBeGreaterThan(0.8);
+  });
+
+  it.each(FIXTURE.polarize.map((q) => [`polarize(${q.s}, ${q.power})`, q] as const))('%s', (_n, q) => {
+    expect(polarize(q.s, q.power)).toBeCloseTo(q.value, 9);
   });
 
   it('pushes partial text away from the middle rather than scoring it linearly', () => {

@@ -1,0 +1,179 @@
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { InputError } from '../../core/index.ts';
+import { exportRl } from '../../data/export-rl.ts';
+import { METRICS } from '../../rl/metrics.ts';
+import { RunStore, writeFileAtomic } from '../../store/index.ts';
+import { createProgress } from '../progress.ts';
+import { requireTorchTrainer, runTorchTrainer, type TrainerEvent } from '../torch-trainer.ts';
+
+/** Flags of `rmsweb rl` that the torch backend reads (beside the shared ones). */
+export interface RlTorchOptions {
+  algo: string;
+  reward: string;
+  data?: string;
+  fullCorpus?: string;
+  model?: string;
+  run?: string[];
+  out: string;
+  steps?: string;
+  groupSize?: string;
+  batch?: string;
+  lr?: string;
+  seed?: string;
+  temperature?: string;
+  salvage: boolean;
+  lora?: boolean;
+  device?: string;
+  maxNewTokens?: string;
+  microBatch?: string;
+  nproc?: string;
+  logRun?: string;
+  progress?: boolean;
+  json?: boolean;
+  verbose?: boolean;
+}
+
+/** True when the file is already an `export rl` JSONL (rows with reward_model), not mined CriticalStates. */
+function isRlExport(file: string): boolean {
+  if (file.endsWith('.parquet')) return true;
+  const first = readFileSync(file, 'utf8').split('\n', 1)[0] ?? '';
+  try {
+    return 'reward_model' in (JSON.parse(first) as object);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * `rmsweb rl --backend torch`: trains a Hugging Face causal LM with the PyTorch trainer. Mined
+ * critical states are first exported as text-only JSONL rows that carry the page (so the reward
+ * resolves elements as the TS reward does); an `export rl` file (JSONL or verl parquet) is used as is.
+ * Progress streams from the trainer's metrics JSONL; steps go to the run store with --log-run.
+ */
+export async function rlTorchCommand(o: RlTorchOptions): Promise<TrainerEvent[]> {
+  if (!o.model)
+    throw new InputError('--backend torch needs --model DIR (a Hugging Face folder or .gguf)', {
+      field: 'model',
+    });
+  if (o.fullCorpus !== undefined)
+    throw new InputError(
+      '--full-corpus is a tfjs-backend option; export the corpus with `rmsweb export rl` and pass it as --data',
+      { field: 'full-corpus' },
+    );
+  if (!o.data)
+    throw new InputError('give --data: critical states (from rmsweb mine) or an `rmsweb export rl` file', {
+      field: 'data',
+    });
+  if (!existsSync(o.data)) throw new InputError('file does not exist', { file: o.data, field: 'data' });
+  if (!existsSync(o.model)) throw new InputError('model does not exist', { file: o.model, field: 'model' });
+  const env = requireTorchTrainer();
+  const out = resolve(o.out);
+  mkdirSync(out, { recursive: true });
+
+  let data = resolve(o.data);
+  if (!isRlExport(data)) {
+    const rows = join(out, 'rl-data.jsonl');
+    const s = exportRl({
+      runs: o.run ?? [],
+      critical: data,
+      format: 'jsonl',
+      out: rows,
+      withImages: false,
+      withObservation: true,
+    });
+    data = rows;
+    if (!o.json) process.stderr.write(`exported ${s.rows} critical states to ${rows}\n`);
+  }
+
+  const args = [
+    'rl',
+    '--algo',
+    o.algo,
+    '--reward',
+    o.reward,
+    '--model',
+    resolve(o.model),
+    '--data',
+    data,
+    '--out',
+    out,
+  ];
+  const flag = (name: string, v: string | undefined) => {
+    if (v !== undefined) args.push(name, v);
+  };
+  flag('--steps', o.steps);
+  flag('--group-size', o.groupSize);
+  flag('--batch', o.batch);
+  flag('--lr', o.lr);
+  flag('--seed', o.seed);
+  flag('--temperature', o.temperature);
+  flag('--device', o.device);
+  flag('--max-new-tokens', o.maxNewTokens);
+  flag('--micro-batch', o.microBatch);
+  if (o.lora) args.push('--lora');
+  if (!o.salvage) args.push('--no-salvage');
+  if (o.lr === undefined && !o.lora && !o.json)
+    process.stderr.write(
+      'note: the default lr (0.001, shared with the tfjs student) suits LoRA or a tiny model; pass --lr 1e-6..1e-5 to fully fine-tune a pretrained LM\n',
+    );
+
+  const steps = Number(o.steps ?? 50);
+  const bar = createProgress(`rl ${o.algo} (torch)`, steps, { force: o.progress, quiet: o.json });
+  const store = o.logRun ? RunStore.open(o.logRun) : undefined;
+  const series = `rl/${o.algo}/${o.out}`;
+  let events: TrainerEvent[];
+  try {
+    events = await runTorchTrainer({
+      args,
+      metricsFile: join(out, 'rl-metrics.jsonl'),
+      nproc: o.nproc ? Number(o.nproc) : undefined,
+      verbose: o.verbose,
+      onEvent: (e) => {
+        if (e.event !== 'step' || typeof e.step !== 'number') return;
+        const values = Object.fromEntries(
+          Object.entries(e).filter(([k, v]) => k.includes('/') && typeof v === 'number'),
+        ) as Record<string, number>;
+        store?.appendMetric(series, e.step, values);
+        bar?.update(e.step, { loss: values[METRICS.total] ?? 0 });
+      },
+    });
+  } finally {
+    bar?.stop();
+    store?.close();
+  }
+  const metrics = events.filter((e) => e.event === 'step');
+  const done = events.find((e) => e.event === 'done');
+  const last = metrics.at(-1) as Record<string, number> | undefined;
+  const summary = {
+    backend: 'torch',
+    algo: o.algo,
+    reward: o.reward,
+    model: o.model,
+    data,
+    out,
+    python: env.python,
+    torch: env.packages.torch,
+    cuda: env.cuda ?? false,
+    rolloutsSampled: last?.[METRICS.rolloutsTotal] ?? 0,
+    seconds: done?.seconds ?? null,
+    final: last ?? null,
+  };
+  writeFileAtomic(join(out, 'rl-metrics.json'), `${JSON.stringify({ ...summary, metrics }, null, 2)}\n`);
+  if (o.json) process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+  else {
+    process.stdout.write(
+      `${o.algo} (torch, ${o.reward}): ${metrics.length} steps, ${summary.rolloutsSampled} rollouts, ${summary.seconds}s\n`,
+    );
+    if (last)
+      process.stdout.write(
+        `last step: mean reward ${last[METRICS.meanReward].toFixed(3)}, contrast gate ${last[METRICS.contrastGatePass].toFixed(2)}, ` +
+          `competence gate ${last[METRICS.competenceGatePass].toFixed(2)}, salvage share ${last[METRICS.salvageShare].toFixed(2)}, ` +
+          `KL to start ${last[METRICS.klRef].toFixed(4)}\n`,
+      );
+    process.stdout.write(
+      `saved the Hugging Face checkpoint and rl-metrics.json to ${out}; evaluate it with --agent hf:${o.out}\n`,
+    );
+  }
+  return events;
+}

@@ -1,0 +1,69 @@
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+
+/**
+ * The options table shared with the PyTorch trainer (trainer/rmsweb_trainer/options.py reads the
+ * same file): one place holds every default, so the two implementations cannot drift apart.
+ */
+export const OPTIONS_FILE = new URL('./options.json', import.meta.url);
+
+const Table = z.object({
+  'salvage-ds': z.object({
+    steps: z.number().int(),
+    batchSize: z.number().int(),
+    groupSize: z.number().int(),
+    temperature: z.number(),
+    lr: z.number(),
+    clipEps: z.number(),
+    beta: z.number(),
+    betaBrake: z.number(),
+    contrastDelta: z.number(),
+    competenceTau: z.number(),
+    salvage: z.boolean(),
+    updateEpochs: z.number().int(),
+    seed: z.number().int(),
+  }),
+  grpo: z.object({
+    steps: z.number().int(),
+    batchSize: z.number().int(),
+    groupSize: z.number().int(),
+    temperature: z.number(),
+    lr: z.number(),
+    clipEps: z.number(),
+    beta: z.number(),
+    updateEpochs: z.number().int(),
+    seed: z.number().int(),
+  }),
+  dapo: z.object({
+    steps: z.number().int(),
+    batchSize: z.number().int(),
+    groupSize: z.number().int(),
+    temperature: z.number(),
+    lr: z.number(),
+    clipLow: z.number(),
+    clipHigh: z.number(),
+    maxRefills: z.number().int(),
+    updateEpochs: z.number().int(),
+    seed: z.number().int(),
+  }),
+  sft: z.object({
+    epochs: z.number().int(),
+    batchSize: z.number().int(),
+    lr: z.number(),
+    seed: z.number().int(),
+    valFrac: z.number(),
+  }),
+  polarized: z.object({ power: z.number() }),
+  torch: z.object({
+    maxNewTokens: z.number().int(),
+    maxPromptTokens: z.number().int(),
+    lora: z.boolean(),
+    loraRank: z.number().int(),
+    loraAlpha: z.number(),
+    loraDropout: z.number(),
+    microBatch: z.number().int(),
+  }),
+});
+
+/** Every trainer default, parsed once from options.json. */
+export const OPTIONS: z.infer<typeof Table> = Table.parse(JSON.parse(readFileSync(OPTIONS_FILE, 'utf8')));

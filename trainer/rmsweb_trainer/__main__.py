@@ -1,0 +1,194 @@
+"""`python -m rmsweb_trainer COMMAND`: what the rmsweb CLI runs (`rmsweb rl --backend torch`,
+`rmsweb train sft --backend torch`, `--agent hf:DIR`), usable on its own and under torchrun or
+accelerate launch for several GPUs.
+
+  check                          the environment as JSON (exit 3 when a package is missing)
+  tiny --out DIR --data FILE...  a tiny random LM whose tokenizer is trained on the data's text
+  rl --algo A --model M --data F --out DIR [--metrics FILE] [options]
+  sft --model M --data F --out DIR [--metrics FILE] [options]
+  serve --model DIR              generations over stdin/stdout, one JSON object a line
+
+Exit codes: 0 ok, 2 bad input (the message names file, line, field), 3 environment, 1 other.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+import time
+from typing import Any
+
+REQUIRED = ["torch", "transformers", "peft", "pyarrow", "safetensors", "tokenizers", "regex"]
+OPTIONAL = ["accelerate", "gguf"]
+
+
+def check() -> int:
+    info: dict[str, Any] = {"python": sys.version.split()[0], "packages": {}, "missing": []}
+    for name in REQUIRED + OPTIONAL:
+        try:
+            info["packages"][name] = getattr(importlib.import_module(name), "__version__", "?")
+        except ImportError:
+            if name in REQUIRED:
+                info["missing"].append(name)
+    if "torch" in info["packages"]:
+        import torch
+
+        info["cuda"] = torch.cuda.is_available()
+        info["gpus"] = torch.cuda.device_count()
+    print(json.dumps(info))
+    return 3 if info["missing"] else 0
+
+
+def _value(raw: str) -> Any:
+    try:
+        return json.loads(raw)
+    except json.JSONDecodeError:
+        return raw
+
+
+def _options(a: argparse.Namespace, keys: dict[str, str]) -> dict[str, Any]:
+    o = {opt: getattr(a, attr) for attr, opt in keys.items() if getattr(a, attr, None) is not None}
+    for kv in a.set or []:
+        if "=" not in kv:
+            raise ValueError(f"--set takes KEY=VALUE, got {kv!r}")
+        k, v = kv.split("=", 1)
+        o[k] = _value(v)
+    if a.lora:
+        o["lora"] = True
+    return o
+
+
+COMMON = {"lr": "lr", "seed": "seed", "micro_batch": "microBatch", "max_prompt_tokens": "maxPromptTokens", "lora_rank": "loraRank"}  # fmt: skip
+RL_KEYS = {**COMMON, "steps": "steps", "batch": "batchSize", "group_size": "groupSize", "temperature": "temperature", "max_new_tokens": "maxNewTokens"}  # fmt: skip
+SFT_KEYS = {**COMMON, "epochs": "epochs", "batch": "batchSize", "val_frac": "valFrac"}
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--model", required=True, help="Hugging Face folder or .gguf file to start from")
+    p.add_argument("--data", required=True, help="the export to train on")
+    p.add_argument("--out", required=True, help="folder for the trained Hugging Face checkpoint")
+    p.add_argument("--metrics", help="append per-step metrics to this JSONL (what the rmsweb CLI reads)")
+    p.add_argument("--device", default="auto", help="auto (a GPU when there is one), cpu or cuda")
+    p.add_argument("--dtype", default="auto", help="auto (bf16 on GPUs, else fp32), float32, bfloat16")
+    p.add_argument("--lr", type=float)
+    p.add_argument("--seed", type=int)
+    p.add_argument("--batch", type=int)
+    p.add_argument("--micro-batch", type=int, help="rows per forward pass (gradient accumulated); 0 = all")
+    p.add_argument("--max-prompt-tokens", type=int)
+    p.add_argument("--lora", action="store_true", help="train LoRA adapters (merged into the saved checkpoint)")
+    p.add_argument("--lora-rank", type=int)
+    p.add_argument("--threads", type=int, help="CPU threads for torch")
+    p.add_argument("--set", action="append", metavar="KEY=VALUE", help="any option of src/rl/options.json")
+
+
+def _run(a: argparse.Namespace) -> int:
+    import torch
+
+    from . import data as d
+    from .lm import load_model, setup_dist
+
+    if a.threads:
+        torch.set_num_threads(a.threads)
+    dist = setup_dist(a.device)
+    started = time.time()
+    if a.cmd == "rl":
+        examples = d.load_rl(a.data)
+        o = _options(a, RL_KEYS)
+        if a.no_salvage:
+            if a.algo != "salvage-ds":
+                raise d.InputError(f"--no-salvage applies to salvage-ds only, not {a.algo}")
+            o["salvage"] = False
+    else:
+        chats = d.load_sft(a.data)
+        o = _options(a, SFT_KEYS)
+    model, tok = load_model(a.model, dist.device, a.dtype)
+    meta: dict[str, Any] = {"command": a.cmd, "model": a.model, "data": a.data, "options": o}
+    if a.cmd == "rl":
+        from .dapo import train_dapo
+        from .grpo import train_grpo
+        from .salvage_ds import train_salvage_ds
+
+        fn = {"salvage-ds": train_salvage_ds, "grpo": train_grpo, "dapo": train_dapo}[a.algo]
+        meta.update(algo=a.algo, reward=a.reward, examples=len(examples))
+        s, metrics = fn(model, tok, examples, reward=a.reward, metrics_path=a.metrics, dist=dist, **o)
+    else:
+        from .sft import train_sft
+
+        meta.update(algo="sft", examples=len(chats))
+        s, metrics = train_sft(model, tok, chats, metrics_path=a.metrics, dist=dist, **o)
+    s.save(a.out, {**meta, "metrics": metrics, "seconds": round(time.time() - started, 2)})
+    if a.metrics and dist.main:
+        with open(a.metrics, "a", encoding="utf-8") as f:
+            f.write(json.dumps({"event": "done", "out": a.out, "seconds": round(time.time() - started, 2), "steps": len(metrics)}) + "\n")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m rmsweb_trainer", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="cmd", required=True)
+    sub.add_parser("check")
+    t = sub.add_parser("tiny")
+    t.add_argument("--out", required=True)
+    t.add_argument("--data", action="append", required=True, help="SFT or RL export whose text trains the tokenizer")
+    t.add_argument("--size", default="tiny", choices=["tiny", "small", "base"])
+    t.add_argument("--vocab", type=int, default=512)
+    t.add_argument("--seed", type=int, default=0)
+    r = sub.add_parser("rl")
+    _common(r)
+    r.add_argument("--algo", default="salvage-ds", choices=["salvage-ds", "grpo", "dapo"])
+    r.add_argument("--reward", default="polarized", choices=["polarized", "exact", "textsim"])
+    r.add_argument("--steps", type=int)
+    r.add_argument("--group-size", type=int)
+    r.add_argument("--temperature", type=float)
+    r.add_argument("--max-new-tokens", type=int)
+    r.add_argument("--no-salvage", action="store_true")
+    s = sub.add_parser("sft")
+    _common(s)
+    s.add_argument("--epochs", type=int)
+    s.add_argument("--val-frac", type=float)
+    v = sub.add_parser("serve")
+    v.add_argument("--model", required=True)
+    v.add_argument("--device", default="auto")
+    v.add_argument("--dtype", default="auto")
+    v.add_argument("--max-prompt-tokens", type=int)
+    a = p.parse_args(argv)
+
+    from .data import InputError
+
+    try:
+        if a.cmd == "check":
+            return check()
+        if a.cmd == "tiny":
+            return _tiny(a)
+        if a.cmd == "serve":
+            from .serve import serve
+
+            return serve(a.model, a.device, a.dtype, a.max_prompt_tokens)
+        return _run(a)
+    except (InputError, FileNotFoundError, ValueError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+
+
+def _tiny(a: argparse.Namespace) -> int:
+    from .data import load_rl, load_sft
+    from .tiny import make_tiny
+
+    texts: list[str] = []
+    for path in a.data:
+        try:
+            for c in load_sft(path):
+                texts += [c.system, c.user, c.assistant or ""]
+        except Exception:  # noqa: BLE001 - not SFT rows: read it as critical states
+            for e in load_rl(path):
+                texts += [e.chat.system, e.chat.user, e.truth_wire]
+    texts.append('{"evaluation_previous_goal":"","memory":"","next_goal":"","action":[]}')
+    make_tiny(a.out, texts, a.size, a.seed, a.vocab)
+    print(json.dumps({"out": a.out, "size": a.size, "texts": len(texts)}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

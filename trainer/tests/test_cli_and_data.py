@@ -1,0 +1,96 @@
+"""The trainer's command line on export files (what `rmsweb rl|train sft --backend torch` runs), data
+loading errors, and the 2-step smoke run on the local Gemma 3 270M GGUF where that model is present."""
+
+import json
+import os
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from rmsweb_trainer.__main__ import main
+from rmsweb_trainer.data import InputError, load_rl, load_sft
+
+from .conftest import OBS, STATES, SYSTEM
+
+
+def _rl_rows():
+    return [
+        {
+            "data_source": "rmsweb/world",
+            "prompt": [{"role": "system", "content": SYSTEM}, {"role": "user", "content": f"<task>{t}</task>\n<image>"}],
+            "images": [],
+            "ability": "web_navigation",
+            "reward_model": {"style": "rule", "ground_truth": json.dumps(a)},
+            "extra_info": {"critical_state_id": f"cs{i}", "observation": OBS},
+        }
+        for i, (t, a) in enumerate(STATES)
+    ]
+
+
+def test_reads_rl_jsonl_and_verl_parquet(tmp_path):
+    rows = _rl_rows()
+    (tmp_path / "rl.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    a = load_rl(tmp_path / "rl.jsonl")
+    assert len(a) == 4 and a[1].truth == {"type": "click", "index": 1} and a[0].observation["elements"]
+    assert "<image>" not in a[0].chat.user  # text-only LMs drop the placeholder
+    flat = [{**r, "extra_info": {"critical_state_id": r["extra_info"]["critical_state_id"]}} for r in rows]
+    pq.write_table(pa.Table.from_pylist(flat), tmp_path / "rl.parquet")
+    b = load_rl(tmp_path / "rl.parquet")
+    assert [x.truth for x in b] == [x.truth for x in a] and b[0].observation == {}
+
+
+def test_bad_input_names_file_line_and_field(tmp_path):
+    bad = _rl_rows()[:1]
+    bad[0]["reward_model"]["ground_truth"] = '{"fly": {}}'
+    (tmp_path / "bad.jsonl").write_text(json.dumps(bad[0]) + "\n")
+    with pytest.raises(InputError, match=r"bad.jsonl:1: field reward_model.ground_truth"):
+        load_rl(tmp_path / "bad.jsonl")
+    (tmp_path / "sft.jsonl").write_text('{"messages": [{"role": "user", "content": "hi"}]}\n')
+    with pytest.raises(InputError, match="sft.jsonl:1: field messages has no assistant"):
+        load_sft(tmp_path / "sft.jsonl")
+    assert main(["rl", "--model", str(tmp_path), "--data", str(tmp_path / "bad.jsonl"), "--out", str(tmp_path / "o")]) == 2
+
+
+def test_cli_tiny_then_rl_and_sft(tmp_path):
+    (tmp_path / "rl.jsonl").write_text("\n".join(json.dumps(r) for r in _rl_rows()) + "\n")
+    trl = [
+        {"messages": [
+            {"role": "system", "content": [{"type": "text", "text": SYSTEM}]},
+            {"role": "user", "content": [{"type": "text", "text": t}, {"type": "image"}]},
+            {"role": "assistant", "content": [{"type": "text", "text": json.dumps({"action": [a]})}]},
+        ], "images": ["/x.jpg"]}
+        for t, a in STATES
+    ]  # fmt: skip
+    (tmp_path / "sft.jsonl").write_text("\n".join(json.dumps(r) for r in trl) + "\n")
+    tiny, out, metrics = tmp_path / "tiny", tmp_path / "rl-out", tmp_path / "m.jsonl"
+    assert main(["tiny", "--out", str(tiny), "--data", str(tmp_path / "rl.jsonl"), "--vocab", "300"]) == 0
+    args = ["--steps", "1", "--batch", "2", "--group-size", "2", "--max-new-tokens", "6", "--threads", "1"]
+    assert main(["rl", "--model", str(tiny), "--data", str(tmp_path / "rl.jsonl"), "--out", str(out), "--metrics", str(metrics), *args]) == 0
+    events = [json.loads(x) for x in metrics.read_text().splitlines()]
+    assert [e["event"] for e in events] == ["step", "done"] and "charts/salvage_share" in events[0]
+    assert (out / "config.json").exists() and json.loads((out / "rmsweb-trainer.json").read_text())["algo"] == "salvage-ds"
+    sft_out = tmp_path / "sft-out"
+    assert main(["sft", "--model", str(out), "--data", str(tmp_path / "sft.jsonl"), "--out", str(sft_out), "--epochs", "1", "--batch", "2", "--threads", "1"]) == 0
+    assert (sft_out / "model.safetensors").exists()
+
+
+GGUF = os.environ.get("RMSWEB_GGUF") or next(
+    (str(p) for p in sorted((Path(__file__).resolve().parents[2] / "models").glob("*gemma*270m*.gguf"))), None
+)
+
+
+@pytest.mark.skipif(not GGUF, reason="no local Gemma 3 270M GGUF (set RMSWEB_GGUF or put it under models/)")
+def test_two_step_smoke_run_on_the_local_gemma_gguf(tmp_path):
+    import torch
+
+    from rmsweb_trainer.lm import load_model
+    from rmsweb_trainer.salvage_ds import train_salvage_ds
+
+    from .conftest import make_examples
+
+    model, tok = load_model(GGUF, torch.device("cpu"))
+    _, metrics = train_salvage_ds(model, tok, make_examples(), steps=2, batchSize=1, groupSize=2, maxNewTokens=24, lr=1e-6)
+    assert len(metrics) == 2 and metrics[0]["charts/kl_ref"] == 0.0
+    assert all(m["losses/total"] == m["losses/total"] for m in metrics)  # finite
