@@ -297,7 +297,7 @@ async function runEvalCommand(o: Options): Promise<void> {
         `\n${o.agent} on ${o.suite} (${tasks.length} tasks × ${plan.runs} runs): pass@1 ${pass}` +
           `${errored ? `; ${errored} errored episode(s) left out` : ''}${s.complete ? '' : ' (incomplete: rerun to resume)'}\n`,
       );
-      if (s.perturbSeeds)
+      if (s.perturbSeeds && s.pass1.perRun.length)
         process.stdout.write(
           `  per run    ${s.pass1.perRun.map((r, i) => `${(100 * r).toFixed(1)}% (perturbation ${s.perturbSeeds?.[i] ?? 0})`).join(', ')}\n`,
         );
