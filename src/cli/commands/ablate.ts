@@ -13,8 +13,8 @@ import {
 import { abortOnSigint, parseOptions } from '../parse-options.ts';
 import { DEFAULT_SEEDS, runAblation } from '../pipeline/ablate.ts';
 import { miningLines, stepTable, targetVerdict } from '../pipeline/ablation-table.ts';
-import { PipelineContext } from '../pipeline/context.ts';
-import { PRESET_NAMES, presetByName } from '../pipeline/presets.ts';
+import { pipelineFromOptions } from '../pipeline/context.ts';
+import { PRESET_NAMES } from '../pipeline/presets.ts';
 import { PipelineInterrupted } from '../pipeline/stage.ts';
 
 const Options = z.object({
@@ -63,22 +63,8 @@ export function registerAblate(program: Command): void {
   addWorldOptions(cmd, 'reuse a world on this port (default: start one in-process on a free port)');
   addProgressOptions(cmd).action(async (raw) => {
     const o = parseOptions(Options, raw, 'ablate');
-    const preset = presetByName(o.preset);
-    if (o.workers) preset.workers = o.workers;
     const sig = abortOnSigint('ablate');
-    const ctx = new PipelineContext(
-      {
-        command: 'ablate',
-        out: o.out,
-        preset,
-        seed: o.seed,
-        worldSeed: o.worldSeed,
-        port: o.port,
-        forceProgress: o.progress,
-        quiet: o.quiet,
-      },
-      sig.signal,
-    );
+    const ctx = pipelineFromOptions('ablate', o, sig.signal);
     try {
       ctx.checkSettings();
       const r = await runAblation(ctx, { from: o.from, seeds: o.seeds, resultsDir: o.results });

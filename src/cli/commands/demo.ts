@@ -10,9 +10,9 @@ import {
   WorldOptions,
 } from '../options.ts';
 import { abortOnSigint, parseOptions } from '../parse-options.ts';
-import { PipelineContext } from '../pipeline/context.ts';
+import { pipelineFromOptions } from '../pipeline/context.ts';
 import { runDemo } from '../pipeline/demo.ts';
-import { PRESET_NAMES, presetByName } from '../pipeline/presets.ts';
+import { PRESET_NAMES } from '../pipeline/presets.ts';
 import { PipelineInterrupted } from '../pipeline/stage.ts';
 
 const pct = (x: number | null) => (x === null ? 'n/a' : `${(100 * x).toFixed(1)}%`);
@@ -46,22 +46,9 @@ export function registerDemo(program: Command): void {
   addWorldOptions(cmd, 'reuse a world on this port (default: start one in-process on a free port)');
   addProgressOptions(cmd).action(async (raw) => {
     const o = parseOptions(Options, raw, 'demo');
-    const preset = presetByName(o.preset);
-    if (o.workers) preset.workers = o.workers;
     const sig = abortOnSigint('demo');
-    const ctx = new PipelineContext(
-      {
-        command: 'demo',
-        out: o.out,
-        preset,
-        seed: o.seed,
-        worldSeed: o.worldSeed,
-        port: o.port,
-        forceProgress: o.progress,
-        quiet: o.quiet,
-      },
-      sig.signal,
-    );
+    const ctx = pipelineFromOptions('demo', o, sig.signal);
+    const preset = ctx.preset;
     try {
       ctx.checkSettings();
       const r = await runDemo(ctx);

@@ -5,7 +5,7 @@ import { RunStore } from '../../store/run-store.ts';
 import { type EnsuredWorld, ensureWorld } from '../../world/ensure.ts';
 import { openWorldRuntime, type WorldRuntime } from '../runtime.ts';
 import { sampleTasks, worldTasksOf } from '../tasks-arg.ts';
-import type { PipelinePreset } from './presets.ts';
+import { type PipelinePreset, presetByName } from './presets.ts';
 import { StageRunner } from './stage.ts';
 
 /** Where each stage of a pipeline run folder keeps its output. */
@@ -163,4 +163,39 @@ export class PipelineContext {
     await server?.stop();
     this.store.close();
   }
+}
+
+/** The options `rmsweb demo` and `rmsweb ablate` share, as their zod schemas parse them. */
+export interface PipelineCliOptions {
+  preset: string;
+  out: string;
+  seed: number;
+  workers?: number;
+  worldSeed: number;
+  port?: number;
+  progress: boolean;
+  quiet: boolean;
+}
+
+/** A pipeline context from a command's parsed options (the preset by name, `--workers` applied). */
+export function pipelineFromOptions(
+  command: PipelineSettings['command'],
+  o: PipelineCliOptions,
+  signal: AbortSignal,
+): PipelineContext {
+  const preset = presetByName(o.preset);
+  if (o.workers) preset.workers = o.workers;
+  return new PipelineContext(
+    {
+      command,
+      out: o.out,
+      preset,
+      seed: o.seed,
+      worldSeed: o.worldSeed,
+      port: o.port,
+      forceProgress: o.progress,
+      quiet: o.quiet,
+    },
+    signal,
+  );
 }
