@@ -11,7 +11,10 @@ import { agentMessages } from './prompt.ts';
 
 export interface LlmAgentOptions {
   model: ChatModel;
-  /** Send the screenshot (default true; turn off for text-only models). */
+  /**
+   * Send the screenshot (default true; turn off for text-only models). A model that refuses images
+   * (ChatModel.acceptsImages false) gets none either way: the page's text view carries the step.
+   */
   vision?: boolean;
   temperature?: number;
   maxTokens?: number;
@@ -42,7 +45,9 @@ export class LlmAgent implements Agent {
   async act(input: AgentInput): Promise<AgentDecision> {
     const shot = input.observation.screenshot;
     const screenshotUrl =
-      (this.opts.vision ?? true) && shot?.data ? `data:${shot.mime};base64,${shot.data}` : null;
+      (this.opts.vision ?? true) && this.opts.model.acceptsImages !== false && shot?.data
+        ? `data:${shot.mime};base64,${shot.data}`
+        : null;
     const messages = agentMessages({ ...input, includeNotes: true, screenshotUrl });
     const r = await generateObject(this.opts.model, StrictAgentOutput, {
       messages,
@@ -52,6 +57,11 @@ export class LlmAgent implements Agent {
     });
     const { output, actions } = parseAgentOutput(r.object as AgentOutput);
     const first: Action[] = actions.slice(0, 1);
-    return { output: { ...output, action: output.action.slice(0, 1) }, actions: first, usage: r.usage };
+    return {
+      output: { ...output, action: output.action.slice(0, 1) },
+      actions: first,
+      usage: r.usage,
+      ...(r.repaired ? { repaired: true } : {}),
+    };
   }
 }
