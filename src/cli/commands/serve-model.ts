@@ -11,6 +11,7 @@ const Options = z.object({
   port: intOption(0, 65535).default(8088),
   ctx: intOption(256, 131072).default(8192),
   threads: intOption(1, 256).default(1),
+  maxString: intOption(0, 1_000_000).default(300),
   quiet: z.boolean().default(false),
 });
 
@@ -31,6 +32,11 @@ export function registerServeModel(program: Command): void {
     .option('--port <n>', 'port on 127.0.0.1 (0 picks a free one)', '8088')
     .option('--ctx <n>', 'context size in tokens (prompt + reply)', '8192')
     .option('--threads <n>', 'CPU threads (more than the free cores makes llama.cpp slower, not faster)', '1')
+    .option(
+      '--max-string <n>',
+      'cap every free string of a json_schema reply at N characters, so a small model cannot loop inside one (0: no cap)',
+      '300',
+    )
     .option('--quiet', 'no per-request log lines')
     .action(async (raw) => {
       const o = parseOptions(Options, { gguf: '', ...raw }, 'serve-model');
@@ -41,6 +47,7 @@ export function registerServeModel(program: Command): void {
         server = await ModelServer.start({
           backend,
           port: o.port,
+          maxStringLength: o.maxString,
           log: o.quiet ? undefined : (line) => process.stderr.write(`serve-model: ${line}\n`),
         });
       } catch (e) {

@@ -110,14 +110,6 @@ export interface LlamaBackendOptions {
   env?: NodeJS.ProcessEnv;
 }
 
-/** Finds the common prefix of two token lists. */
-function commonPrefix(a: readonly Token[], b: readonly Token[]): number {
-  const n = Math.min(a.length, b.length);
-  let i = 0;
-  while (i < n && a[i] === b[i]) i++;
-  return i;
-}
-
 /**
  * A GGUF model run on the CPU by node-llama-cpp (llama.cpp): the GGUF's own chat template, JSON
  * Schema output enforced by a grammar, seeded sampling, per-token log-probabilities, and the KV
@@ -126,7 +118,6 @@ function commonPrefix(a: readonly Token[], b: readonly Token[]): number {
 export class LlamaBackend implements ChatBackend {
   readonly modelId: string;
   private readonly grammars = new Map<string, Promise<Grammar>>();
-  private lastTokens: Token[] = [];
 
   private constructor(
     private readonly mod: LlamaModule,
@@ -183,7 +174,7 @@ export class LlamaBackend implements ChatBackend {
       const key = JSON.stringify(req.jsonSchema);
       let g = this.grammars.get(key);
       if (!g) {
-        g = this.llama.createGrammarForJsonSchema(req.jsonSchema).catch((e: unknown) => {
+        g = this.llama.createGrammarForJsonSchema(toGbnfJsonSchema(req.jsonSchema)).catch((e: unknown) => {
           this.grammars.delete(key);
           throw new BackendRequestError(
             `response_format json_schema cannot be turned into a grammar: ${(e as Error).message}`,
@@ -229,9 +220,10 @@ export class LlamaBackend implements ChatBackend {
     const choices: BackendChoice[] = [];
     let promptMs = 0;
     let generationMs = 0;
-    const cachedPromptTokens = Math.min(commonPrefix(this.lastTokens, prompt), prompt.length - 1);
+    let cachedPromptTokens = 0;
     for (let i = 0; i < req.n; i++) {
       const r = await this.sample(prompt, maxTokens, grammar, baseSeed + i, req);
+      if (i === 0) cachedPromptTokens = r.cached;
       choices.push(r.choice);
       promptMs += r.promptMs;
       generationMs += r.generationMs;
@@ -245,7 +237,7 @@ export class LlamaBackend implements ChatBackend {
     grammar: Grammar | null,
     seed: number,
     req: BackendRequest,
-  ): Promise<{ choice: BackendChoice; promptMs: number; generationMs: number }> {
+  ): Promise<{ choice: BackendChoice; cached: number; promptMs: number; generationMs: number }> {
     // Keep the cached prefix but always evaluate at least one token, so there are fresh logits.
     await this.sequence.adaptStateToTokens(prompt.slice(0, -1), false);
     const start = Math.min(this.sequence.nextTokenIndex, prompt.length - 1);
@@ -286,6 +278,12 @@ export class LlamaBackend implements ChatBackend {
         out.push(r.token);
         if (req.logprobs) logprobs.push(this.logprobOf(r, wantTop ? req.topLogprobs : 0));
         text = this.model.detokenize(out);
+        // The JSON grammar allows whitespace after the closing bracket until the end-of-turn token,
+        // and a small model may never emit that: stop once the value is complete.
+        if (grammar && /[}\]]\s*$/.test(text) && isCompleteJson(text)) {
+          finishReason = 'stop';
+          break;
+        }
         const stopAt = firstStop(text, req.stop);
         if (stopAt >= 0) {
           text = text.slice(0, stopAt);
@@ -297,7 +295,6 @@ export class LlamaBackend implements ChatBackend {
     } finally {
       await gen.return(undefined);
     }
-    this.lastTokens = [...prompt, ...out];
     const t1 = Date.now();
     // The JSON grammar lets whitespace trail the closing brace until the end-of-turn token.
     if (grammar) text = text.trim();
@@ -308,6 +305,7 @@ export class LlamaBackend implements ChatBackend {
         completionTokens: out.length,
         ...(req.logprobs ? { logprobs } : {}),
       },
+      cached: start,
       promptMs: (tFirst || t1) - t0,
       generationMs: t1 - (tFirst || t1),
     };
@@ -330,6 +328,41 @@ export class LlamaBackend implements ChatBackend {
     await this.model.dispose().catch(() => {});
     await this.llama.dispose().catch(() => {});
   }
+}
+
+function isCompleteJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Rewrites a JSON Schema into the dialect node-llama-cpp turns into a grammar: it knows `oneOf` but
+ * not `anyOf` (which zod and most clients emit, e.g. for nullable fields) and would read an unknown
+ * combinator as "any value". For generation the two mean the same: one of the alternatives.
+ */
+export function toGbnfJsonSchema(schema: Record<string, unknown>): Record<string, unknown> {
+  const walk = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(walk);
+    if (!v || typeof v !== 'object') return v;
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v)) {
+      if (k === '$schema') continue;
+      if (k === 'enum' || k === 'const' || k === 'required') out[k] = x;
+      else if (k === 'properties' || k === '$defs' || k === 'definitions')
+        out[k] = Object.fromEntries(
+          Object.entries(x as Record<string, unknown>).map(([n, y]) => [n, walk(y)]),
+        );
+      else if (k === 'anyOf') out.oneOf = walk(x);
+      else if (k === 'allOf' && Array.isArray(x) && x.length === 1) Object.assign(out, walk(x[0]));
+      else out[k] = walk(x);
+    }
+    return out;
+  };
+  return walk(schema) as Record<string, unknown>;
 }
 
 /** Index where the earliest stop string starts in `text`, or -1. */

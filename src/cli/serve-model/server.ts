@@ -72,6 +72,34 @@ export function statsView(s: ServeStats): Record<string, number> {
   };
 }
 
+/**
+ * Caps `maxLength` of every free string in a JSON Schema at `cap` characters. A small model held
+ * to a grammar can loop inside a string until the token budget runs out; a capped string must close,
+ * and the reply still satisfies the caller's schema.
+ */
+export function capStringLengths(schema: unknown, cap: number): unknown {
+  if (Array.isArray(schema)) return schema.map((s) => capStringLengths(s, cap));
+  if (!schema || typeof schema !== 'object') return schema;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(schema)) {
+    // Property names and const/enum values are data, not subschemas.
+    out[k] =
+      k === 'enum' || k === 'const' || k === 'required'
+        ? v
+        : k === 'properties' || k === '$defs' || k === 'definitions'
+          ? Object.fromEntries(
+              Object.entries(v as Record<string, unknown>).map(([n, s]) => [n, capStringLengths(s, cap)]),
+            )
+          : capStringLengths(v, cap);
+  }
+  const o = schema as Record<string, unknown>;
+  const isString = o.type === 'string' || (Array.isArray(o.type) && o.type.includes('string'));
+  if (isString && o.enum === undefined && o.const === undefined && o.format === undefined) {
+    out.maxLength = typeof o.maxLength === 'number' ? Math.min(o.maxLength, cap) : cap;
+  }
+  return out;
+}
+
 class HttpError extends Error {
   constructor(
     readonly status: number,
@@ -138,6 +166,8 @@ export interface ModelServerOptions {
   backend: ChatBackend;
   /** 0 picks a free port. */
   port?: number;
+  /** Cap on free strings of a json_schema reply, in characters (0: none); see capStringLengths. */
+  maxStringLength?: number;
   /** One line per request (tokens, tokens/s); default: none. */
   log?: (line: string) => void;
 }
@@ -157,6 +187,7 @@ export class ModelServer {
     generationMs: 0,
   };
   private queue: Promise<unknown> = Promise.resolve();
+  private readonly inFlight = new Set<AbortController>();
 
   private constructor(
     private readonly server: Server,
@@ -167,7 +198,7 @@ export class ModelServer {
   static async start(o: ModelServerOptions): Promise<ModelServer> {
     let self: ModelServer | null = null;
     const server = createServer((req, res) => {
-      if (self) void self.handle(req, res, o.log);
+      if (self) void self.handle(req, res, o);
     });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -178,11 +209,15 @@ export class ModelServer {
     return self;
   }
 
-  private async handle(
-    req: IncomingMessage,
-    res: ServerResponse,
-    log?: (line: string) => void,
-  ): Promise<void> {
+  private async handle(req: IncomingMessage, res: ServerResponse, o: ModelServerOptions): Promise<void> {
+    const log = o.log;
+    // A client that gave up (timeout, Ctrl-C) frees the model: its generation stops at the next token.
+    const ac = new AbortController();
+    this.inFlight.add(ac);
+    res.on('close', () => {
+      this.inFlight.delete(ac);
+      if (!res.writableFinished) ac.abort();
+    });
     const path = (req.url ?? '/').split('?')[0].replace(/\/+$/, '');
     try {
       if (req.method === 'GET' && path === '/v1/models') {
@@ -202,7 +237,7 @@ export class ModelServer {
       } else if (req.method === 'GET' && (path === '/health' || path === '/v1/health')) {
         send(res, 200, { status: 'ok', model: this.backend.modelId });
       } else if (req.method === 'POST' && path === '/v1/chat/completions') {
-        send(res, 200, await this.complete(await readBody(req), log));
+        send(res, 200, await this.complete(await readBody(req), o, ac.signal));
       } else {
         throw new HttpError(
           404,
@@ -230,7 +265,12 @@ export class ModelServer {
     }
   }
 
-  private async complete(raw: string, log?: (line: string) => void): Promise<Record<string, unknown>> {
+  private async complete(
+    raw: string,
+    o: ModelServerOptions,
+    signal: AbortSignal,
+  ): Promise<Record<string, unknown>> {
+    const log = o.log;
     let json: unknown;
     try {
       json = JSON.parse(raw);
@@ -264,11 +304,20 @@ export class ModelServer {
       stop: r.stop === undefined ? [] : typeof r.stop === 'string' ? [r.stop] : r.stop,
       logprobs: r.logprobs ?? false,
       topLogprobs: r.logprobs ? (r.top_logprobs ?? 0) : 0,
-      ...(rf?.type === 'json_schema' ? { jsonSchema: rf.json_schema.schema } : {}),
+      ...(rf?.type === 'json_schema'
+        ? {
+            jsonSchema: o.maxStringLength
+              ? (capStringLengths(rf.json_schema.schema, o.maxStringLength) as Record<string, unknown>)
+              : rf.json_schema.schema,
+          }
+        : {}),
       ...(rf?.type === 'json_object' ? { jsonObject: true } : {}),
     };
     // One generation at a time: the model has one KV cache, and the cached prefix is what is fast.
-    const run = this.queue.then(() => this.backend.generate(request));
+    const run = this.queue.then(() => {
+      if (signal.aborted) throw new HttpError(499, 'the client closed the request', 'client_closed');
+      return this.backend.generate({ ...request, signal });
+    });
     this.queue = run.catch(() => {});
     const out = await run;
     const completionTokens = out.choices.reduce((s, c) => s + c.completionTokens, 0);
@@ -285,6 +334,13 @@ export class ModelServer {
         `in ${(out.generationMs / 1000).toFixed(1)} s = ${perSecond(completionTokens, out.generationMs)} tok/s` +
         `${request.jsonSchema ? ' (json_schema)' : ''}`,
     );
+    for (const c of out.choices) {
+      // A reply cut at the token budget is the usual way a small model fails; show how it went.
+      if (c.finishReason === 'length')
+        log?.(
+          `reply cut at ${c.completionTokens} tokens: ${JSON.stringify(c.text.slice(0, 160))} ... ${JSON.stringify(c.text.slice(-80))}`,
+        );
+    }
     return {
       id: `chatcmpl-${randomBytes(12).toString('hex')}`,
       object: 'chat.completion',
@@ -313,6 +369,8 @@ export class ModelServer {
 
   async close(): Promise<void> {
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    for (const ac of this.inFlight) ac.abort();
+    await this.queue;
     // Idle keep-alive connections would hold close() open.
     this.server.closeAllConnections();
     await closed;
