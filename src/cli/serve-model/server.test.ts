@@ -5,8 +5,8 @@ import { imagePart, textPart } from '../../models/chat-model.ts';
 import { OpenAIChatModel } from '../../models/openai-chat-model.ts';
 import type { BackendRequest, BackendResult, ChatBackend } from './backend.ts';
 import { BackendRequestError } from './backend.ts';
-import { firstStop } from './llama-backend.ts';
-import { IMAGE_UNSUPPORTED_CODE, ModelServer } from './server.ts';
+import { firstStop, toGbnfJsonSchema } from './llama-backend.ts';
+import { capStringLengths, IMAGE_UNSUPPORTED_CODE, ModelServer } from './server.ts';
 
 // The HTTP layer over a scripted backend: canned replies test the plumbing (OpenAI wire shape,
 // refusals, accounting), never a model. The real model is exercised by real-model.test.ts.
@@ -219,5 +219,40 @@ describe('firstStop', () => {
   it('finds the earliest stop string', () => {
     expect(firstStop('abc END x STOP', ['STOP', 'END'])).toBe(4);
     expect(firstStop('abc', ['x', ''])).toBe(-1);
+  });
+});
+
+describe('schema rewriting for the grammar', () => {
+  it('caps free strings but not enums, consts or property names', () => {
+    const out = capStringLengths(
+      {
+        type: 'object',
+        properties: {
+          text: { type: 'string' },
+          short: { type: 'string', maxLength: 10 },
+          kind: { type: 'string', enum: ['a', 'b'] },
+          list: { type: 'array', items: { type: 'string' } },
+        },
+        required: ['text'],
+      },
+      300,
+    ) as { properties: Record<string, Record<string, unknown>>; required: string[] };
+    expect(out.properties.text.maxLength).toBe(300);
+    expect(out.properties.short.maxLength).toBe(10);
+    expect(out.properties.kind.maxLength).toBeUndefined();
+    expect((out.properties.list.items as Record<string, unknown>).maxLength).toBe(300);
+    expect(out.required).toEqual(['text']);
+  });
+
+  it('reads anyOf as oneOf (node-llama-cpp would take an unknown combinator for any value)', () => {
+    const out = toGbnfJsonSchema({
+      $schema: 'x',
+      type: 'object',
+      properties: { anyOf: { anyOf: [{ type: 'string' }, { type: 'null' }] } },
+    });
+    expect(out).toEqual({
+      type: 'object',
+      properties: { anyOf: { oneOf: [{ type: 'string' }, { type: 'null' }] } },
+    });
   });
 });
