@@ -160,6 +160,8 @@ describe.skipIf(skip !== null)('a real local model behind every LLM role', () =>
       const voyager = await new WebVoyagerJudge({
         model: createChatModel(spec(), { role: 'judge' }),
         lastK: 3,
+        // Enough for a few sentences and the verdict line; a small model rambles to any budget.
+        maxTokens: 300,
       }).verify(input);
       const webjudge = await new WebJudge({
         model: createChatModel(spec(), { role: 'judge' }),
