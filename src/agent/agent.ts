@@ -31,6 +31,8 @@ export interface AgentDecision {
   usage?: Usage;
   /** Log-probability of actions[0] under the agent's policy, when known. */
   logProb?: number;
+  /** The model's first reply failed its schema and a repair round fixed it (LlmAgent). */
+  repaired?: boolean;
 }
 
 /** A browsing agent: decides the next action from the task, the observation and its history. */

@@ -202,6 +202,7 @@ export async function runEpisode(opts: RunEpisodeOptions): Promise<Trajectory> {
       ...(decision.usage ? { usage: decision.usage } : {}),
       ...(decision.logProb !== undefined ? { logProb: decision.logProb } : {}),
       ...(expertAction ? { expertAction } : {}),
+      ...(decision.repaired ? { repaired: true } : {}),
     };
     steps.push(step);
     opts.onStep?.(step);

@@ -50,6 +50,8 @@ export const Step = z.object({
    * the agent's own action is executed, the expert's is recorded as the supervised label.
    */
   expertAction: Action.optional(),
+  /** The model's first reply at this step failed its schema and was repaired (LlmAgent). */
+  repaired: z.boolean().optional(),
 });
 export type Step = z.infer<typeof Step>;
 

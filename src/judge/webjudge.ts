@@ -111,7 +111,12 @@ export class WebJudge implements Verifier {
     const keyPointText = kp.points.map((p, i) => `${i + 1}. ${p}`).join('\n');
 
     // Step 2: score every screenshot; an unreadable score drops the image rather than guessing.
-    const { parts, missing } = await loadShots(screenshotsOf(input.trajectory), input.loadImage);
+    // A text-only judge model (it refused images before) has no screenshots to score.
+    const textOnly = this.model.acceptsImages === false;
+    const { parts, missing } = await loadShots(
+      textOnly ? [] : screenshotsOf(input.trajectory),
+      input.loadImage,
+    );
     let unreadable = 0;
     const scored: ScoredShot[] = await mapLimit(parts, this.concurrency, async ({ shot, part }) => {
       const reply = await this.ask(
@@ -157,7 +162,7 @@ export class WebJudge implements Verifier {
     if (!status) return unparseableVerdict(this.id, 'no "Status: success|failure" line found', reply);
     const notes = [
       `${kp.points.length} key point(s)${kp.fallback ? ' (key-point reply unreadable; used the task itself)' : ''}`,
-      `${kept.length}/${parts.length} screenshot(s) kept`,
+      textOnly ? 'text-only judge: no screenshots read' : `${kept.length}/${parts.length} screenshot(s) kept`,
       ...(unreadable ? [`${unreadable} screenshot score(s) unreadable, dropped`] : []),
       ...(missing ? [`${missing} screenshot(s) missing`] : []),
     ].join('; ');

@@ -66,14 +66,18 @@ export class WebVoyagerJudge implements Verifier {
         failedConditions: ['no_answer'],
       };
     }
-    const shots = screenshotsOf(input.trajectory).slice(-this.lastK);
+    // A text-only judge model (it refused images before) judges from the task and the answer.
+    const textOnly = this.model.acceptsImages === false;
+    const shots = textOnly ? [] : screenshotsOf(input.trajectory).slice(-this.lastK);
     const { parts, missing } = await loadShots(shots, input.loadImage);
     const content: ChatContentPart[] = [
       textPart(
         `Task: ${input.task.objective}\nStart page: ${input.task.startUrl}\nFinal answer reported by the agent: ${answer}\n` +
           (parts.length
             ? `The last ${parts.length} screenshot(s) follow, oldest first.`
-            : 'No screenshots are available.'),
+            : textOnly
+              ? 'No screenshots: this judge reads text only.'
+              : 'No screenshots are available.'),
       ),
       ...parts.map((p) => p.part),
     ];

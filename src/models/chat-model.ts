@@ -80,6 +80,11 @@ export interface ChatModel {
   readonly id: string;
   /** Provider name, e.g. `openai` (covers any OpenAI-compatible server). */
   readonly provider: string;
+  /**
+   * False once the model is known to read text only (a server refused image parts): callers then
+   * leave screenshots out. Undefined: unknown, images are sent.
+   */
+  readonly acceptsImages?: boolean;
   doGenerate(opts: ChatGenerateOptions): Promise<ChatGenerateResult>;
 }
 

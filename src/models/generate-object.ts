@@ -51,6 +51,11 @@ export interface GenerateObjectOptions extends Omit<ChatGenerateOptions, 'respon
    * it; the schema is then only described in the prompt and checked here.
    */
   useResponseFormat?: boolean;
+  /**
+   * The JSON Schema to send, when it can say more than the zod schema's own (one object per
+   * action name, say). The reply is still validated against the zod schema.
+   */
+  jsonSchema?: Record<string, unknown>;
 }
 
 export interface GenerateObjectResult<T> {
@@ -90,11 +95,9 @@ export async function generateObject<S extends z.ZodType>(
   schema: S,
   opts: GenerateObjectOptions,
 ): Promise<GenerateObjectResult<z.output<S>>> {
-  const { schemaName = 'output', useResponseFormat = true, ...rest } = opts;
-  const jsonSchema = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<
-    string,
-    unknown
-  >;
+  const { schemaName = 'output', useResponseFormat = true, jsonSchema: given, ...rest } = opts;
+  const jsonSchema =
+    given ?? (z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>);
   delete jsonSchema.$schema;
   const request: ChatGenerateOptions = {
     ...rest,

@@ -112,6 +112,7 @@ export class OpenAIChatModel implements ChatModel {
   private readonly prices: PriceTable;
   private readonly meter: UsageMeter | undefined;
   private readonly maxTokensField: 'max_tokens' | 'max_completion_tokens';
+  #acceptsImages: boolean | undefined;
 
   constructor(opts: OpenAIChatModelOptions) {
     if (!opts.model) throw new InputError('a model name is required', { field: 'model' });
@@ -150,6 +151,11 @@ export class OpenAIChatModel implements ChatModel {
     });
   }
 
+  /** False once the server refused image parts (a text-only model); see ChatModel.acceptsImages. */
+  get acceptsImages(): boolean | undefined {
+    return this.#acceptsImages;
+  }
+
   /** What a log line may show about this model. */
   toJSON(): { id: string; provider: string; baseURL: string; role: string | null } {
     return { id: this.id, provider: this.provider, baseURL: this.baseURL, role: this.role ?? null };
@@ -185,6 +191,23 @@ export class OpenAIChatModel implements ChatModel {
   }
 
   async doGenerate(opts: ChatGenerateOptions): Promise<ChatGenerateResult> {
+    if (this.#acceptsImages === false && hasImages(opts.messages))
+      return this.doGenerate({ ...opts, messages: withoutImages(opts.messages) });
+    try {
+      return await this.generateOnce(opts);
+    } catch (e) {
+      // A text-only server (rmsweb serve-model, many local runtimes) refuses image parts; the
+      // request is worth making without them, and so is every later one.
+      if (!(hasImages(opts.messages) && isImageRefusal(e))) throw e;
+      this.#acceptsImages = false;
+      process.stderr.write(
+        `rmsweb: ${this.id} at ${this.baseURL} reads text only; images are left out of its requests from now on\n`,
+      );
+      return this.generateOnce({ ...opts, messages: withoutImages(opts.messages) });
+    }
+  }
+
+  private async generateOnce(opts: ChatGenerateOptions): Promise<ChatGenerateResult> {
     const body = this.buildRequestBody(opts);
     const cacheKey = this.cache ? DiskCache.keyOf({ baseURL: this.baseURL, body }) : null;
     if (this.cache && cacheKey) {
@@ -277,6 +300,34 @@ export class OpenAIChatModel implements ChatModel {
       modelId,
     };
   }
+}
+
+function hasImages(messages: ChatMessage[]): boolean {
+  return messages.some(
+    (m) => m.role === 'user' && typeof m.content !== 'string' && m.content.some((p) => p.type === 'image'),
+  );
+}
+
+/** The messages with each image part replaced by a note, so the text still reads in order. */
+export function withoutImages(messages: ChatMessage[]): ChatMessage[] {
+  return messages.map((m) =>
+    m.role === 'user' && typeof m.content !== 'string'
+      ? {
+          role: 'user',
+          content: m.content.map((p) =>
+            p.type === 'image' ? { type: 'text', text: '[image left out: this model reads text only]' } : p,
+          ),
+        }
+      : m,
+  );
+}
+
+/** A 400 whose message says image input is unsupported (rmsweb serve-model's code, or the usual wordings). */
+function isImageRefusal(e: unknown): boolean {
+  if (!ModelApiError.isInstance(e) || e.status !== 400) return false;
+  return /image_input_unsupported|image input (is )?(unsupported|not supported)|does not support (image|vision)|text-only/i.test(
+    e.message,
+  );
 }
 
 function toWireMessage(m: ChatMessage): Record<string, unknown> {

@@ -92,4 +92,9 @@ export const COMMANDS: CommandEntry[] = [
     summary: 'Run a queue worker for collection, rollouts and evaluation',
     load: async () => (await import('./worker.ts')).registerWorker,
   },
+  {
+    name: 'serve-model',
+    summary: 'Serve a local GGUF model behind the OpenAI chat API (127.0.0.1)',
+    load: async () => (await import('./serve-model.ts')).registerServeModel,
+  },
 ];

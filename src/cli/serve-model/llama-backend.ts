@@ -1,0 +1,377 @@
+import { existsSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { InputError, RmswebError } from '../../core/errors.ts';
+import {
+  type BackendChoice,
+  type BackendRequest,
+  BackendRequestError,
+  type BackendResult,
+  type BackendTokenLogprob,
+  type ChatBackend,
+} from './backend.ts';
+
+/** node-llama-cpp lives outside the main install (its optional GPU builds weigh ~730 MB). */
+export const LLAMA_VERSION = '3.21.1';
+const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+/** Where scripts/get-local-model.sh installs node-llama-cpp; `RMSWEB_LLAMA_PREFIX` overrides it. */
+export function llamaPrefix(env: NodeJS.ProcessEnv = process.env): string {
+  return env.RMSWEB_LLAMA_PREFIX ? resolve(env.RMSWEB_LLAMA_PREFIX) : join(REPO_ROOT, '.local', 'llama');
+}
+
+// The slice of node-llama-cpp's API this file uses, typed here so the main job type-checks
+// without the package installed.
+type Token = number;
+type Tokenizer = (text: string, specialTokens?: boolean) => Token[];
+interface LlamaText {
+  tokenize(tokenizer: Tokenizer): Token[];
+}
+interface ChatWrapper {
+  readonly wrapperName: string;
+  generateContextState(o: { chatHistory: ChatHistoryItem[] }): { contextText: LlamaText };
+}
+type ChatHistoryItem =
+  | { type: 'system'; text: string }
+  | { type: 'user'; text: string }
+  | { type: 'model'; response: string[] };
+interface Grammar {
+  readonly __grammar?: never;
+}
+interface GrammarState {
+  readonly __state?: never;
+}
+interface EvalOutput {
+  token: Token;
+  confidence?: number;
+  probabilities?: Map<Token, number>;
+}
+interface Sequence {
+  readonly nextTokenIndex: number;
+  adaptStateToTokens(tokens: Token[], allowShift?: boolean): Promise<void>;
+  clearHistory(): Promise<void>;
+  evaluate(
+    tokens: Token[],
+    o: Record<string, unknown>,
+  ): AsyncGenerator<Token, void, undefined | Token | Token[]>;
+  evaluateWithMetadata(
+    tokens: Token[],
+    meta: { confidence?: boolean; probabilities?: boolean },
+    o: Record<string, unknown>,
+  ): AsyncGenerator<EvalOutput, void, undefined | Token | Token[]>;
+}
+interface Context {
+  readonly contextSize: number;
+  getSequence(): Sequence;
+  dispose(): Promise<void>;
+}
+interface Model {
+  readonly tokenizer: Tokenizer;
+  readonly trainContextSize: number;
+  detokenize(tokens: readonly Token[], specialTokens?: boolean): string;
+  isEogToken(token: Token | undefined): boolean;
+  createContext(o: { contextSize?: number; threads?: number; sequences?: number }): Promise<Context>;
+  dispose(): Promise<void>;
+}
+interface Llama {
+  loadModel(o: { modelPath: string }): Promise<Model>;
+  createGrammarForJsonSchema(schema: Record<string, unknown>): Promise<Grammar>;
+  getGrammarFor(type: 'json'): Promise<Grammar>;
+  dispose(): Promise<void>;
+}
+interface LlamaModule {
+  getLlama(o: { gpu: false; build: 'never'; logLevel?: string }): Promise<Llama>;
+  resolveChatWrapper(model: Model): ChatWrapper | null;
+  LlamaGrammarEvaluationState: new (o: { model: Model; grammar: Grammar }) => GrammarState;
+}
+
+/**
+ * Imports node-llama-cpp from the project-local prefix. Absent: an InputError naming the script
+ * that installs it, since nothing is fetched at run time.
+ */
+export async function loadLlamaModule(env: NodeJS.ProcessEnv = process.env): Promise<LlamaModule> {
+  const prefix = llamaPrefix(env);
+  const entry = join(prefix, 'node_modules', 'node-llama-cpp', 'dist', 'index.js');
+  if (!existsSync(entry)) {
+    throw new InputError(
+      `node-llama-cpp is not installed at ${prefix} (it is kept out of the main install); ` +
+        `run: bash scripts/get-local-model.sh (or set RMSWEB_LLAMA_PREFIX to a prefix holding node-llama-cpp@${LLAMA_VERSION})`,
+      { field: 'serve-model' },
+    );
+  }
+  return (await import(pathToFileURL(entry).href)) as LlamaModule;
+}
+
+export interface LlamaBackendOptions {
+  gguf: string;
+  /** Context tokens; default 8192, capped at the model's training context. */
+  contextSize?: number;
+  /** CPU threads; default 1 (on a loaded 2-core machine, more threads spin against each other). */
+  threads?: number;
+  env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * A GGUF model run on the CPU by node-llama-cpp (llama.cpp): the GGUF's own chat template, JSON
+ * Schema output enforced by a grammar, seeded sampling, per-token log-probabilities, and the KV
+ * cache of the previous request reused for a shared prompt prefix (the agent's system prompt).
+ */
+export class LlamaBackend implements ChatBackend {
+  readonly modelId: string;
+  private readonly grammars = new Map<string, Promise<Grammar>>();
+
+  private constructor(
+    private readonly mod: LlamaModule,
+    private readonly llama: Llama,
+    private readonly model: Model,
+    private readonly context: Context,
+    private readonly sequence: Sequence,
+    private readonly wrapper: ChatWrapper,
+    gguf: string,
+  ) {
+    this.modelId = basename(gguf).replace(/\.gguf$/i, '');
+  }
+
+  get contextSize(): number {
+    return this.context.contextSize;
+  }
+
+  get chatTemplate(): string {
+    return this.wrapper.wrapperName;
+  }
+
+  static async open(o: LlamaBackendOptions): Promise<LlamaBackend> {
+    if (!existsSync(o.gguf)) {
+      throw new InputError(
+        `no GGUF file at ${o.gguf} (bash scripts/get-local-model.sh prints the bundled model's path)`,
+        { field: '--gguf' },
+      );
+    }
+    const mod = await loadLlamaModule(o.env);
+    const llama = await mod.getLlama({ gpu: false, build: 'never', logLevel: 'error' });
+    let model: Model;
+    try {
+      model = await llama.loadModel({ modelPath: resolve(o.gguf) });
+    } catch (e) {
+      await llama.dispose();
+      throw new InputError(`${o.gguf} could not be loaded as a GGUF model: ${(e as Error).message}`, {
+        field: '--gguf',
+      });
+    }
+    const contextSize = Math.min(o.contextSize ?? 8192, model.trainContextSize || Number.MAX_SAFE_INTEGER);
+    const context = await model.createContext({ contextSize, threads: o.threads ?? 1, sequences: 1 });
+    const wrapper = mod.resolveChatWrapper(model);
+    if (!wrapper) {
+      await context.dispose();
+      await model.dispose();
+      await llama.dispose();
+      throw new InputError(`${o.gguf} has no chat template node-llama-cpp recognizes`, { field: '--gguf' });
+    }
+    return new LlamaBackend(mod, llama, model, context, context.getSequence(), wrapper, o.gguf);
+  }
+
+  private grammarFor(req: BackendRequest): Promise<Grammar> | null {
+    if (req.jsonSchema) {
+      const key = JSON.stringify(req.jsonSchema);
+      let g = this.grammars.get(key);
+      if (!g) {
+        g = this.llama.createGrammarForJsonSchema(toGbnfJsonSchema(req.jsonSchema)).catch((e: unknown) => {
+          this.grammars.delete(key);
+          throw new BackendRequestError(
+            `response_format json_schema cannot be turned into a grammar: ${(e as Error).message}`,
+            'unsupported_schema',
+          );
+        });
+        this.grammars.set(key, g);
+      }
+      return g;
+    }
+    if (req.jsonObject) {
+      let g = this.grammars.get('json');
+      if (!g) {
+        g = this.llama.getGrammarFor('json');
+        this.grammars.set('json', g);
+      }
+      return g;
+    }
+    return null;
+  }
+
+  /** The prompt tokens of a conversation, ending where the model's reply starts. */
+  promptTokens(messages: BackendRequest['messages']): Token[] {
+    const chatHistory: ChatHistoryItem[] = messages.map((m) =>
+      m.role === 'assistant' ? { type: 'model', response: [m.content] } : { type: m.role, text: m.content },
+    );
+    chatHistory.push({ type: 'model', response: [] });
+    return this.wrapper.generateContextState({ chatHistory }).contextText.tokenize(this.model.tokenizer);
+  }
+
+  async generate(req: BackendRequest): Promise<BackendResult> {
+    const prompt = this.promptTokens(req.messages);
+    const room = this.contextSize - prompt.length;
+    if (room < 1) {
+      throw new BackendRequestError(
+        `the prompt is ${prompt.length} tokens; the context holds ${this.contextSize} (start serve-model with a larger --ctx)`,
+        'context_length_exceeded',
+      );
+    }
+    const maxTokens = Math.min(req.maxTokens ?? room, room);
+    const grammar = await this.grammarFor(req);
+    const baseSeed = req.seed ?? Math.floor(Math.random() * 2 ** 31);
+    const choices: BackendChoice[] = [];
+    let promptMs = 0;
+    let generationMs = 0;
+    let cachedPromptTokens = 0;
+    for (let i = 0; i < req.n; i++) {
+      const r = await this.sample(prompt, maxTokens, grammar, baseSeed + i, req);
+      if (i === 0) cachedPromptTokens = r.cached;
+      choices.push(r.choice);
+      promptMs += r.promptMs;
+      generationMs += r.generationMs;
+    }
+    return { choices, promptTokens: prompt.length, cachedPromptTokens, promptMs, generationMs };
+  }
+
+  private async sample(
+    prompt: Token[],
+    maxTokens: number,
+    grammar: Grammar | null,
+    seed: number,
+    req: BackendRequest,
+  ): Promise<{ choice: BackendChoice; cached: number; promptMs: number; generationMs: number }> {
+    // Keep the cached prefix but always evaluate at least one token, so there are fresh logits.
+    await this.sequence.adaptStateToTokens(prompt.slice(0, -1), false);
+    const start = Math.min(this.sequence.nextTokenIndex, prompt.length - 1);
+    const input = prompt.slice(start);
+    const grammarEvaluationState = grammar
+      ? new this.mod.LlamaGrammarEvaluationState({ model: this.model, grammar })
+      : undefined;
+    const options: Record<string, unknown> = {
+      temperature: req.temperature,
+      seed,
+      ...(req.topP !== undefined ? { topP: req.topP } : {}),
+      ...(grammarEvaluationState ? { grammarEvaluationState } : {}),
+      yieldEogToken: true,
+    };
+    const wantTop = req.logprobs && req.topLogprobs > 0;
+    const out: Token[] = [];
+    const logprobs: BackendTokenLogprob[] = [];
+    const t0 = Date.now();
+    let tFirst = 0;
+    let finishReason: BackendChoice['finishReason'] = 'length';
+    let text = '';
+    const gen: AsyncGenerator<EvalOutput | Token, void, undefined | Token | Token[]> = req.logprobs
+      ? this.sequence.evaluateWithMetadata(
+          input,
+          wantTop ? { confidence: true, probabilities: true } : { confidence: true },
+          options,
+        )
+      : this.sequence.evaluate(input, options);
+    try {
+      for await (const item of gen) {
+        if (!tFirst) tFirst = Date.now();
+        if (req.signal?.aborted) throw new RmswebError('request aborted', { code: 'ABORTED' });
+        const r: EvalOutput = typeof item === 'number' ? { token: item } : item;
+        if (this.model.isEogToken(r.token)) {
+          finishReason = 'stop';
+          break;
+        }
+        out.push(r.token);
+        if (req.logprobs) logprobs.push(this.logprobOf(r, wantTop ? req.topLogprobs : 0));
+        text = this.model.detokenize(out);
+        // The JSON grammar allows whitespace after the closing bracket until the end-of-turn token,
+        // and a small model may never emit that: stop once the value is complete.
+        if (grammar && /[}\]]\s*$/.test(text) && isCompleteJson(text)) {
+          finishReason = 'stop';
+          break;
+        }
+        const stopAt = firstStop(text, req.stop);
+        if (stopAt >= 0) {
+          text = text.slice(0, stopAt);
+          finishReason = 'stop';
+          break;
+        }
+        if (out.length >= maxTokens) break;
+      }
+    } finally {
+      await gen.return(undefined);
+    }
+    const t1 = Date.now();
+    // The JSON grammar lets whitespace trail the closing brace until the end-of-turn token.
+    if (grammar) text = text.trim();
+    return {
+      choice: {
+        text,
+        finishReason,
+        completionTokens: out.length,
+        ...(req.logprobs ? { logprobs } : {}),
+      },
+      cached: start,
+      promptMs: (tFirst || t1) - t0,
+      generationMs: t1 - (tFirst || t1),
+    };
+  }
+
+  private logprobOf(r: EvalOutput, top: number): BackendTokenLogprob {
+    const token = this.model.detokenize([r.token]);
+    const p = r.confidence ?? r.probabilities?.get(r.token) ?? 0;
+    const lp = p > 0 ? Math.log(p) : Number.NEGATIVE_INFINITY;
+    const alts: BackendTokenLogprob['top_logprobs'] = [];
+    if (top > 0 && r.probabilities) {
+      const best = [...r.probabilities.entries()].sort((a, b) => b[1] - a[1]).slice(0, top);
+      for (const [t, q] of best) alts.push({ token: this.model.detokenize([t]), logprob: Math.log(q) });
+    }
+    return { token, logprob: Number.isFinite(lp) ? lp : -9999, top_logprobs: alts };
+  }
+
+  async close(): Promise<void> {
+    await this.context.dispose().catch(() => {});
+    await this.model.dispose().catch(() => {});
+    await this.llama.dispose().catch(() => {});
+  }
+}
+
+function isCompleteJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Rewrites a JSON Schema into the dialect node-llama-cpp turns into a grammar: it knows `oneOf` but
+ * not `anyOf` (which zod and most clients emit, e.g. for nullable fields) and would read an unknown
+ * combinator as "any value". For generation the two mean the same: one of the alternatives.
+ */
+export function toGbnfJsonSchema(schema: Record<string, unknown>): Record<string, unknown> {
+  const walk = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(walk);
+    if (!v || typeof v !== 'object') return v;
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v)) {
+      if (k === '$schema') continue;
+      if (k === 'enum' || k === 'const' || k === 'required') out[k] = x;
+      else if (k === 'properties' || k === '$defs' || k === 'definitions')
+        out[k] = Object.fromEntries(
+          Object.entries(x as Record<string, unknown>).map(([n, y]) => [n, walk(y)]),
+        );
+      else if (k === 'anyOf') out.oneOf = walk(x);
+      else if (k === 'allOf' && Array.isArray(x) && x.length === 1) Object.assign(out, walk(x[0]));
+      else out[k] = walk(x);
+    }
+    return out;
+  };
+  return walk(schema) as Record<string, unknown>;
+}
+
+/** Index where the earliest stop string starts in `text`, or -1. */
+export function firstStop(text: string, stops: readonly string[]): number {
+  let at = -1;
+  for (const s of stops) {
+    if (!s) continue;
+    const i = text.indexOf(s);
+    if (i >= 0 && (at < 0 || i < at)) at = i;
+  }
+  return at;
+}

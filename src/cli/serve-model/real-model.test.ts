@@ -1,0 +1,202 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runEpisode } from '../../agent/episode.ts';
+import { HeuristicAgent } from '../../agent/heuristic/heuristic-agent.ts';
+import { LlmAgent } from '../../agent/llm-agent.ts';
+import { LlmReflector } from '../../collect/llm-reflector.ts';
+import type { Trajectory } from '../../core/trajectory.ts';
+import { exportSft } from '../../data/export-sft.ts';
+import { WebJudge, WebVoyagerJudge } from '../../judge/index.ts';
+import { createChatModel } from '../../models/openai-chat-model.ts';
+import { LlmTaskRewriter } from '../../models/task-rewriter.ts';
+import { RunStore } from '../../store/run-store.ts';
+import { worldRawQueries } from '../../world/rewriter.ts';
+import { generateWorldTasks } from '../../world/tasks.ts';
+import { World } from '../../world/world.ts';
+import { openWorldRuntime, type WorldRuntime } from '../runtime.ts';
+import { sampleTasks } from '../tasks-arg.ts';
+import { LlamaBackend } from './llama-backend.ts';
+import { ModelServer } from './server.ts';
+import { localModelPath, localModelSkipReason } from './testing/local-model.ts';
+
+// Every LLM role against a REAL model: the GGUF that scripts/get-local-model.sh installs (Gemma 3
+// 270M), served by the same server `rmsweb serve-model` runs, reached through the same
+// `openai:NAME@URL` clients the CLI builds. These tests assert validity (replies parse, or are
+// repaired and counted; verdicts and notes are usable), never quality: a 270M model is weak.
+const skip = localModelSkipReason();
+if (skip) console.warn(`real-model tests skipped: ${skip}`);
+
+const MINUTES = 60_000;
+
+describe.skipIf(skip !== null)('a real local model behind every LLM role', () => {
+  let backend: LlamaBackend;
+  let server: ModelServer;
+  let rt: WorldRuntime;
+  let dir: string;
+  const spec = () => `openai:gemma@${server.url}`;
+  const trajectories: Trajectory[] = [];
+
+  beforeAll(async () => {
+    backend = await LlamaBackend.open({ gguf: localModelPath(), contextSize: 8192, threads: 1 });
+    server = await ModelServer.start({ backend, port: 0, maxStringLength: 300 });
+    rt = await openWorldRuntime({ port: 0 });
+    dir = mkdtempSync(join(tmpdir(), 'rmsweb-real-model-'));
+  }, 5 * MINUTES);
+
+  afterAll(async () => {
+    await rt?.close();
+    await server?.close();
+    await backend?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it(
+    'LlmAgent runs 3 world tasks for up to 8 steps; every step parses or is repaired and counted',
+    async () => {
+      const tasks = sampleTasks(generateWorldTasks({ split: 'train' }), 3, 20);
+      let steps = 0;
+      let repaired = 0;
+      let unrepairable = 0;
+      for (const task of tasks) {
+        const env = await rt.makeEnv();
+        try {
+          const agent = new LlmAgent({ model: createChatModel(spec(), { role: 'teacher' }) });
+          const t = await runEpisode({
+            agent,
+            env,
+            task,
+            maxSteps: 8,
+            // Validity, not speed: a loaded CI machine must not turn a slow reply into a failure.
+            stepTimeoutMs: 10 * MINUTES,
+            start: rt.start,
+            verify: rt.verify,
+            tags: ['real-model-test'],
+          });
+          trajectories.push(t);
+          for (const s of t.steps) {
+            // A recorded step is one whose reply parsed into a valid action (first try or repaired).
+            expect(s.output.action.length).toBeGreaterThan(0);
+            expect(s.action.type).toBeTruthy();
+            steps++;
+            if (s.repaired) repaired++;
+          }
+          // The only way a step can lack a usable reply: it failed its schema twice, and says so.
+          if (t.endReason === 'error') {
+            expect(t.endDetail).toMatch(/failed its schema twice/);
+            unrepairable++;
+          } else expect(['done', 'max_steps', 'loop']).toContain(t.endReason);
+          expect(t.verdict).not.toBeNull();
+        } finally {
+          await env.close();
+        }
+      }
+      console.log(
+        `real model as agent: ${tasks.length} episodes, ${steps} steps, ${repaired} repaired, ` +
+          `${unrepairable} unrepairable, ${trajectories.filter((t) => t.verdict?.success).length} solved`,
+      );
+      expect(steps + unrepairable).toBeGreaterThanOrEqual(tasks.length);
+    },
+    60 * MINUTES,
+  );
+
+  it(
+    'the LLM reflector writes a note after a failed episode, and the SFT export strips it',
+    async () => {
+      const failed = trajectories.find((t) => !t.verdict?.success);
+      expect(failed, 'a failed episode of the real model').toBeDefined();
+      const reflector = new LlmReflector(createChatModel(spec(), { role: 'reflector' }));
+      const note = await reflector.reflect({ trajectory: failed!, previous: [] });
+      expect(note.text.trim().length).toBeGreaterThan(0);
+      expect(note.taskId).toBe(failed!.task.id);
+
+      // The next round carries the note; the heuristic teacher solves it, so it reaches the export.
+      const env = await rt.makeEnv();
+      let next: Trajectory;
+      try {
+        next = await runEpisode({
+          agent: new HeuristicAgent(),
+          env,
+          task: failed!.task,
+          notes: [note.text],
+          round: 1,
+          start: rt.start,
+          verify: rt.verify,
+        });
+      } finally {
+        await env.close();
+      }
+      expect(next.verdict?.success).toBe(true);
+      const store = RunStore.open(join(dir, 'run'));
+      store.saveTrajectory(failed!);
+      store.saveTrajectory(next);
+      store.saveReflection(note);
+      store.close();
+      const summary = exportSft({ runs: [join(dir, 'run')], format: 'trl', out: join(dir, 'sft') });
+      expect(summary.examples).toBeGreaterThan(0);
+      const exported = readFileSync(summary.file, 'utf8');
+      // Long enough to be the note and not a common phrase of the page.
+      const probe = note.text.trim().slice(0, 60);
+      expect(probe.length).toBeGreaterThan(10);
+      expect(exported).not.toContain(probe);
+      console.log(`real reflector note (${note.text.length} chars): ${note.text.slice(0, 200)}`);
+    },
+    20 * MINUTES,
+  );
+
+  it(
+    'the WebVoyager-style and WebJudge-style judges return parseable verdicts on a stored trajectory',
+    async () => {
+      const store = RunStore.open(join(dir, 'run'));
+      const stored = store.listTrajectories()[0];
+      expect(stored).toBeDefined();
+      const input = {
+        task: stored.task,
+        trajectory: stored,
+        finalAnswer: stored.finalAnswer ?? 'I could not finish the task.',
+        loadImage: async (hash: string) => (store.hasImage(hash) ? store.readImage(hash) : null),
+      };
+      const voyager = await new WebVoyagerJudge({
+        model: createChatModel(spec(), { role: 'judge' }),
+        lastK: 3,
+        // Enough for a few sentences and the verdict line; a small model rambles to any budget.
+        maxTokens: 300,
+      }).verify(input);
+      const webjudge = await new WebJudge({
+        model: createChatModel(spec(), { role: 'judge' }),
+        concurrency: 1,
+        maxKept: 3,
+      }).verify(input);
+      store.close();
+      for (const v of [voyager, webjudge]) {
+        expect(v.failedConditions, v.reason).not.toContain('unparseable_judge_reply');
+        expect(typeof v.success).toBe('boolean');
+      }
+      console.log(`real judges: webvoyager ${voyager.success}, webjudge ${webjudge.success}`);
+    },
+    30 * MINUTES,
+  );
+
+  it(
+    'the rewriter turns 5 raw queries into tasks or says why not',
+    async () => {
+      const queries = worldRawQueries(new World())
+        .slice(0, 5)
+        .map((q, i) => ({ query: q.text, site: q.site, line: i + 1 }));
+      expect(queries).toHaveLength(5);
+      const rewriter = new LlmTaskRewriter({
+        model: createChatModel(spec(), { role: 'rewriter' }),
+        concurrency: 1,
+      });
+      const out = await rewriter.rewrite(queries);
+      expect(out).toHaveLength(5);
+      for (const o of out) {
+        if (o.feasible) expect(o.task.objective.trim().length).toBeGreaterThan(0);
+        else expect(o.reason.trim().length).toBeGreaterThan(0);
+      }
+      console.log(`real rewriter: ${out.filter((o) => o.feasible).length}/5 feasible`);
+    },
+    20 * MINUTES,
+  );
+});
