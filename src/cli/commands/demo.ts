@@ -37,7 +37,7 @@ export function registerDemo(program: Command): void {
     )
     .option(
       '--preset <name>',
-      'tiny (CI smoke, <= 3 min) | quick (<= 15 min) | full (default sizes)',
+      'tiny (CI smoke, a few minutes) | quick (the main job: mail and recipes, about 18 min on 2 busy cores) | full (the 1,000-task recipe over all sites; hours, resumable)',
       'quick',
     )
     .option('--out <dir>', 'run folder of the whole pipeline', 'runs/demo')
