@@ -7,44 +7,33 @@ import { z } from 'zod';
  */
 export const OPTIONS_FILE = new URL('./options.json', import.meta.url);
 
+/** The fields every RL algorithm's row has. */
+const RlCommon = {
+  steps: z.number().int(),
+  batchSize: z.number().int(),
+  groupSize: z.number().int(),
+  temperature: z.number(),
+  lr: z.number(),
+  updateEpochs: z.number().int(),
+  seed: z.number().int(),
+};
+
 const Table = z.object({
   'salvage-ds': z.object({
-    steps: z.number().int(),
-    batchSize: z.number().int(),
-    groupSize: z.number().int(),
-    temperature: z.number(),
-    lr: z.number(),
+    ...RlCommon,
     clipEps: z.number(),
     beta: z.number(),
     betaBrake: z.number(),
     contrastDelta: z.number(),
     competenceTau: z.number(),
     salvage: z.boolean(),
-    updateEpochs: z.number().int(),
-    seed: z.number().int(),
   }),
-  grpo: z.object({
-    steps: z.number().int(),
-    batchSize: z.number().int(),
-    groupSize: z.number().int(),
-    temperature: z.number(),
-    lr: z.number(),
-    clipEps: z.number(),
-    beta: z.number(),
-    updateEpochs: z.number().int(),
-    seed: z.number().int(),
-  }),
+  grpo: z.object({ ...RlCommon, clipEps: z.number(), beta: z.number() }),
   dapo: z.object({
-    steps: z.number().int(),
-    batchSize: z.number().int(),
-    groupSize: z.number().int(),
-    temperature: z.number(),
-    lr: z.number(),
+    ...RlCommon,
     clipLow: z.number(),
     clipHigh: z.number(),
     maxRefills: z.number().int(),
-    updateEpochs: z.number().int(),
-    seed: z.number().int(),
   }),
   sft: z.object({
     epochs: z.number().int(),

@@ -245,8 +245,9 @@ export function registerRl(program: Command): void {
     .action(async (raw) => {
       const { batch, ...rest } = raw;
       if (raw.backend === 'torch') {
-        const t = parseOptions(RlTorchCliOptions, raw, 'rl');
-        await rlTorchCommand({ ...t, ...raw, out: t.out });
+        // Checked here; the trainer takes the flags as given (it parses them again on its side).
+        parseOptions(RlTorchCliOptions, raw, 'rl');
+        await rlTorchCommand(raw);
         return;
       }
       const r = await rlCommand(

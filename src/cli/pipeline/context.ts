@@ -20,10 +20,10 @@ export interface PipelinePaths {
   rollout: string;
   exportTrl: string;
   sft: string;
-  /** Relabelled student rollouts of DAgger round `round` (1-based). */
-  dagger(round: number): string;
+  /** Relabelled student rollouts of DAgger round `round` (1-based); `suffix` names another student's. */
+  dagger(round: number, suffix?: string): string;
   /** The student retrained after DAgger round `round`. */
-  sftDagger(round: number): string;
+  sftDagger(round: number, suffix?: string): string;
   critical: string;
   criticalStats: string;
   /** Checkpoint folder of an RL variant. */
@@ -41,8 +41,8 @@ export function pipelinePaths(out: string): PipelinePaths {
     rollout: join(root, 'rollout'),
     exportTrl: join(root, 'exports', 'trl'),
     sft: join(root, 'models', 'sft'),
-    dagger: (round) => join(root, `dagger${round}`),
-    sftDagger: (round) => join(root, 'models', `sft-dagger${round}`),
+    dagger: (round, suffix = '') => join(root, `dagger${round}${suffix}`),
+    sftDagger: (round, suffix = '') => join(root, 'models', `sft-dagger${round}${suffix}`),
     critical: join(root, 'mined', 'critical.jsonl'),
     criticalStats: join(root, 'mined', 'critical.stats.json'),
     model: (name) => join(root, 'models', name),

@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import { solvingNotes } from '../../collect/solving-notes.ts';
 import type { RunStats } from '../../collect/stats.ts';
 import type { Task } from '../../core/task.ts';
@@ -66,18 +65,16 @@ export async function trainStudentStages(
     collectDir: string;
     tasks: Task[];
     suffix?: string;
-    modelDir?: (name: string) => string;
     /** Seed of the SFT runs and rollouts (default the pipeline's): `ablate --seeds` retrains with others. */
     seed?: number;
   },
 ): Promise<{ sft: SftStageResult; dagger: DaggerRound[]; student: string }> {
   const s = ctx.stages;
   const sfx = o.suffix ?? '';
-  const model = o.modelDir ?? ((name: string) => ctx.paths.model(name));
   const sft = await s.run(`train-sft${sfx}`, (scope) =>
     sftStage(ctx, scope, {
       runDir: o.collectDir,
-      dir: sfx ? model(`sft${sfx}`) : ctx.paths.sft,
+      dir: ctx.paths.model(`sft${sfx}`),
       ...(o.seed !== undefined ? { seed: o.seed } : {}),
     }),
   );
@@ -88,7 +85,7 @@ export async function trainStudentStages(
     const notes = solvingNotes(o.collectDir);
     const relabeled: string[] = [];
     for (let round = 1; round <= rounds; round++) {
-      const dir = sfx ? join(ctx.paths.root, `dagger${round}${sfx}`) : ctx.paths.dagger(round);
+      const dir = ctx.paths.dagger(round, sfx);
       const prev = student;
       const rollout = await s.run(`dagger-rollout${round}${sfx}`, (scope) =>
         rolloutStage(ctx, scope, {
@@ -106,7 +103,7 @@ export async function trainStudentStages(
         sftStage(ctx, scope, {
           runDir: o.collectDir,
           relabeled: [...relabeled],
-          dir: sfx ? model(`sft-dagger${round}${sfx}`) : ctx.paths.sftDagger(round),
+          dir: ctx.paths.sftDagger(round, sfx),
           ...(o.seed !== undefined ? { seed: o.seed } : {}),
         }),
       );
