@@ -332,10 +332,9 @@ function demoLead(ctx: PipelineContext, base: BaseResults, stages: StageResult[]
   const first = stages[0]?.summary;
   if (!first) return 'No evaluation ran.';
   const test = `${first.tasks} held-out test tasks${where}`;
-  const byLabel = (i: number) => `${stages[i].stage} ${pct(stages[i].summary.pass1.mean)}`;
   if (!base.sft)
     return `The teacher solved none of its ${c.tasks} train tasks, so no student was trained; the teacher alone reaches ${pct(first.pass1.mean)} on ${test}.`;
-  const students = stages.slice(1).map((_, i) => byLabel(i + 1));
+  const students = stages.slice(1).map((st) => `${st.stage} ${pct(st.summary.pass1.mean)}`);
   return (
     `From ${c.tasksSolved} train tasks${where} the teacher solved with reflection (${base.sft.data.examples} supervised examples), ` +
     `the student went from nothing to ${students.join(', then ')} pass@1 on ${test}` +
