@@ -37,7 +37,7 @@ export function registerDemo(program: Command): void {
     )
     .option(
       '--preset <name>',
-      'tiny (CI smoke, a few minutes) | quick (the main job: mail and recipes, about 18 min on 2 busy cores) | full (the 1,000-task recipe over all sites; hours, resumable)',
+      'tiny (CI smoke, a few minutes) | quick (the main job: mail and recipes, 13 min on 2 quiet cores, 18 with another job running) | full (the 1,000-task recipe over all sites; hours, resumable)',
       'quick',
     )
     .option('--out <dir>', 'run folder of the whole pipeline', 'runs/demo')
