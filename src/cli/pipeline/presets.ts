@@ -77,8 +77,8 @@ const TINY: PipelinePreset = {
 };
 
 /**
- * quick: the README's main command (measured at 17.6 min on the project machine with another job
- * beside it; the target is 15). It covers two sites, mail and recipes (22 templates), so that a student trained on ~120 tasks in minutes
+ * quick: the README's main command (12.7 min on the quiet project machine, 17.6 min with another
+ * job beside it; the target is 15). It covers two sites, mail and recipes (22 templates), so that a student trained on ~120 tasks in minutes
  * learns something measurable: spread over all six sites the same budget leaves it at the floor
  * (a 54-task six-site student solved 3.3% of its test tasks). One DAgger round; mining reads the
  * relabelled rollouts instead of a separate rollout stage; one perturbed evaluation run.
