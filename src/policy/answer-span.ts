@@ -1,5 +1,6 @@
 import type { Action } from '../core/action.ts';
 import { POLICY_ACTION_TYPES } from './action-space.ts';
+import { SRC } from './candidates.ts';
 import { argumentMask, type StateStructure } from './featurizer.ts';
 import { normalizeText } from './text.ts';
 
@@ -48,4 +49,41 @@ export function relabelAnswer(st: StateStructure, action: Action, objective = ''
   if (action.type !== 'done' || !action.success || !action.text.trim()) return null;
   const span = answerSpan(st, action.text, objective);
   return span === null ? null : { type: 'done', text: span, success: true };
+}
+
+/**
+ * An input whose text no candidate spells, relabelled to the candidate the policy can type:
+ * - a name typed in part for a suggestion list ("Joseph Cam") becomes the task's full name that
+ *   starts with it ("Joseph Campbell"): the suggestions match it as well, and it is what a careful
+ *   teacher types;
+ * - a composed message that carries a code read earlier ("Here is the tracking number ...:
+ *   1Z7V4...") becomes that code from the memory, which is what the message has to contain.
+ * Anything else (a search query the teacher composed) stays unrepresentable: shortening it could
+ * change what it finds. Null when neither applies.
+ */
+export function relabelInput(st: StateStructure, action: Action): Action | null {
+  if (action.type !== 'input') return null;
+  const typed = normalizeText(action.text);
+  if (!typed) return null;
+  const mask = argumentMask(st, (POLICY_ACTION_TYPES as readonly string[]).indexOf('input'), -1);
+  let best: string | null = null;
+  let bestLen = Number.POSITIVE_INFINITY;
+  st.candidates.forEach((c, i) => {
+    if (!mask[i] || !(c.sources & SRC.capitalized) || !(c.sources & SRC.task)) return;
+    if (c.norm.length > typed.length && c.norm.startsWith(typed) && c.norm.length < bestLen) {
+      best = c.text;
+      bestLen = c.norm.length;
+    }
+  });
+  if (best === null) {
+    const padded = ` ${typed} `;
+    st.candidates.forEach((c, i) => {
+      if (!mask[i] || !(c.sources & SRC.memory) || c.norm.length < 6 || !/\d/.test(c.norm)) return;
+      if (padded.includes(` ${c.norm} `) && (best === null || c.norm.length > bestLen)) {
+        best = c.text;
+        bestLen = c.norm.length;
+      }
+    });
+  }
+  return best === null ? null : { ...action, text: best };
 }

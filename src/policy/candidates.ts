@@ -272,7 +272,26 @@ function addTextSpans(
       if (tokens[j].breakAfter) break;
     }
   });
+  // What follows a colon up to the end of its sentence, spelled as the task spells it: the message
+  // of "Reply: Yes, 3 PM works for me." or "so it reads: Alex Morgan, Marketing Director".
+  for (const m of text.matchAll(/:\s+/g)) {
+    const start = (m.index ?? 0) + m[0].length;
+    const rest = text.slice(start);
+    const end = rest.search(/[.!?]["”)]?(?=\s+[\p{Lu}"“(]|\s*$)/u);
+    const value = (end < 0 ? rest : rest.slice(0, end + 1)).trim();
+    const at = rawTokens(text.slice(0, start)).length;
+    if (value.split(/\s+/).length >= 2)
+      set.add(value, 'text', base | SRC.clause, { context: contextBefore(tokens, at), taskPos: pos(at) });
+  }
   // Capitalized runs (names of things), joined by the small words names contain.
+  const addName = (i: number, j: number) => {
+    const extra = { context: contextBefore(tokens, i), taskPos: pos(i) };
+    const span = spanText(tokens, i, j);
+    set.add(span, 'text', base | SRC.capitalized, extra);
+    // "Matthew Lee's email": the name is the run without its possessive.
+    const bare = span.replace(/['’]s$/, '');
+    if (bare !== span) set.add(bare, 'text', base | SRC.capitalized, extra);
+  };
   for (let i = 0; i < tokens.length; i++) {
     if (!/^\p{Lu}/u.test(tokens[i].text)) continue;
     if (i > 0 && /^\p{Lu}/u.test(tokens[i - 1].text) && !tokens[i - 1].breakAfter) continue;
@@ -287,12 +306,10 @@ function addTextSpans(
           /^\p{Lu}/u.test(tokens[j + 2].text)))
     )
       j++;
-    if (j > i || (i > 0 && !STOPWORDS.has(tokens[i].text.toLowerCase()))) {
-      set.add(spanText(tokens, i, j), 'text', base | SRC.capitalized, {
-        context: contextBefore(tokens, i),
-        taskPos: pos(i),
-      });
-    }
+    if (j > i || (i > 0 && !STOPWORDS.has(tokens[i].text.toLowerCase()))) addName(i, j);
+    // A sentence opens with a capitalized verb ("Save Dijon Chicken Stew", "Email Kimberly
+    // Ramirez"): the name is the run after it.
+    if (j > i && (i === 0 || tokens[i - 1].sentenceEnd)) addName(i + 1, j);
   }
   // Clause tails: what follows a word up to the end of its clause, the way a form value is stated.
   tokens.forEach((t, i) => {

@@ -28,6 +28,20 @@ describe('argument candidates', () => {
     expect(new Set(c.map((x) => x.key)).size).toBe(c.length);
   });
 
+  it('spells the value after a colon as the task does, names without a possessive or a leading verb', () => {
+    const texts = (t: string) => buildCandidates(t, '', emptyObs, [], limits).map((x) => x.text);
+    expect(texts('Christopher Ortiz emailed me. Reply: Yes, 3 PM works for me.')).toContain(
+      'Yes, 3 PM works for me.',
+    );
+    expect(texts('Update my signature so it reads: Alex Morgan, Marketing Director')).toContain(
+      'Alex Morgan, Marketing Director',
+    );
+    expect(texts("Label Matthew Lee's email about the policy as Finance.")).toContain('Matthew Lee');
+    expect(texts('Save Dijon Chicken Stew to my "Weeknight dinners" collection.')).toContain(
+      'Dijon Chicken Stew',
+    );
+  });
+
   it('adds select options, memory values and page texts', () => {
     const obs = Observation.parse({
       url: 'http://127.0.0.1/shop/p/1',

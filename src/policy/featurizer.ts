@@ -23,7 +23,7 @@ import type { PolicyState } from './types.ts';
  * history and the memory are read (never the verifier or world internals). Bump FEATURIZER_VERSION
  * whenever the features of a state change: checkpoints record it and refuse to load across versions.
  */
-export const FEATURIZER_VERSION = 7;
+export const FEATURIZER_VERSION = 8;
 
 export interface FeaturizerConfig {
   /** Hash buckets of the token embedding table. */

@@ -4,6 +4,7 @@ import type { AgentTask } from '../core/task.ts';
 import { ELEMENT } from './element-features.ts';
 import type { FeatureName } from './feature-layout.ts';
 import { DEFAULT_FEATURIZER, featurizeState, STATE } from './featurizer.ts';
+import { countProgress } from './match-features.ts';
 
 const box = { x: 0, y: 0, width: 10, height: 10 };
 const task = {
@@ -83,5 +84,19 @@ describe('task-element match features', () => {
     );
     expect(at(elsewhere, 0, 'typedInto')).toBe(0);
     expect(at(elsewhere, 0, 'actedBefore')).toBe(0);
+  });
+});
+
+describe('count progress', () => {
+  it('compares the count the task states with the one the page shows', () => {
+    const task = "I'm cooking Sichuan Shrimp for 5 people. How much ginger should I use?";
+    expect(countProgress(task, 'ingredients 4 servings 1 tbsp ginger')).toEqual({
+      shown: 0,
+      below: 1,
+      above: 0,
+    });
+    expect(countProgress(task, 'ingredients 8 servings')).toEqual({ shown: 0, below: 0, above: 1 });
+    expect(countProgress(task, 'ingredients 5 servings')).toEqual({ shown: 1, below: 0, above: 0 });
+    expect(countProgress('What is the total time?', '5 servings')).toEqual({ shown: 0, below: 0, above: 0 });
   });
 });

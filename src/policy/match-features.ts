@@ -56,11 +56,36 @@ export const PROGRESS_FEATURES = [
   'taskQuestion',
   'lastClickSubmitLike',
   'sinceLastInput',
+  'countShown',
+  'countBelow',
+  'countAbove',
 ] as const;
 /** A progress feature's name. */
 export type ProgressFeature = (typeof PROGRESS_FEATURES)[number];
 
 const NUMERIC = /^[$€£]?\d[\d,]*(?:\.\d+)?%?$/;
+
+/** Nouns a task counts and a page shows a stepper or a total for ("for 9 people" / "9 servings"). */
+const COUNT_NOUNS =
+  'servings?|people|persons?|guests?|adults?|children|kids|nights?|tickets?|rooms?|portions?|items?|passengers?|travell?ers?';
+const COUNT_RE = new RegExp(`\\b(\\d{1,2}) (?:${COUNT_NOUNS})\\b`, 'g');
+
+/**
+ * How the count the task states ("for 9 people") compares with the count the page shows ("4
+ * servings"): a stepper is done when they are equal, and below or above says which way to go.
+ * The feature compares numbers the model would otherwise only see as unrelated hashed tokens.
+ */
+export function countProgress(
+  objective: string,
+  pageText: string,
+): { shown: number; below: number; above: number } {
+  const want = [...normalizeText(objective).matchAll(COUNT_RE)].map((m) => Number(m[1]));
+  const have = [...pageText.matchAll(COUNT_RE)].map((m) => Number(m[1]));
+  if (!want.length || !have.length) return { shown: 0, below: 0, above: 0 };
+  const target = want[0];
+  if (have.includes(target)) return { shown: 1, below: 0, above: 0 };
+  return { shown: 0, below: bit(have[0] < target), above: bit(have[0] > target) };
+}
 const DATE = new RegExp(`${ISO_DATE_SOURCE}|${US_DATE_SOURCE}`);
 
 const isTruthy = (v: string | undefined) => v !== undefined && v !== 'false' && v !== '0';
@@ -210,6 +235,7 @@ export function matchFeatures(
     since++;
   }
   const nPending = pending.filter(Boolean).length;
+  const count = countProgress(objective, pageText);
   const progress: FeatureRecord<ProgressFeature> = {
     pendingEntries: Math.min(pendingEntries, 6) / 3,
     anyPendingEntry: bit(pendingEntries > 0),
@@ -222,6 +248,9 @@ export function matchFeatures(
     taskQuestion: bit(QUESTION_RE.test(objective.toLowerCase())),
     lastClickSubmitLike: bit(lastEl >= 0 && MATCH.read(dense, lastEl, 'submitLike')),
     sinceLastInput: Math.min(since, 6) / 3,
+    countShown: count.shown,
+    countBelow: count.below,
+    countAbove: count.above,
   };
   return { dense, progress };
 }

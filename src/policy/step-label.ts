@@ -1,6 +1,6 @@
 import type { Action } from '../core/action.ts';
 import { POLICY_ACTION_TYPES } from './action-space.ts';
-import { relabelAnswer } from './answer-span.ts';
+import { relabelAnswer, relabelInput } from './answer-span.ts';
 import { actionTargets, type FeaturizerConfig, type StateStructure, stateStructure } from './featurizer.ts';
 import type { PolicyState } from './types.ts';
 
@@ -37,7 +37,7 @@ export function labelStep(
   let relabeled = false;
   let tg = actionTargets(st, label);
   if (tg.type >= 0 && !tg.representable) {
-    const answer = relabelAnswer(st, label, state.task.objective);
+    const answer = relabelAnswer(st, label, state.task.objective) ?? relabelInput(st, label);
     if (answer) {
       label = answer;
       tg = actionTargets(st, answer);
