@@ -188,7 +188,7 @@ export async function collectStage(
         const solved = new Set(
           store.listTrajectorySummaries({ tag: 'collect', success: true }).map((s) => s.taskId),
         ).size;
-        bar.update(done, { 'tasks solved': solved / Math.max(1, done) });
+        bar.update(done, { solved: `${Math.min(solved, done)}/${done}` });
       },
       onError: ({ task, round, error }) => scope.log(`${task.id} round ${round}: ${error.message}`),
     });

@@ -81,6 +81,7 @@ export async function trainStudentStages(
   const dagger: DaggerRound[] = [];
   let student = sft.dir;
   const rounds = ctx.preset.dagger.rounds;
+  const warm = ctx.preset.dagger.warm;
   if (rounds > 0) {
     const notes = solvingNotes(o.collectDir);
     const relabeled: string[] = [];
@@ -105,6 +106,7 @@ export async function trainStudentStages(
           relabeled: [...relabeled],
           dir: ctx.paths.sftDagger(round, sfx),
           ...(o.seed !== undefined ? { seed: o.seed } : {}),
+          ...(warm ? { warm: { from: prev, epochs: warm.epochs, lr: warm.lr } } : {}),
         }),
       );
       dagger.push({ round, rollout, sft: retrained });
@@ -400,7 +402,9 @@ function studentLines(b: BaseResults, rl: RlRunResult | null, steps: StepReport 
       const fin = d.sft.final;
       return (
         `- DAgger round ${d.round}: the student succeeded on ${d.rollout.successes}/${d.rollout.episodes} solved train tasks; the teacher labelled ${r?.steps ?? 0} states it reached and would have acted differently on ${r?.disagreements ?? 0}; ` +
-        `retrained on ${d.sft.data.examples} examples (${d.sft.trainSeconds.toFixed(1)} s)` +
+        (d.sft.warm
+          ? `continued the previous student for ${d.sft.warm.epochs} epochs at lr ${d.sft.warm.lr} on ${d.sft.data.examples} examples (${d.sft.trainSeconds.toFixed(1)} s)`
+          : `retrained from scratch on ${d.sft.data.examples} examples (${d.sft.trainSeconds.toFixed(1)} s)`) +
         (fin && Number.isFinite(fin.valStepAccuracy)
           ? `, validation step accuracy ${pct(fin.valStepAccuracy)}`
           : '')

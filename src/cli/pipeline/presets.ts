@@ -35,8 +35,15 @@ export interface PipelinePreset {
    */
   dagger: {
     rounds: number;
-    maxSteps: number /** Train tasks driven per round (default: the whole pool). */;
+    maxSteps: number;
+    /** Train tasks driven per round (default: the whole pool). */
     tasks?: number;
+    /**
+     * Retrain each round by continuing the latest student for `epochs` epochs at `lr` on the
+     * aggregated data, instead of from scratch with the SFT settings: the data grows every round,
+     * and from-scratch epochs over all of it cost more than the rollouts on a large pool.
+     */
+    warm?: { epochs: number; lr: number };
   };
   /** Student rollouts on train tasks (greedy, as evaluated): their failures feed the miner. */
   rollout: { tasks: number; runs: number; maxSteps: number };
@@ -69,7 +76,7 @@ const TINY: PipelinePreset = {
   trainTasks: 8,
   collect: { maxRounds: 2, stopAfter: 1, maxSteps: 15, screenshots: false },
   sft: { epochs: 2, batch: 32, lr: 0.002 },
-  dagger: { rounds: 1, maxSteps: 6, tasks: 4 },
+  dagger: { rounds: 1, maxSteps: 6, tasks: 4, warm: { epochs: 1, lr: 0.002 } },
   rollout: { tasks: 6, runs: 1, maxSteps: 10 },
   rl: { epochs: 1, minSteps: 2, maxSteps: 4, batchSize: 4, groupSize: 4 },
   eval: { testTasks: 4, runs: 1, maxSteps: 10 },

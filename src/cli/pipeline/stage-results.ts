@@ -47,6 +47,7 @@ const SftStageResult = z.looseObject({
   data: z.looseObject({ trajectories: count, examples: count, train: count, val: count }),
   final: z.looseObject({ epoch: count, valStepAccuracy: maybeNumber.optional() }).nullable(),
   trainSeconds: z.number().nonnegative(),
+  warm: z.object({ from: z.string(), epochs: count, lr: z.number() }).optional(),
 });
 
 const RolloutResult = z.looseObject({

@@ -24,6 +24,8 @@ export interface SftStageResult {
   final: EpochMetrics | null;
   /** Seconds spent in training epochs (summed from the checkpoint's metrics, resumed parts included). */
   trainSeconds: number;
+  /** Set when the stage continued an earlier checkpoint instead of training from scratch. */
+  warm?: { from: string; epochs: number; lr: number };
 }
 
 function previousEpochs(dir: string): EpochMetrics[] {
@@ -53,9 +55,14 @@ export async function sftStage(
     relabeled?: string[];
     /** Seed of the weights, split and shuffles; default the pipeline's seed. */
     seed?: number;
+    /**
+     * Warm start: continue this checkpoint for `warm.epochs` epochs at `warm.lr` instead of
+     * training from scratch (DAgger rounds, whose aggregated data grows every round).
+     */
+    warm?: { from: string; epochs: number; lr: number };
   },
 ): Promise<SftStageResult> {
-  const p = ctx.preset.sft;
+  const p = o.warm ? { ...ctx.preset.sft, epochs: o.warm.epochs, lr: o.warm.lr } : ctx.preset.sft;
   const seed = o.seed ?? ctx.settings.seed;
   await initPolicyBackend();
   const trajectories = loadSuccessfulTrajectories([o.runDir]);
@@ -67,7 +74,11 @@ export async function sftStage(
     );
   }
   const resumed = existsSync(join(o.dir, 'config.json')) ? previousEpochs(o.dir) : [];
-  const policy = resumed.length ? await loadStudentPolicy(o.dir) : undefined;
+  const policy = resumed.length
+    ? await loadStudentPolicy(o.dir)
+    : o.warm
+      ? await loadStudentPolicy(o.warm.from)
+      : undefined;
   if (policy && resumed.length >= p.epochs) {
     const m = JSON.parse(readFileSync(join(o.dir, 'metrics.json'), 'utf8')) as { data: SftDataReport };
     policy.dispose();
@@ -76,9 +87,26 @@ export async function sftStage(
       data: m.data,
       final: resumed.at(-1) ?? null,
       trainSeconds: resumed.reduce((a, e) => a + e.seconds, 0),
+      ...(o.warm ? { warm: o.warm } : {}),
     };
   }
-  if (policy) scope.log(`resuming after epoch ${resumed.length}`);
+  const meta = {
+    command: `${ctx.settings.command} (sft)`,
+    runs: [o.runDir],
+    relabeled: o.relabeled ?? [],
+    seed,
+    epochs: p.epochs,
+    batch: p.batch,
+    lr: p.lr,
+    ...(o.warm ? { warmStartFrom: o.warm.from } : {}),
+  };
+  if (resumed.length) scope.log(`resuming after epoch ${resumed.length}`);
+  else if (policy && o.warm) {
+    // The checkpoint this one continues describes its own training; this one records its own.
+    for (const k of Object.keys(policy.meta)) delete policy.meta[k];
+    Object.assign(policy.meta, meta);
+    scope.log(`continuing ${o.warm.from} for ${p.epochs} epochs at lr ${p.lr}`);
+  }
   let bar: ReturnType<StageScope['progress']> | null = null;
   const r = await trainSft(trajectories, {
     epochs: p.epochs,
@@ -90,15 +118,7 @@ export async function sftStage(
     startEpoch: resumed.length,
     previousEpochs: resumed,
     outDir: o.dir,
-    meta: {
-      command: `${ctx.settings.command} (sft)`,
-      runs: [o.runDir],
-      relabeled: o.relabeled ?? [],
-      seed,
-      epochs: p.epochs,
-      batch: p.batch,
-      lr: p.lr,
-    },
+    meta,
     onData: (d) =>
       scope.log(
         `${d.trajectories} successful trajectories, ${d.steps} steps${relabeled.length ? ` + ${relabeled.length} relabelled rollouts` : ''} -> ${d.examples} examples (train ${d.train}, val ${d.val})`,
@@ -123,6 +143,7 @@ export async function sftStage(
     data: r.data,
     final: r.epochs.at(-1) ?? null,
     trainSeconds: r.epochs.reduce((a, e) => a + e.seconds, 0),
+    ...(o.warm ? { warm: o.warm } : {}),
   };
 }
 
