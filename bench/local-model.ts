@@ -8,6 +8,7 @@
  *   npm run bench:local-model                 (30 tasks)
  *   npm run bench:local-model -- 10           (tasks)
  *   npm run bench:local-model -- 10 --threads 2 --gguf FILE --keep DIR
+ *   npm run bench:local-model -- 30 --max-steps 8   (bounds each episode; default collect's 30)
  *
  * Run it under `nice -n 10` on a shared machine. The collection resumes when rerun with --keep DIR.
  */
@@ -19,6 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { LlamaBackend } from '../src/cli/serve-model/llama-backend.ts';
 import { ModelServer, statsView } from '../src/cli/serve-model/server.ts';
 import { localModelPath, localModelSkipReason } from '../src/cli/serve-model/testing/local-model.ts';
+import { REFLECTION_UNUSABLE_RECORD } from '../src/collect/collect.ts';
 import { RunStore } from '../src/store/run-store.ts';
 
 const args = process.argv.slice(2);
@@ -30,6 +32,7 @@ const n = Number(args.find((a) => /^\d+$/.test(a)) ?? 30);
 const threads = Number(flag('--threads') ?? 1);
 const gguf = flag('--gguf') ?? localModelPath();
 const keep = flag('--keep');
+const maxSteps = flag('--max-steps');
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
 if (!flag('--gguf')) {
@@ -83,6 +86,7 @@ try {
     '--port',
     '0',
     '--quiet',
+    ...(maxSteps ? ['--max-steps', maxSteps] : []),
     '--out',
     join(dir, 'collect'),
   ]);
@@ -94,9 +98,13 @@ const collectS = (performance.now() - tCollect) / 1000;
 
 const store = RunStore.open(join(dir, 'collect'));
 const all = store.listTrajectories({ tag: 'collect' });
+const unusableNotes = store.listRecords(REFLECTION_UNUSABLE_RECORD).length;
+const notesWritten = store.listReflections().length;
 store.close();
 const round0 = all.filter((t) => t.round === 0);
-const round1 = all.filter((t) => t.round === 1);
+// Round 1 with the model's own note; a round 1 whose reflection was unusable ran without one.
+const round1 = all.filter((t) => t.round === 1 && t.notes.length > 0);
+const round1NoNote = all.filter((t) => t.round === 1 && t.notes.length === 0);
 const steps = all.flatMap((t) => t.steps);
 const modelS = steps.map((s) => s.timing.modelMs / 1000);
 const repaired = steps.filter((s) => s.repaired).length;
@@ -106,7 +114,9 @@ const pct = (a: number, b: number) => (b ? `${((100 * a) / b).toFixed(1)}%` : 'n
 const solved = (ts: typeof all) => ts.filter((t) => t.verdict?.success).length;
 const s = statsView(server.stats);
 
-console.log(`\nlocal model in the loop: ${backend.modelId}, ${n} world train tasks, collect exit ${code}`);
+console.log(
+  `\nlocal model in the loop: ${backend.modelId}, ${n} world train tasks${maxSteps ? `, at most ${maxSteps} steps an episode` : ''}, collect exit ${code}`,
+);
 console.log(`collection: ${collectS.toFixed(0)} s wall, ${all.length} episodes, ${steps.length} agent steps`);
 console.log(
   `throughput: prompt ${s.promptTokensPerSecond} tok/s (${s.promptTokens - s.cachedPromptTokens} evaluated, ` +
@@ -124,6 +134,10 @@ console.log(
 );
 console.log(
   `with its own reflection notes (round 1, tasks round 0 failed): ${solved(round1)}/${round1.length} = ${pct(solved(round1), round1.length)}`,
+);
+console.log(
+  `reflections: ${notesWritten} notes written, ${unusableNotes} unusable (reply failed its schema twice); ` +
+    `round 1 without a note: ${solved(round1NoNote)}/${round1NoNote.length} solved`,
 );
 console.log(
   `replies needing repair: ${repaired}/${replies} = ${pct(repaired, replies)}; failing twice (episode ended): ${unrepairable}`,

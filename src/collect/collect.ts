@@ -4,6 +4,7 @@ import { stableId } from '../core/ids.ts';
 import { type Reflection, renderNote } from '../core/reflection.ts';
 import type { Task } from '../core/task.ts';
 import type { Trajectory, Verdict } from '../core/trajectory.ts';
+import { ModelOutputError } from '../models/generate-object.ts';
 import type { RunStore } from '../store/run-store.ts';
 import { clearEpisodeError, DEFAULT_WORKERS, recordEpisodeError, worthRetrying } from './episode-pool.ts';
 import type { Reflector } from './reflector.ts';
@@ -12,6 +13,9 @@ import type { Reflector } from './reflector.ts';
 export const DEFAULT_MAX_ROUNDS = 5;
 /** Verified successes after which a task stops, unless told otherwise (the method's 2). */
 export const DEFAULT_STOP_AFTER = 2;
+
+/** Where in a round an error arose (see CollectOptions.onError). */
+export type CollectErrorStage = 'episode' | 'reflection' | 'reflection-unusable';
 
 /** Options of a collection run; the CLI validates them with zod and records them in the manifest. */
 export interface CollectOptions {
@@ -40,17 +44,87 @@ export interface CollectOptions {
   seed?: number;
   signal?: AbortSignal;
   onEpisode?: (e: { task: Task; trajectory: Trajectory; taskDone: boolean }) => void;
-  onError?: (e: { task: Task; round: number; error: Error }) => void;
+  /**
+   * An episode that could not be run (`episode`), a reflection that could not be run
+   * (`reflection`), or one the model could not write in shape (`reflection-unusable`).
+   */
+  onError?: (e: { task: Task; round: number; error: Error; stage: CollectErrorStage }) => void;
 }
 
 /**
  * What a collection run did: episodes saved, episodes that could not be run (left for the next
- * run, never reflected on), and reflections that failed (the next round ran without that note).
+ * run, never reflected on), reflections that could not be run (endpoint down: the next round ran
+ * without that note, and the command fails), and reflections the model wrote but could not get
+ * into shape (recorded as that round's outcome; the next round ran without a note).
  */
 export interface CollectResult {
   episodes: number;
   errors: number;
   reflectionErrors: number;
+  reflectionsUnusable: number;
+}
+
+/** Record kind of a reflection whose reply failed its schema twice, keyed by `episodeKey`. */
+export const REFLECTION_UNUSABLE_RECORD = 'reflection-unusable';
+
+/** What is kept about a reflection the model could not write in shape. */
+export interface ReflectionUnusableRecord {
+  taskId: string;
+  round: number;
+  reflector: string;
+  message: string;
+  /** The model's last reply (truncated), so the failure can be read, not just counted. */
+  reply: string;
+  at: string;
+}
+
+/**
+ * How a reflection on a failed round ended: a note was saved; the model replied but twice failed
+ * the note's schema (a model failure, recorded under REFLECTION_UNUSABLE_RECORD, not retried);
+ * or the reflector could not be run (endpoint down, a bug), which is an error of the run.
+ */
+export type ReflectOutcome =
+  | { kind: 'written'; reflection: Reflection }
+  | { kind: 'unusable'; error: ModelOutputError }
+  | { kind: 'error'; error: Error };
+
+/**
+ * Reflects on the failed round `round` of `task` and stores the outcome. A reply that failed its
+ * schema twice is what the model did with a bounded, grammar-enforced schema and a budget that
+ * fits it, so it is the model's outcome for that round, like an agent's unparseable step: kept,
+ * counted, and the next round runs without a note. Anything else is infrastructure and is returned
+ * as an error for the caller to count and report.
+ */
+export async function reflectOnRound(
+  store: RunStore,
+  reflector: Reflector,
+  task: Task,
+  round: number,
+  trajectory: Trajectory,
+  previous: Reflection[],
+): Promise<ReflectOutcome> {
+  try {
+    const r = await reflector.reflect({ trajectory, previous });
+    const reflection = { ...r, id: stableId('refl', task.id, round) };
+    store.saveReflection(reflection);
+    return { kind: 'written', reflection };
+  } catch (e) {
+    if (!ModelOutputError.isInstance(e)) return { kind: 'error', error: e as Error };
+    store.putRecord(REFLECTION_UNUSABLE_RECORD, episodeKey(task.id, round), {
+      taskId: task.id,
+      round,
+      reflector: reflector.id,
+      message: e.message,
+      reply: e.reply.slice(0, 500),
+      at: new Date().toISOString(),
+    } satisfies ReflectionUnusableRecord);
+    return { kind: 'unusable', error: e };
+  }
+}
+
+/** True when the reflection on `round` of `taskId` already ended as unusable (never retried). */
+export function reflectionUnusable(store: RunStore, taskId: string, round: number): boolean {
+  return store.getRecord(REFLECTION_UNUSABLE_RECORD, episodeKey(taskId, round)) !== null;
 }
 
 /** Per-task state of collection, rebuilt from the store on resume. */
@@ -96,6 +170,7 @@ export async function collect(opts: CollectOptions): Promise<CollectResult> {
   let episodes = 0;
   let errors = 0;
   let reflectionErrors = 0;
+  let reflectionsUnusable = 0;
 
   const worker = async () => {
     let env = await opts.makeEnv();
@@ -142,7 +217,7 @@ export async function collect(opts: CollectOptions): Promise<CollectResult> {
               round: p.round,
               error: e as Error,
             });
-            opts.onError?.({ task, round: p.round, error: e as Error });
+            opts.onError?.({ task, round: p.round, error: e as Error, stage: 'episode' });
             break;
           }
           retried = false;
@@ -152,14 +227,20 @@ export async function collect(opts: CollectOptions): Promise<CollectResult> {
           episodes++;
           if (trajectory.verdict?.success) p.successes++;
           else {
-            try {
-              const r = await opts.reflector.reflect({ trajectory, previous: p.reflections });
-              const reflection = { ...r, id: stableId('refl', task.id, p.round) };
-              opts.store.saveReflection(reflection);
-              p.reflections.push(reflection);
-            } catch (e) {
-              reflectionErrors++;
-              opts.onError?.({ task, round: p.round, error: e as Error });
+            const r = await reflectOnRound(
+              opts.store,
+              opts.reflector,
+              task,
+              p.round,
+              trajectory,
+              p.reflections,
+            );
+            if (r.kind === 'written') p.reflections.push(r.reflection);
+            else {
+              if (r.kind === 'unusable') reflectionsUnusable++;
+              else reflectionErrors++;
+              const stage = r.kind === 'unusable' ? 'reflection-unusable' : 'reflection';
+              opts.onError?.({ task, round: p.round, error: r.error, stage });
             }
           }
           p.round++;
@@ -174,5 +255,5 @@ export async function collect(opts: CollectOptions): Promise<CollectResult> {
   };
 
   await Promise.all(Array.from({ length: Math.max(1, opts.workers ?? DEFAULT_WORKERS) }, () => worker()));
-  return { episodes, errors, reflectionErrors };
+  return { episodes, errors, reflectionErrors, reflectionsUnusable };
 }

@@ -4,13 +4,26 @@ import { newId } from '../core/ids.ts';
 import { type Reflection, ReflectionRule } from '../core/reflection.ts';
 import type { ChatModel } from '../models/chat-model.ts';
 import { generateObject } from '../models/generate-object.ts';
+import { maxTokensForSchema } from '../models/schema-budget.ts';
 import type { ReflectInput, Reflector } from './reflector.ts';
 
-const ReflectionReply = z.object({
-  text: z.string().min(1).max(1200),
-  avoid: z.array(ReflectionRule).max(5).default([]),
-  prefer: z.array(ReflectionRule).max(5).default([]),
+// Every part of the reply is bounded, so a grammar-enforcing server keeps the whole reply under
+// REPLY_MAX_TOKENS: a reply can fail only by what the model writes, never by being cut off.
+// Four sentences fit in 400 characters; a rule names an element or a value, not a paragraph (the
+// note's text says why).
+const ReplyRule = z.object({
+  kind: ReflectionRule.shape.kind,
+  target: z.string().max(60).optional(),
+  value: z.string().max(60).optional(),
 });
+const ReflectionReply = z.object({
+  text: z.string().min(1).max(400),
+  avoid: z.array(ReplyRule).max(3).default([]),
+  prefer: z.array(ReplyRule).max(3).default([]),
+});
+const REPLY_JSON_SCHEMA = z.toJSONSchema(ReflectionReply, { io: 'input' }) as Record<string, unknown>;
+/** The reflector's max_tokens: the longest reply its schema allows (see maxTokensForSchema). */
+export const REFLECTION_MAX_TOKENS = maxTokensForSchema(REPLY_JSON_SCHEMA, 'the reflection reply');
 
 const SYSTEM = `You review a failed attempt of a web browsing agent and write a short note for its next attempt at the same task.
 The note must say, in at most four sentences, what went wrong (the step and the cause) and what a recovery looks like: what to do instead, which element or value to choose, what to check before finishing.
@@ -45,8 +58,9 @@ ${steps}`;
         { role: 'user', content: user },
       ],
       schemaName: 'reflection',
+      jsonSchema: REPLY_JSON_SCHEMA,
       temperature: 0,
-      maxTokens: 600,
+      maxTokens: REFLECTION_MAX_TOKENS,
     });
     return {
       schemaVersion: 1,

@@ -6,6 +6,8 @@ import {
   DEFAULT_STOP_AFTER,
   episodeKey,
   progressFromStore,
+  reflectionUnusable,
+  reflectOnRound,
   type TaskProgress,
 } from '../collect/collect.ts';
 import { clearEpisodeError, recordEpisodeError } from '../collect/episode-pool.ts';
@@ -40,23 +42,29 @@ export async function collectViaQueue(o: QueuedCollectOptions): Promise<CollectR
   let episodes = 0;
   let errors = 0;
   let reflectionErrors = 0;
+  let reflectionsUnusable = 0;
 
   const reflect = async (task: Task, p: TaskProgress, trajectory: Trajectory, round: number) => {
-    try {
-      const r = await o.reflector.reflect({ trajectory, previous: p.reflections });
-      const reflection = { ...r, id: stableId('refl', task.id, round) };
-      o.store.saveReflection(reflection);
-      p.reflections.push(reflection);
-    } catch (e) {
-      reflectionErrors++;
-      o.onError?.({ task, round, error: e as Error });
+    const r = await reflectOnRound(o.store, o.reflector, task, round, trajectory, p.reflections);
+    if (r.kind === 'written') p.reflections.push(r.reflection);
+    else {
+      if (r.kind === 'unusable') reflectionsUnusable++;
+      else reflectionErrors++;
+      const stage = r.kind === 'unusable' ? 'reflection-unusable' : 'reflection';
+      o.onError?.({ task, round, error: r.error, stage });
     }
   };
 
   const runTask = async (task: Task) => {
     let p = progressFromStore(o.store, task, maxRounds, stopAfter);
     const last = p.round - 1;
-    if (!p.done && last >= 0 && !p.reflections.some((r) => r.id === stableId('refl', task.id, last))) {
+    // A reflection lost to a crash is written now; one the model could not write is an outcome.
+    if (
+      !p.done &&
+      last >= 0 &&
+      !p.reflections.some((r) => r.id === stableId('refl', task.id, last)) &&
+      !reflectionUnusable(o.store, task.id, last)
+    ) {
       const prev = o.store.listTrajectories({ taskId: task.id, tag: 'collect', round: last })[0];
       if (prev && !prev.verdict?.success) await reflect(task, p, prev, last);
     }
@@ -81,7 +89,7 @@ export async function collectViaQueue(o: QueuedCollectOptions): Promise<CollectR
       if (out.status === 'failed') {
         errors++;
         recordEpisodeError(o.store, episodeKey(task.id, round), { taskId: task.id, round, error: out.error });
-        o.onError?.({ task, round, error: out.error });
+        o.onError?.({ task, round, error: out.error, stage: 'episode' });
         return;
       }
       if (out.status === 'stored') {
@@ -101,5 +109,5 @@ export async function collectViaQueue(o: QueuedCollectOptions): Promise<CollectR
   };
 
   await Promise.all(o.tasks.map((t) => runTask(t)));
-  return { episodes, errors, reflectionErrors };
+  return { episodes, errors, reflectionErrors, reflectionsUnusable };
 }

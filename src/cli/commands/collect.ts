@@ -58,7 +58,9 @@ export function registerCollect(program: Command): void {
       'Teacher collection with reflection: attempt each task in rounds; after a failed round a reflector writes a\n' +
         'note injected into the next round; stop after --stop-after verified successes or --max-rounds rounds.\n' +
         'Every attempt is kept. An episode that could not be run (model endpoint down, browser lost) is not an\n' +
-        'attempt: it is never reflected on, the command exits 1 saying how many, and a rerun retries it.\n' +
+        'attempt: it is never reflected on, the command exits 1 saying how many, and a rerun retries it. So does\n' +
+        "a reflection that could not be run. A reflection whose reply failed its schema twice is the model's\n" +
+        'outcome, not an error: it is recorded and counted, and the next round runs without a note.\n' +
         'Rerunning the same command resumes.',
     )
     .requiredOption(
@@ -137,8 +139,10 @@ export function registerCollect(program: Command): void {
           if (st.listTrajectorySummaries({ taskId: trajectory.task.id, success: true }).length) solved++;
           progress.update(done, { 'task success': done ? solved / done : 0 });
         },
-        onError: ({ task, round, error }) =>
-          process.stderr.write(`\ncollect: ${task.id} round ${round}: ${error.message}\n`),
+        onError: ({ task, round, error, stage }) =>
+          process.stderr.write(
+            `\ncollect: ${task.id} round ${round}${stage === 'episode' ? '' : stage === 'reflection' ? ', reflection' : ', reflection unusable (kept as the outcome; the next round runs without a note)'}: ${error.message}\n`,
+          ),
       };
       const r = queue
         ? await collectViaQueue({
@@ -163,8 +167,12 @@ export function registerCollect(program: Command): void {
           r.errors ? `${r.errors} could not be run` : '',
           r.reflectionErrors ? `${r.reflectionErrors} reflections failed` : '',
         ].filter(Boolean);
+        // The model's own failures are outcomes of the run, not errors of it.
+        const unusable = r.reflectionsUnusable
+          ? `; ${r.reflectionsUnusable} reflection(s) unusable: the model's reply failed its schema twice`
+          : '';
         process.stdout.write(
-          `\ncollected ${r.episodes} episodes in ${secs.toFixed(1)} s (${failed.length ? failed.join(', ') : '0 errors'}) into ${store.dir}\n\n`,
+          `\ncollected ${r.episodes} episodes in ${secs.toFixed(1)} s (${failed.length ? failed.join(', ') : '0 errors'}${unusable}) into ${store.dir}\n\n`,
         );
         process.stdout.write(`${formatRunStats(computeRunStats(store))}\n`);
       }

@@ -2,6 +2,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REFLECTION_UNUSABLE_RECORD } from '../../collect/collect.ts';
 import { EPISODE_ERROR_RECORD } from '../../collect/episode-pool.ts';
 import {
   type FakeOpenAIServer,
@@ -120,6 +121,69 @@ describe('fault: infrastructure errors are not agent failures', () => {
     expect(store.countTrajectories({ tag: 'collect' })).toBe(1);
     expect(store.listRecords(EPISODE_ERROR_RECORD)).toHaveLength(0);
     store.close();
+  }, 180_000);
+
+  it("collect: a reflection the model could not write is that round's outcome (exit 0); one that could not be run exits 1", async () => {
+    // The teacher gives up (a failed round, reflected on); the reflector's endpoint either answers
+    // prose where JSON is required, twice (first try and repair), or is down.
+    let reflectorDown = false;
+    const reflector = await startFakeOpenAIServer({
+      fallback: (): FakeReply =>
+        reflectorDown
+          ? { type: 'error', status: 401, message: 'Incorrect API key provided' }
+          : { type: 'text', text: 'The agent should try harder next time.' },
+    });
+    down = false;
+    try {
+      const run = (out: string) =>
+        runCli(
+          [
+            'collect',
+            '--tasks',
+            'world:train:1',
+            '--teacher',
+            `openai:fake@${fake.baseURL}`,
+            '--reflector',
+            `openai:fake@${reflector.baseURL}`,
+            '--max-rounds',
+            '2',
+            '--out',
+            out,
+            ...common(),
+          ],
+          120_000,
+          env,
+        );
+      const out = join(dir, 'collect-unusable');
+      const r = await run(out);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toContain(
+        "(0 errors; 2 reflection(s) unusable: the model's reply failed its schema twice)",
+      );
+      expect(r.stderr).toMatch(/round 0, reflection unusable .*failed its schema twice/);
+      const store = RunStore.open(out, { create: false, readonly: true });
+      const rounds = store.listTrajectories({ tag: 'collect' }).sort((a, b) => a.round - b.round);
+      expect(rounds.map((t) => [t.round, t.notes.length])).toEqual([
+        [0, 0],
+        [1, 0],
+      ]);
+      expect(store.listReflections()).toHaveLength(0);
+      const records = store.listRecords<{ round: number; reply: string }>(REFLECTION_UNUSABLE_RECORD);
+      // Both rounds failed and were reflected on (a last round's note serves a rerun with more rounds).
+      expect(records.map((x) => [x.value.round, x.value.reply])).toEqual([
+        [0, 'The agent should try harder next time.'],
+        [1, 'The agent should try harder next time.'],
+      ]);
+      store.close();
+
+      reflectorDown = true;
+      const down2 = await run(join(dir, 'collect-reflector-down'));
+      expect(down2.code).toBe(1);
+      expect(down2.stderr).toMatch(/round 0, reflection: .*401/);
+      expect(down2.stderr).toContain('2 reflection(s) failed');
+    } finally {
+      await reflector.close();
+    }
   }, 180_000);
 
   it('every episode errored (a task whose start URL is not a web page): exit 1', async () => {
