@@ -13,10 +13,12 @@ export {
   chooseDivergence,
   DEFAULT_LABEL_PRIORS,
   DEFAULT_RECENCY_DECAY,
+  DEFAULT_RECOVERABLE_PRIOR,
   type Divergence,
   type DivergenceOptions,
   divergenceScore,
   findDivergences,
+  successActionRecoverable,
 } from './divergence.ts';
 export {
   buildTaggerMessages,
