@@ -79,13 +79,25 @@ export interface BranchJournal {
   put(result: BranchResult): void;
 }
 
-export interface VerifyOptions {
+/** Runs branches in this process: a browser env per worker and the continuation policy. */
+export interface LocalBranchRunner {
   makeEnv: () => Promise<EpisodeEnv & { close(): Promise<void> }>;
   /** Opens a fresh world session for the task under the given perturbation seed. */
   start: NonNullable<RunEpisodeOptions['start']>;
   verify: (trajectory: Trajectory) => Promise<Verdict>;
   /** The continuation policy, one instance per worker (e.g. the heuristic teacher). */
   makeAgent: () => Agent | Promise<Agent>;
+}
+
+/**
+ * Runs one branch elsewhere (queue workers, see src/queue/queued-verify.ts) and returns its result;
+ * throws when the branch could not run (a rerun retries it). `workers` branches are in flight at once.
+ */
+export type RemoteBranchRunner = (job: BranchJob) => Promise<BranchResult>;
+
+export type VerifyOptions = (LocalBranchRunner | { runBranch: RemoteBranchRunner }) & VerifyCommon;
+
+interface VerifyCommon {
   policyId: string;
   /** The notes the continuation reads on a task: those of the attempt that solved it. */
   notesFor: (task: Task) => string[];
@@ -180,8 +192,19 @@ function missingIndex(obs: Observation): number {
 // The replaying agent
 // ---------------------------------------------------------------------------------------------
 
-/** Thrown inside the episode when the prefix does not reproduce: it ends the episode at once. */
-class ReplayDiverged extends Error {}
+/**
+ * Thrown inside the episode when the prefix does not reproduce: it ends the episode at once. Its
+ * message starts with REPLAY_DIVERGED, so a trajectory run elsewhere tells a prefix that did not
+ * reproduce from an episode that broke (see `branchResultFromTrajectory`).
+ */
+class ReplayDiverged extends Error {
+  constructor(detail: string) {
+    super(`${REPLAY_DIVERGED}${detail}`);
+  }
+}
+
+/** The start of a ReplayDiverged message (and so of the episode's endDetail, after runEpisode's prefix). */
+export const REPLAY_DIVERGED = 'replay diverged: ';
 
 /** Comparability total between the recorded state `i` of `success` and the replayed one. */
 export function replayComparability(
@@ -278,6 +301,109 @@ class ReplayBranchAgent implements Agent {
   }
 }
 
+/** Everything a branch episode needs besides the browser and the continuation (portable: queue jobs carry it). */
+export interface BranchSpec {
+  /** The success run, cut after step `i` (the replay never reads further). */
+  success: Trajectory;
+  i: number;
+  /** The action branched on, and the page it was recorded on (to re-target it). */
+  action: Action;
+  from: Observation;
+  threshold: number;
+  weights: ComparabilityWeights;
+}
+
+/**
+ * The agent of a branch episode: replays `spec.success` up to step `i`, checks the state, takes
+ * the branch action, then hands over to `continuation`. Used by queue workers; in this process
+ * `verifyTargets` builds the same agent.
+ */
+export function replayBranchAgent(spec: BranchSpec, continuation: Agent): Agent {
+  return new ReplayBranchAgent(
+    spec.success,
+    spec.i,
+    { action: spec.action, from: spec.from },
+    continuation,
+    spec.threshold,
+    spec.weights,
+  );
+}
+
+/** The success run cut after step `i`, without screenshot bytes: what a queue job carries. */
+export function branchSpecOf(job: BranchJob, threshold: number, weights: ComparabilityWeights): BranchSpec {
+  const steps = job.success.steps.slice(0, job.i + 1).map((s) => {
+    const screenshot = s.observation.screenshot ? { ...s.observation.screenshot } : null;
+    if (screenshot) delete screenshot.data;
+    return { ...s, observation: { ...s.observation, screenshot } };
+  });
+  return {
+    success: { ...job.success, steps },
+    i: job.i,
+    action: job.action,
+    from: job.from,
+    threshold,
+    weights,
+  };
+}
+
+/**
+ * Reads a branch result off a branch episode run elsewhere, by the same rules the in-process agent
+ * applies: a run that stopped before step `i` with the replay-diverged detail did not reproduce; a
+ * run that went past `i` reproduced (the agent checked it), and its comparability and re-targeted
+ * action are recomputed from the recorded steps. Throws for a run that broke before step `i` for
+ * another reason (a browser error): not a result, the branch is retried.
+ */
+export function branchResultFromTrajectory(
+  job: BranchJob,
+  trajectory: Trajectory,
+  weights: ComparabilityWeights,
+): BranchResult {
+  const wallMs = Math.max(0, Date.parse(trajectory.endedAt) - Date.parse(trajectory.startedAt)) || 0;
+  const at = trajectory.endDetail.indexOf(REPLAY_DIVERGED);
+  if (trajectory.steps.length <= job.i) {
+    if (at < 0)
+      throw new Error(`branch ended before step ${job.i}: ${trajectory.endReason} (${trajectory.endDetail})`);
+    return {
+      key: job.key,
+      reproduced: false,
+      comparability: 0,
+      detail: trajectory.endDetail.slice(at + REPLAY_DIVERGED.length),
+      branch: null,
+      wallMs,
+    };
+  }
+  const history: HistoryEntry[] = trajectory.steps.slice(0, job.i).map((s) => ({
+    stepIndex: s.index,
+    url: s.observation.url,
+    observation: s.observation,
+    output: s.output,
+    action: s.action,
+    result: s.result,
+  }));
+  const here = trajectory.steps[job.i];
+  const comparability = replayComparability(job.success, job.i, history, here.observation, weights);
+  const verdict = trajectory.verdict;
+  return {
+    key: job.key,
+    reproduced: true,
+    comparability,
+    detail: '',
+    branch: {
+      action: here.action,
+      applicable: mapAction(job.action, job.from, here.observation) !== null,
+      success: verdict?.success ?? false,
+      score: verdict?.score ?? 0,
+      reason: verdict?.reason ?? '',
+      endReason: trajectory.endReason,
+      steps: trajectory.steps
+        .slice(job.i)
+        .map((s) => ({ url: s.observation.url, action: formatAction(s.action) })),
+      wallMs,
+    },
+    wallMs,
+  };
+}
+
 // ---------------------------------------------------------------------------------------------
 // Targets: the miner's states and the two baselines on the same pairs
 // ---------------------------------------------------------------------------------------------
@@ -364,7 +490,8 @@ export function baselineTargets(miner: readonly VerifyTarget[], seed = 0): Verif
 // Running branches
 // ---------------------------------------------------------------------------------------------
 
-interface BranchJob {
+/** One distinct branch to run: replay `success` to step `i`, take `action` (recorded on `from`). */
+export interface BranchJob {
   key: string;
   success: Trajectory;
   i: number;
@@ -384,7 +511,7 @@ async function runBranch(
   job: BranchJob,
   env: EpisodeEnv,
   continuation: Agent,
-  opts: VerifyOptions,
+  opts: LocalBranchRunner & VerifyCommon,
   weights: ComparabilityWeights,
 ): Promise<BranchResult> {
   const t0 = performance.now();
@@ -507,33 +634,61 @@ export async function verifyTargets(
   opts.onProgress?.(finished, jobs.size);
   let episodes = 0;
   const started = performance.now();
+  /** Runs one job with retries; records it done, or its error. */
+  const attempt = async (run: () => Promise<BranchResult>, job: BranchJob, reopen: () => Promise<void>) => {
+    for (let n = 0; ; n++) {
+      try {
+        const r = await run();
+        episodes++;
+        done.set(job.key, r);
+        opts.journal?.put(r);
+        return;
+      } catch (e) {
+        if (opts.signal?.aborted) return;
+        if (n < (opts.retries ?? 1)) {
+          await reopen();
+          continue;
+        }
+        errors.set(job.key, (e as Error).message);
+        opts.onError?.(job.key, e as Error);
+        return;
+      }
+    }
+  };
+  const remote = 'runBranch' in opts ? opts.runBranch : null;
+  const local = 'runBranch' in opts ? null : opts;
   const worker = async () => {
-    let env = await opts.makeEnv();
-    const agent = await opts.makeAgent();
+    if (remote) {
+      for (;;) {
+        if (opts.signal?.aborted) return;
+        const job = pending.shift();
+        if (!job) return;
+        await attempt(
+          () => remote(job),
+          job,
+          async () => {},
+        );
+        if (opts.signal?.aborted) return;
+        opts.onProgress?.(++finished, jobs.size);
+      }
+    }
+    const l = local!;
+    let env = await l.makeEnv();
+    const agent = await l.makeAgent();
     try {
       for (;;) {
         if (opts.signal?.aborted) return;
         const job = pending.shift();
         if (!job) return;
-        for (let attempt = 0; ; attempt++) {
-          try {
-            const r = await runBranch(job, env, agent, opts, weights);
-            episodes++;
-            done.set(job.key, r);
-            opts.journal?.put(r);
-            break;
-          } catch (e) {
-            if (opts.signal?.aborted) return;
-            if (attempt < (opts.retries ?? 1)) {
-              await env.close().catch(() => {});
-              env = await opts.makeEnv();
-              continue;
-            }
-            errors.set(job.key, (e as Error).message);
-            opts.onError?.(job.key, e as Error);
-            break;
-          }
-        }
+        await attempt(
+          () => runBranch(job, env, agent, { ...opts, ...l }, weights),
+          job,
+          async () => {
+            await env.close().catch(() => {});
+            env = await l.makeEnv();
+          },
+        );
+        if (opts.signal?.aborted) return;
         opts.onProgress?.(++finished, jobs.size);
       }
     } finally {

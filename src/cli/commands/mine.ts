@@ -46,6 +46,7 @@ const Options = z.object({
   seed: seedOption.default(0),
   port: intOption(0, 65535).optional(),
   browserWs: z.string().min(1).optional(),
+  queue: z.string().min(1).optional(),
 });
 
 function collect(value: string, previous: string[] = []): string[] {
@@ -149,8 +150,17 @@ export function registerMine(program: Command): void {
     .option('--seed <n>', 'seed of the random baseline (default 0)')
     .option('--port <n>', 'world port (a running world is reused; else one starts in-process)')
     .option('--browser-ws <url>', 'connect to a remote browser instead of launching Chromium')
+    .option(
+      '--queue <redis-url>',
+      'with --verify: run the branch episodes on queue workers (`rmsweb worker --redis URL`) instead of ' +
+        'in this process: redis://host:port[/db]; they are kept in a run store beside --out (.verify-queue)',
+    )
     .action(async (raw) => {
       const o = parseOptions(Options, { ...raw, run: raw.run ?? [] }, 'mine');
+      if (o.queue && !o.verify)
+        throw new InputError('--queue runs the verification branches: give it with --verify', {
+          field: '--queue',
+        });
       const { minComparability, maxCandidates } = o;
       const tagger = makeTagger(o.judge);
       const concurrency = o.concurrency ?? (o.judge === 'rules' ? 1 : 8);
@@ -187,6 +197,7 @@ export function registerMine(program: Command): void {
           port: o.port,
           browserWs: o.browserWs,
           progress: o.progress,
+          queue: o.queue,
         });
         result.criticalStates = verified.states;
         const base = baselinesPathFor(o.out);
