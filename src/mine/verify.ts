@@ -696,9 +696,11 @@ export async function verifyTargets(
       await agent.close?.();
     }
   };
-  await Promise.all(
-    Array.from({ length: Math.max(1, Math.min(opts.workers ?? 2, pending.length || 1)) }, worker),
-  );
+  // Nothing to run (all journaled, or no targets): open no browser at all.
+  if (pending.length)
+    await Promise.all(
+      Array.from({ length: Math.max(1, Math.min(opts.workers ?? 2, pending.length)) }, worker),
+    );
   const wallMs = Math.round(performance.now() - started);
 
   const now = new Date().toISOString();
