@@ -10,21 +10,37 @@ import {
 } from '../core/index.ts';
 import { cart, ERROR_PAGE, HOME, product, RESULTS } from './scenarios.test-helpers.ts';
 
+/** The results page before its listings have rendered. */
+const LOADING: Observation = { ...RESULTS, elements: RESULTS.elements.slice(0, 4) };
+
 /**
  * A resettable fake of the scenarios' tiny shop: the same pages the recorded runs saw, driven by the
  * element an action hits. `brokenSearch` serves the error page after a search (a world that no
- * longer reproduces the recorded runs).
+ * longer reproduces the recorded runs). `slowResults` observations after a search still show the
+ * results page without its listings (they render late, as an autocomplete list does).
  */
 export class FakeShop implements EpisodeEnv {
   obs: Observation = HOME;
   resets = 0;
-  constructor(private readonly opts: { brokenSearch?: boolean } = {}) {}
+  private loading = 0;
+  constructor(private readonly opts: { brokenSearch?: boolean; slowResults?: number } = {}) {}
   async reset(): Promise<Observation> {
     this.resets++;
     this.obs = HOME;
+    this.loading = 0;
     return this.obs;
   }
   async step(action: Action): Promise<Observation> {
+    if (this.loading > 0) {
+      this.loading--;
+      this.obs = this.loading ? LOADING : RESULTS;
+      return this.obs;
+    }
+    if (action.type === 'input' && this.obs.url === HOME.url && this.opts.slowResults) {
+      this.loading = this.opts.slowResults;
+      this.obs = LOADING;
+      return this.obs;
+    }
     const here = this.obs;
     const e =
       'index' in action && typeof action.index === 'number' ? elementAt(here, action.index) : undefined;

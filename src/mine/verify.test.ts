@@ -8,6 +8,7 @@ import {
   type BranchJournal,
   type BranchResult,
   baselineTargets,
+  MAX_REPLAY_WAITS,
   mapAction,
   minerTargets,
   type VerifyOptions,
@@ -107,6 +108,28 @@ describe('verifyTargets', () => {
     expect(v.replay.reproduced).toBe(false);
     expect(v.replay.comparability).toBeLessThan(0.9);
     expect(v.success).toBeNull();
+  });
+
+  it('waits for a page that renders late, up to MAX_REPLAY_WAITS, and keeps the waits out of the prefix', async () => {
+    const { criticalStates } = await mineCriticalStates([SUCCESS, LOOKALIKE_FAILURE]);
+    const [t] = minerTargets(criticalStates, runs).targets;
+    // At the results page itself (the state) and on the product page (a prefix click on a listing).
+    const targets = [t, { ...t, id: `${t.id}:product`, i: 2, j: 2 }];
+    const slow = (n: number) => options({ env: () => new FakeShop({ slowResults: n }) });
+    const late = await verifyTargets(targets, slow(2));
+    const onTime = await verifyTargets(targets, options());
+    for (const [k, r] of late.results.entries()) {
+      const v = r.verification;
+      expect(v.replay.reproduced).toBe(true);
+      expect(v.label).toBe(onTime.results[k].verification.label);
+      // The branch steps start at the branch action: the inserted waits are not among them.
+      expect(v.success?.steps).toEqual(onTime.results[k].verification.success?.steps);
+      expect(v.failure?.steps).toEqual(onTime.results[k].verification.failure?.steps);
+    }
+    expect(late.results[0].verification.label).toBe('confirmed');
+    const tooLate = await verifyTargets(targets, slow(MAX_REPLAY_WAITS + 1));
+    for (const r of tooLate.results) expect(r.verification.label).toBe('replay-failed');
+    expect(tooLate.results[1].verification.replay.detail).toMatch(/step 1: click\(4\) has no counterpart/);
   });
 
   it('resumes from the journal without running episodes again', async () => {

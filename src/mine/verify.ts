@@ -206,6 +206,21 @@ class ReplayDiverged extends Error {
 /** The start of a ReplayDiverged message (and so of the episode's endDetail, after runEpisode's prefix). */
 export const REPLAY_DIVERGED = 'replay diverged: ';
 
+/**
+ * How often the replay waits for a recorded element that is not on the page yet (an autocomplete
+ * suggestion appears a moment after typing) before it calls the prefix not reproduced. Below the
+ * episode's loop detector (3 repeats of one action on one page), which would end the episode.
+ */
+export const MAX_REPLAY_WAITS = 2;
+
+/** The `next_goal` of a wait the replay inserted: such steps are not part of the recorded prefix. */
+export const REPLAY_WAIT_GOAL = 'replay: waiting for the recorded element to appear';
+
+/** Whether a step of a branch episode is a wait the replay inserted (see MAX_REPLAY_WAITS). */
+export function isReplayWait(step: Pick<Step, 'action' | 'output'>): boolean {
+  return step.action.type === 'wait' && step.output.next_goal === REPLAY_WAIT_GOAL;
+}
+
 /** Comparability total between the recorded state `i` of `success` and the replayed one. */
 export function replayComparability(
   success: Trajectory,
@@ -224,8 +239,9 @@ export function replayComparability(
   const recorded = trajectoryFeatures({ ...success, steps: recordedSteps }, interner).states[i];
   const rec = success.steps[i];
   const steps: Step[] = [
-    ...history.map((h) => ({
-      index: h.stepIndex,
+    // By position, not the episode's step index: waits the replay inserted are not in `history`.
+    ...history.map((h, k) => ({
+      index: k,
       observation: h.observation,
       output: h.output,
       action: h.action,
@@ -248,6 +264,10 @@ class ReplayBranchAgent implements Agent {
   replay: { reproduced: boolean; comparability: number; detail: string } | null = null;
   branchAction: Action | null = null;
   applicable = true;
+  /** Position in the episode of the branch step (after any waits the replay inserted). */
+  branchStep = -1;
+  /** Waits inserted before the current recorded step (the count of earlier ones is not this step's). */
+  private waitsBefore = 0;
 
   constructor(
     private readonly success: Trajectory,
@@ -265,35 +285,46 @@ class ReplayBranchAgent implements Agent {
   }
 
   async act(input: AgentInput): Promise<AgentDecision> {
-    const k = input.history.length;
+    // Waits the replay inserted are not recorded steps: count them out of the position and the history.
+    const history = input.history.filter((h) => !isReplayWait(h));
+    const k = history.length;
     const obs = input.observation;
+    if (this.replay || k > this.i) return this.continuation.act(input);
+    // A page that is not there yet (a list rendered a moment after typing) gets a few waits.
+    const waited = input.history.length - k - this.waitsBefore;
+    const wait = (): AgentDecision => {
+      const a: Action = { type: 'wait', seconds: 1 };
+      const memory = k > 0 ? this.success.steps[k - 1].output.memory : '';
+      return { output: makeAgentOutput({ memory, next_goal: REPLAY_WAIT_GOAL }, [a]), actions: [a] };
+    };
     if (k < this.i) {
       const rec = this.success.steps[k];
       const mapped = mapAction(rec.action, rec.observation, obs);
       if (!mapped) {
+        if (waited < MAX_REPLAY_WAITS) return wait();
         const detail = `step ${k}: ${formatAction(rec.action)} has no counterpart on ${obs.url}`;
         this.replay = { reproduced: false, comparability: 0, detail };
         throw new ReplayDiverged(detail);
       }
+      this.waitsBefore = input.history.length - k;
       return { output: makeAgentOutput(rec.output, [mapped]), actions: [mapped] };
     }
-    if (k === this.i) {
-      const c = replayComparability(this.success, this.i, input.history, obs, this.weights);
-      const reproduced = c >= this.threshold;
-      this.replay = {
-        reproduced,
-        comparability: c,
-        detail: reproduced ? '' : `state ${k} replayed at comparability ${c.toFixed(3)} < ${this.threshold}`,
-      };
-      if (!reproduced) throw new ReplayDiverged(this.replay.detail);
-      const mapped = mapAction(this.branch.action, this.branch.from, obs);
-      this.applicable = mapped !== null;
-      const action = mapped ?? ({ ...this.branch.action, index: missingIndex(obs) } as Action);
-      this.branchAction = action;
-      const rec = this.success.steps[k];
-      return { output: makeAgentOutput(rec.output, [action]), actions: [action] };
-    }
-    return this.continuation.act(input);
+    const c = replayComparability(this.success, this.i, history, obs, this.weights);
+    if (c < this.threshold && waited < MAX_REPLAY_WAITS) return wait();
+    const reproduced = c >= this.threshold;
+    this.replay = {
+      reproduced,
+      comparability: c,
+      detail: reproduced ? '' : `state ${k} replayed at comparability ${c.toFixed(3)} < ${this.threshold}`,
+    };
+    if (!reproduced) throw new ReplayDiverged(this.replay.detail);
+    const mapped = mapAction(this.branch.action, this.branch.from, obs);
+    this.applicable = mapped !== null;
+    const action = mapped ?? ({ ...this.branch.action, index: missingIndex(obs) } as Action);
+    this.branchAction = action;
+    this.branchStep = input.history.length;
+    const rec = this.success.steps[k];
+    return { output: makeAgentOutput(rec.output, [action]), actions: [action] };
   }
 
   close(): void | Promise<void> {
@@ -360,7 +391,16 @@ export function branchResultFromTrajectory(
 ): BranchResult {
   const wallMs = Math.max(0, Date.parse(trajectory.endedAt) - Date.parse(trajectory.startedAt)) || 0;
   const at = trajectory.endDetail.indexOf(REPLAY_DIVERGED);
-  if (trajectory.steps.length <= job.i) {
+  // The branch step is the i-th step that is not a wait the replay inserted.
+  let branchStep = -1;
+  for (let p = 0, recorded = 0; p < trajectory.steps.length; p++) {
+    if (isReplayWait(trajectory.steps[p])) continue;
+    if (recorded++ === job.i) {
+      branchStep = p;
+      break;
+    }
+  }
+  if (branchStep < 0) {
     if (at < 0)
       throw new Error(`branch ended before step ${job.i}: ${trajectory.endReason} (${trajectory.endDetail})`);
     return {
@@ -372,15 +412,18 @@ export function branchResultFromTrajectory(
       wallMs,
     };
   }
-  const history: HistoryEntry[] = trajectory.steps.slice(0, job.i).map((s) => ({
-    stepIndex: s.index,
-    url: s.observation.url,
-    observation: s.observation,
-    output: s.output,
-    action: s.action,
-    result: s.result,
-  }));
-  const here = trajectory.steps[job.i];
+  const history: HistoryEntry[] = trajectory.steps
+    .slice(0, branchStep)
+    .filter((s) => !isReplayWait(s))
+    .map((s) => ({
+      stepIndex: s.index,
+      url: s.observation.url,
+      observation: s.observation,
+      output: s.output,
+      action: s.action,
+      result: s.result,
+    }));
+  const here = trajectory.steps[branchStep];
   const comparability = replayComparability(job.success, job.i, history, here.observation, weights);
   const verdict = trajectory.verdict;
   return {
@@ -396,7 +439,7 @@ export function branchResultFromTrajectory(
       reason: verdict?.reason ?? '',
       endReason: trajectory.endReason,
       steps: trajectory.steps
-        .slice(job.i)
+        .slice(branchStep)
         .map((s) => ({ url: s.observation.url, action: formatAction(s.action) })),
       wallMs,
     },
@@ -551,7 +594,7 @@ async function runBranch(
   if (!replay.reproduced || !agent.branchAction) {
     return { key: job.key, ...replay, branch: null, wallMs };
   }
-  const after = trajectory.steps.slice(job.i);
+  const after = trajectory.steps.slice(agent.branchStep);
   const verdict = trajectory.verdict;
   return {
     key: job.key,

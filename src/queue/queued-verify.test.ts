@@ -50,12 +50,17 @@ describe.skipIf(!redisBin)('mine --verify over the queue (real Redis, in-process
   beforeAll(async () => {
     redis = await startTestRedis(redisBin);
     dir = mkdtempSync(join(tmpdir(), 'rmsweb-qverify-'));
-    // World seed 2 stands for a world that no longer reproduces the recorded runs.
+    // World seed 2 stands for a world that no longer reproduces the recorded runs, 3 for one whose
+    // results render late (the replay waits for them).
     worker = await startQueueWorker({
       url: redis.url,
       concurrency: 2,
       openRuntime: async (spec) => ({
-        makeEnv: async () => new FakeShop({ brokenSearch: spec.kind === 'world' && spec.worldSeed === 2 }),
+        makeEnv: async () =>
+          new FakeShop({
+            brokenSearch: spec.kind === 'world' && spec.worldSeed === 2,
+            slowResults: spec.kind === 'world' && spec.worldSeed === 3 ? 2 : 0,
+          }),
         start: async (env) => ({ observation: await env.reset({ startUrl: SUCCESS.task.startUrl }) }),
         verify: verifyCart,
         healthy: () => true,
@@ -66,7 +71,12 @@ describe.skipIf(!redisBin)('mine --verify over the queue (real Redis, in-process
     const { criticalStates } = await mineCriticalStates([SUCCESS, LOOKALIKE_FAILURE]);
     const runs = new Map([SUCCESS, LOOKALIKE_FAILURE].map((t) => [t.id, t]));
     const miner = minerTargets(criticalStates, runs).targets;
-    targets = [...miner, ...baselineTargets(miner)];
+    // And one state after a prefix click on a listing (the product page), where a late list matters.
+    targets = [
+      ...miner,
+      ...baselineTargets(miner),
+      { ...miner[0], id: `${miner[0].id}:product`, i: 2, j: 2 },
+    ];
   }, 60_000);
 
   afterAll(async () => {
@@ -124,6 +134,21 @@ describe.skipIf(!redisBin)('mine --verify over the queue (real Redis, in-process
     const again = await queued('same');
     expect(worker.stats().done).toBe(before);
     expect(again.results.map(outcome)).toEqual(local.results.map(outcome));
+  }, 120_000);
+
+  it('reads a branch whose replay waited for a late page as the in-process run does', async () => {
+    const local = await verifyTargets(targets, {
+      makeEnv: async () => new FakeShop({ slowResults: 2 }),
+      start: async (env) => ({ observation: await env.reset({ startUrl: SUCCESS.task.startUrl }) }),
+      verify: verifyCart,
+      makeAgent: () => continuation(false),
+      policyId: 'sticky',
+      notesFor: () => [],
+      workers: 1,
+    });
+    const remote = await queued('slow', { worldSeed: 3 });
+    expect(remote.results.map(outcome)).toEqual(local.results.map(outcome));
+    expect(remote.results.every((r) => r.verification.replay.reproduced)).toBe(true);
   }, 120_000);
 
   it('reports a prefix that no longer reproduces as replay-failed, not as an error', async () => {
