@@ -50,6 +50,8 @@ export interface MineVerifyOptions {
   progress?: boolean;
   /** Run the branches on queue workers (`rmsweb worker --redis URL`) instead of in this process. */
   queue?: string;
+  /** Reports progress to the caller (a pipeline stage's bar) instead of drawing a bar of its own. */
+  onProgress?: (done: number, total: number) => void;
 }
 
 /** `runs/x/critical.jsonl` -> `runs/x/critical.verify-queue`: the run store of queued branch episodes. */
@@ -170,7 +172,7 @@ export async function runMineVerify(
   let store: RunStore | null = null;
   let queue: EpisodeQueue | null = null;
   const sig = abortOnSigint('mine --verify');
-  const bar = createProgress('verify', 1, { force: o.progress });
+  const bar = o.onProgress ? null : createProgress('verify', 1, { force: o.progress });
   let results: Awaited<ReturnType<typeof verifyTargets>>;
   try {
     const notesFor = (task: Task) => notes.get(task.id) ?? [];
@@ -211,13 +213,14 @@ export async function runMineVerify(
       journal,
       signal: sig.signal,
       onProgress: (done, total) => {
-        bar.setTotal(total);
-        bar.update(done);
+        o.onProgress?.(done, total);
+        bar?.setTotal(total);
+        bar?.update(done);
       },
       onError: (key, e) => process.stderr.write(`\nverify: branch ${key}: ${e.message}\n`),
     });
   } finally {
-    bar.stop();
+    bar?.stop();
     sig.dispose();
     await rt?.close();
     await queue?.close();

@@ -67,6 +67,7 @@ export async function verifyCriticalStage(
   });
   const out = o.out;
   mkdirSync(dirname(out), { recursive: true });
+  let bar: ReturnType<StageScope['progress']> | null = null;
   const v = await runMineVerify(states, trajectories, {
     runs,
     out,
@@ -76,7 +77,10 @@ export async function verifyCriticalStage(
     seed: o.seed,
     baselines: false,
     port: ctx.settings.port,
-    progress: ctx.settings.forceProgress,
+    onProgress: (done, total) => {
+      bar ??= scope.progress(total);
+      bar.update(done);
+    },
   });
   const lines = v.states.map((cs) => JSON.stringify(cs));
   writeFileAtomic(out, lines.length ? `${lines.join('\n')}\n` : '');
