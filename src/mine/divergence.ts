@@ -1,4 +1,12 @@
-import { actionsEquivalent, type Comparability, type FailureLabel } from '../core/index.ts';
+import {
+  type Action,
+  actionsEquivalent,
+  type Comparability,
+  elementAt,
+  elementsEquivalent,
+  type FailureLabel,
+  type Trajectory,
+} from '../core/index.ts';
 import { alignRuns } from './align.ts';
 import { type ComparabilityWeights, comparability } from './comparability.ts';
 import type { TrajectoryFeatures } from './state-features.ts';
@@ -15,6 +23,8 @@ export interface Divergence {
   comparability: Comparability;
   /** 0 for the last candidate of the backward walk, 1 for the one before it, ... */
   rankFromEnd: number;
+  /** The failure run could still take the success action after its own (`successActionRecoverable`). */
+  recoverable: boolean;
 }
 
 export interface DivergenceOptions {
@@ -48,10 +58,56 @@ export function findDivergences(
       j,
       comparability: comparability(success.states[i], failure.states[j], opts.weights),
       rankFromEnd: out.length,
+      recoverable: successActionRecoverable(success.trajectory, i, failure.trajectory, j),
     });
   }
   return out;
 }
+
+function targetIndex(a: Action): number | null {
+  return 'index' in a && typeof a.index === 'number' ? a.index : null;
+}
+
+/**
+ * Whether the failure run, after taking its action at position `j`, could still take the success
+ * action of position `i`: a later state of the failure run offers an element equivalent (core
+ * `elementsEquivalent`, across the two pages) to the success action's target. An action without a
+ * target (done, navigate, go back, scroll, keys) can be taken from any page, so it stays available
+ * as long as the failure run goes on. A success target missing from its own page counts as not
+ * available (nothing to compare).
+ *
+ * Why it matters: a divergence the failure run could still undo in place (a radio button, a typed
+ * field, a sort left unset on a results page that still shows the control) does not by itself
+ * decide the outcome. A continuation that knows what to do takes the success action a step later
+ * and recovers, which causal verification reports as not-causal. The action the run could not take
+ * back (an answer given, a form submitted, a page left for good) is the one that decided it.
+ */
+export function successActionRecoverable(
+  success: Trajectory,
+  i: number,
+  failure: Trajectory,
+  j: number,
+): boolean {
+  if (j + 1 >= failure.steps.length) return false;
+  const s = success.steps[i];
+  const index = targetIndex(s.action);
+  if (index === null) return true;
+  const src = elementAt(s.observation, index);
+  if (!src) return false;
+  for (let k = j + 1; k < failure.steps.length; k++) {
+    const obs = failure.steps[k].observation;
+    for (const e of obs.elements) if (elementsEquivalent(src, e, s.observation, obs)) return true;
+  }
+  return false;
+}
+
+/**
+ * Multiplier on the score of a recoverable candidate (`successActionRecoverable`): measured by
+ * `mine --verify` on teacher pairs, such states were not causal (the continuation redoes the right
+ * value), so an irreversible divergence of the same pair, even a less comparable or earlier one,
+ * should win. Like the label prior it only reorders.
+ */
+export const DEFAULT_RECOVERABLE_PRIOR = 0.3;
 
 /**
  * The soft prior over labels: a multiplier on a candidate's score. Labels that name a cause of the
@@ -75,15 +131,20 @@ export const DEFAULT_LABEL_PRIORS: Readonly<Record<FailureLabel, number>> = Obje
 /** Per-step discount of earlier candidates: the walk prefers the last divergence. */
 export const DEFAULT_RECENCY_DECAY = 0.85;
 
-/** score = comparability total x label prior x decay^rankFromEnd. */
+/**
+ * score = comparability total x label prior x decay^rankFromEnd, x `recoverablePrior` when the
+ * failure run could still take the success action afterwards (1 by default here: no discount).
+ */
 export function divergenceScore(
   d: Divergence,
   label: FailureLabel | null,
   priors: Readonly<Record<FailureLabel, number>>,
   recencyDecay: number,
+  recoverablePrior = 1,
 ): number {
   const prior = label === null ? 1 : (priors[label] ?? 1);
-  return d.comparability.total * prior * recencyDecay ** d.rankFromEnd;
+  const reversibility = d.recoverable ? recoverablePrior : 1;
+  return d.comparability.total * prior * reversibility * recencyDecay ** d.rankFromEnd;
 }
 
 /**
@@ -95,11 +156,12 @@ export function chooseDivergence(
   labels: ReadonlyArray<FailureLabel | null>,
   priors: Readonly<Record<FailureLabel, number>>,
   recencyDecay: number,
+  recoverablePrior = 1,
 ): number {
   let best = -1;
   let bestScore = Number.NEGATIVE_INFINITY;
   for (let k = 0; k < candidates.length; k++) {
-    const s = divergenceScore(candidates[k], labels[k] ?? null, priors, recencyDecay);
+    const s = divergenceScore(candidates[k], labels[k] ?? null, priors, recencyDecay, recoverablePrior);
     if (s > bestScore) {
       best = k;
       bestScore = s;

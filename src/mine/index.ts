@@ -13,10 +13,12 @@ export {
   chooseDivergence,
   DEFAULT_LABEL_PRIORS,
   DEFAULT_RECENCY_DECAY,
+  DEFAULT_RECOVERABLE_PRIOR,
   type Divergence,
   type DivergenceOptions,
   divergenceScore,
   findDivergences,
+  successActionRecoverable,
 } from './divergence.ts';
 export {
   buildTaggerMessages,
@@ -44,12 +46,20 @@ export {
 export { emptyMineStats, formatMineStats, type MineStats, type SiteMineStats } from './stats.ts';
 export { LABEL_ORDER, TAXONOMY, type Tagger, type TagResult } from './taxonomy.ts';
 export {
+  type BranchJob,
   type BranchJournal,
   type BranchResult,
+  type BranchSpec,
   baselineTargets,
+  branchResultFromTrajectory,
+  branchSpecOf,
   DEFAULT_REPLAY_THRESHOLD,
+  type LocalBranchRunner,
   mapAction,
   minerTargets,
+  REPLAY_DIVERGED,
+  type RemoteBranchRunner,
+  replayBranchAgent,
   replayComparability,
   targetStateId,
   VERIFY_METHODS,

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { CriticalState, Rng, type Trajectory } from '../core/index.ts';
-import { DEFAULT_LABEL_PRIORS } from './divergence.ts';
-import { act, trajectory } from './fixtures.ts';
+import { DEFAULT_COMPARABILITY_WEIGHTS, DEFAULT_MIN_COMPARABILITY } from './comparability.ts';
+import { DEFAULT_LABEL_PRIORS, findDivergences, successActionRecoverable } from './divergence.ts';
+import { act, page, task, trajectory } from './fixtures.ts';
 import { mineCriticalStates } from './mine.ts';
 import { rulesTagger } from './rules-tagger.ts';
 import {
@@ -17,6 +18,7 @@ import {
   T,
   UNVERIFIED,
 } from './scenarios.test-helpers.ts';
+import { Interner, trajectoryFeatures } from './state-features.ts';
 import type { Tagger } from './taxonomy.ts';
 
 describe('mineCriticalStates', () => {
@@ -179,8 +181,10 @@ describe('the label is a soft prior', () => {
   const allOther: Tagger = { id: 'all-other', tag: () => ({ label: 'other', reason: 'test' }) };
 
   it('changes which divergence is chosen', async () => {
-    const withPrior = await mineCriticalStates([success, failure]);
-    const flat = await mineCriticalStates([success, failure], { labelPriors: uniform });
+    // The typed quantity is recoverable (the field is still there a step later): switch that prior
+    // off so this test sees the label prior alone.
+    const withPrior = await mineCriticalStates([success, failure], { recoverablePrior: 1 });
+    const flat = await mineCriticalStates([success, failure], { labelPriors: uniform, recoverablePrior: 1 });
     expect(withPrior.criticalStates[0]).toMatchObject({ label: 'input-error', success: { stepIndex: 0 } });
     expect(flat.criticalStates[0]).toMatchObject({ label: 'other', success: { stepIndex: 1 } });
     expect(withPrior.stats.labelChangedChoice).toBe(1);
@@ -210,5 +214,136 @@ describe('the label is a soft prior', () => {
       labelPriors: { other: 0 },
     });
     expect(pairsOf(zeroOther)).toEqual(pairsOf(runs[0]));
+  });
+});
+
+describe('recoverable divergences (the failure run could still take the success action)', () => {
+  const H = task('homes.cheapest', 'homes');
+  const controls = [
+    { tag: 'select', name: 'Location' },
+    { tag: 'select', name: 'Sort by' },
+    { name: 'Apply filters' },
+  ];
+  const filters = () => page('http://homes.test/search', controls);
+  // Each order shows its own first page of listings, as the world's results pages do.
+  const listings: Record<string, string[]> = {
+    newest: ['12 Oak St, $410,000', '3 Elm Ct, $455,000', '7 Mill Blvd, $374,000'],
+    'price-asc': ['7 Mill Blvd, $374,000', '2 Bay Ln, $380,000', '12 Oak St, $410,000'],
+  };
+  const results = (sort: string) =>
+    page(`http://homes.test/search?city=Raleigh&sort=${sort}`, [
+      ...controls,
+      ...listings[sort].map((name) => ({ name, href: `/homes/${name.split(' ')[0]}` })),
+    ]);
+  // The success sorts before applying and answers the cheapest; the failure applies unsorted and
+  // answers the first listing. The sort control stays on the results page, so the unsorted apply
+  // is recoverable; the wrong answer is not.
+  const success = trajectory(
+    'h-s',
+    H,
+    [
+      [filters(), act.select(0, 'Raleigh')],
+      [filters(), act.select(1, 'Price (low to high)')],
+      [filters(), act.click(2)],
+      [results('price-asc'), act.done('7 Mill Blvd, $374,000')],
+    ],
+    true,
+  );
+  const failure = trajectory(
+    'h-f',
+    H,
+    [
+      [filters(), act.select(0, 'Raleigh')],
+      [filters(), act.click(2)],
+      [results('newest'), act.done('12 Oak St, $410,000')],
+    ],
+    false,
+  );
+
+  it('tells an action the failure run could redo from one it could not take back', () => {
+    const it = new Interner();
+    const [sort, answer] = [
+      [1, 1],
+      [3, 2],
+    ].map(([i, j]) => successActionRecoverable(success, i, failure, j));
+    expect(sort).toBe(true);
+    expect(answer).toBe(false);
+    const f = findDivergences(trajectoryFeatures(success, it), trajectoryFeatures(failure, it), {
+      weights: { ...DEFAULT_COMPARABILITY_WEIGHTS },
+      minComparability: DEFAULT_MIN_COMPARABILITY,
+      maxCandidates: 5,
+    });
+    expect(f.map((d) => [d.i, d.j, d.recoverable])).toEqual([
+      [3, 2, false],
+      [1, 1, true],
+    ]);
+    // The lookalike click cannot be redone: the failure run never sees that link again.
+    expect(successActionRecoverable(SUCCESS, 1, LOOKALIKE_FAILURE, 1)).toBe(false);
+    // Nothing follows the failure's last step.
+    expect(successActionRecoverable(success, 3, failure, 2)).toBe(false);
+  });
+
+  it('prefers the irreversible divergence by default, the more comparable one without the prior', async () => {
+    const def = await mineCriticalStates([success, failure]);
+    const off = await mineCriticalStates([success, failure], { recoverablePrior: 1 });
+    expect(def.criticalStates[0]).toMatchObject({ success: { stepIndex: 3 }, failure: { stepIndex: 2 } });
+    expect(off.criticalStates[0]).toMatchObject({ success: { stepIndex: 1 }, failure: { stepIndex: 1 } });
+    expect(def.stats).toMatchObject({
+      recoverableCandidates: 1,
+      pairsAllRecoverable: 0,
+      recoverableChosen: 0,
+    });
+    expect(off.stats.recoverableChosen).toBe(1);
+    expect(def.stats.options).toMatchObject({ recoverablePrior: 0.3, dropRecoverable: false });
+  });
+
+  it('drops a pair whose every divergence is recoverable only when asked to', async () => {
+    // A radio set wrong and left so: the right option stays on the page after the wrong click.
+    const form = page('http://forms.test/apply/step/2', [
+      { tag: 'input', role: 'radio', name: 'Yes', nodeKey: 'radio:home:yes' },
+      { tag: 'input', role: 'radio', name: 'No', nodeKey: 'radio:home:no' },
+      { name: 'Continue' },
+    ]);
+    const review = page('http://forms.test/apply/review', [{ name: 'Submit application' }]);
+    const F = task('forms.license', 'forms');
+    const s = trajectory(
+      'f-s',
+      F,
+      [
+        [form, act.click(1)],
+        [form, act.click(2)],
+        [review, act.click(0)],
+      ],
+      true,
+    );
+    const f = trajectory(
+      'f-f',
+      F,
+      [
+        [form, act.click(0)],
+        [form, act.click(2)],
+        [review, act.click(0)],
+      ],
+      false,
+    );
+    const kept = await mineCriticalStates([s, f]);
+    const dropped = await mineCriticalStates([s, f], { dropRecoverable: true });
+    expect(kept.criticalStates).toHaveLength(1);
+    expect(kept.stats).toMatchObject({
+      pairsWithDivergence: 1,
+      pairsAllRecoverable: 1,
+      recoverableChosen: 1,
+    });
+    expect(dropped.criticalStates).toEqual([]);
+    expect(dropped.stats).toMatchObject({
+      pairsWithDivergence: 1,
+      pairsAllRecoverable: 1,
+      criticalStates: 0,
+    });
+    // With an irreversible candidate in the pair (the homes pair), dropping changes nothing.
+    const both = await mineCriticalStates([success, failure], { dropRecoverable: true });
+    expect(both.criticalStates.map((c) => c.id)).toEqual(
+      (await mineCriticalStates([success, failure])).criticalStates.map((c) => c.id),
+    );
   });
 });

@@ -15,6 +15,7 @@ import {
   chooseDivergence,
   DEFAULT_LABEL_PRIORS,
   DEFAULT_RECENCY_DECAY,
+  DEFAULT_RECOVERABLE_PRIOR,
   type Divergence,
   divergenceScore,
   findDivergences,
@@ -37,6 +38,17 @@ export interface MineOptions {
   labelPriors?: Partial<Record<FailureLabel, number>>;
   /** Discount per step back from the last candidate. Default 0.85. */
   recencyDecay?: number;
+  /**
+   * Multiplier on candidates the failure run could still undo (divergence.ts
+   * `successActionRecoverable`). Default DEFAULT_RECOVERABLE_PRIOR (0.3); 1 turns it off.
+   */
+  recoverablePrior?: number;
+  /**
+   * Drop recoverable candidates instead of discounting them: a pair whose every candidate is
+   * recoverable yields no critical state (counted in `stats.pairsAllRecoverable`). Trades yield for
+   * precision: such states are the ones causal verification finds not causal. Default false.
+   */
+  dropRecoverable?: boolean;
   /** Candidates the backward walk collects per pair, latest first. Default 5. */
   maxCandidates?: number;
   /**
@@ -96,6 +108,7 @@ export function toCriticalState(d: Divergence, tag: TagResult, labelSource: stri
 
 interface PairResult {
   candidates: number;
+  recoverable: number;
   tagCalls: number;
   labelChangedChoice: boolean;
   chosen: { divergence: Divergence; tag: TagResult; score: number } | null;
@@ -107,29 +120,34 @@ interface PairResult {
  * choice equals tagging them all, with fewer tagger (model) calls.
  */
 async function chooseTagged(
-  candidates: Divergence[],
+  all: Divergence[],
   tagger: Tagger,
   priors: Record<FailureLabel, number>,
   recencyDecay: number,
+  recoverablePrior: number,
+  dropRecoverable: boolean,
 ): Promise<PairResult> {
+  const recoverable = all.filter((d) => d.recoverable).length;
+  const candidates = dropRecoverable ? all.filter((d) => !d.recoverable) : all;
   const maxPrior = Math.max(...Object.values(priors));
   let chosen: PairResult['chosen'] = null;
   let chosenIndex = -1;
   let tagCalls = 0;
   for (let k = 0; k < candidates.length; k++) {
-    const bound = divergenceScore(candidates[k], null, priors, recencyDecay) * maxPrior;
+    const bound = divergenceScore(candidates[k], null, priors, recencyDecay, recoverablePrior) * maxPrior;
     if (chosen && bound <= chosen.score) continue;
     const tag = await tagger.tag(candidates[k]);
     tagCalls++;
-    const score = divergenceScore(candidates[k], tag.label, priors, recencyDecay);
+    const score = divergenceScore(candidates[k], tag.label, priors, recencyDecay, recoverablePrior);
     if (!chosen || score > chosen.score) {
       chosen = { divergence: candidates[k], tag, score };
       chosenIndex = k;
     }
   }
   const labelChangedChoice =
-    chosen !== null && chosenIndex !== chooseDivergence(candidates, [], priors, recencyDecay);
-  return { candidates: candidates.length, tagCalls, labelChangedChoice, chosen };
+    chosen !== null &&
+    chosenIndex !== chooseDivergence(candidates, [], priors, recencyDecay, recoverablePrior);
+  return { candidates: all.length, recoverable, tagCalls, labelChangedChoice, chosen };
 }
 
 /** Candidate divergences scored per pair, latest first, unless told otherwise. */
@@ -152,6 +170,8 @@ export async function mineCriticalStates(
   const tagger = opts.tagger ?? rulesTagger;
   const priors: Record<FailureLabel, number> = { ...DEFAULT_LABEL_PRIORS, ...opts.labelPriors };
   const recencyDecay = opts.recencyDecay ?? DEFAULT_RECENCY_DECAY;
+  const recoverablePrior = opts.recoverablePrior ?? DEFAULT_RECOVERABLE_PRIOR;
+  const dropRecoverable = opts.dropRecoverable ?? false;
   const maxCandidates = opts.maxCandidates ?? DEFAULT_MAX_CANDIDATES;
   const dedupe = opts.dedupe ?? true;
 
@@ -161,6 +181,8 @@ export async function mineCriticalStates(
     weights,
     labelPriors: priors,
     recencyDecay,
+    recoverablePrior,
+    dropRecoverable,
     maxCandidates,
     dedupe,
     tagger: tagger.id,
@@ -197,7 +219,14 @@ export async function mineCriticalStates(
         minComparability,
         maxCandidates,
       });
-      results[p] = await chooseTagged(candidates, tagger, priors, recencyDecay);
+      results[p] = await chooseTagged(
+        candidates,
+        tagger,
+        priors,
+        recencyDecay,
+        recoverablePrior,
+        dropRecoverable,
+      );
       opts.onProgress?.(++finished, pairs.length);
     }
   };
@@ -216,11 +245,14 @@ export async function mineCriticalStates(
     stats.pairsConsidered++;
     stats[pair.failureKind === 'failed' ? 'failedPairs' : 'wanderingPairs']++;
     stats.candidates += r.candidates;
+    stats.recoverableCandidates += r.recoverable;
     stats.tagCalls += r.tagCalls;
+    if (r.candidates > 0) stats.pairsWithDivergence++;
+    if (r.candidates > 0 && r.recoverable === r.candidates) stats.pairsAllRecoverable++;
     if (!r.chosen) continue;
-    stats.pairsWithDivergence++;
     if (r.labelChangedChoice) stats.labelChangedChoice++;
     const { divergence, tag, score } = r.chosen;
+    if (divergence.recoverable) stats.recoverableChosen++;
     const cs = toCriticalState(divergence, tag, tag.source ?? tagger.id);
     const key = [
       cs.task.id,

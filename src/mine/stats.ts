@@ -19,6 +19,12 @@ export interface MineStats extends PairingSummary {
   pairsWithDivergence: number;
   /** Candidate divergences found over all pairs. */
   candidates: number;
+  /** Candidates the failure run could still undo (divergence.ts `successActionRecoverable`). */
+  recoverableCandidates: number;
+  /** Diverging pairs whose every candidate is recoverable (no state when dropRecoverable is set). */
+  pairsAllRecoverable: number;
+  /** Pairs whose chosen divergence is recoverable (before merging duplicates). */
+  recoverableChosen: number;
   /** Tagger calls made (candidates that could not win were not tagged). */
   tagCalls: number;
   /** Pairs where the label prior chose a different candidate than comparability and recency alone. */
@@ -35,6 +41,8 @@ export interface MineStats extends PairingSummary {
     weights: ComparabilityWeights;
     labelPriors: Record<FailureLabel, number>;
     recencyDecay: number;
+    recoverablePrior: number;
+    dropRecoverable: boolean;
     maxCandidates: number;
     dedupe: boolean;
     tagger: string;
@@ -55,6 +63,9 @@ export function emptyMineStats(summary: PairingSummary, options: MineStats['opti
     wanderingPairs: 0,
     pairsWithDivergence: 0,
     candidates: 0,
+    recoverableCandidates: 0,
+    pairsAllRecoverable: 0,
+    recoverableChosen: 0,
     tagCalls: 0,
     labelChangedChoice: 0,
     duplicatesMerged: 0,
@@ -76,6 +87,8 @@ export function formatMineStats(s: MineStats): string {
       `${s.unverified} unverified${s.duplicates ? `, ${s.duplicates} duplicate` : ''}${s.empty ? `, ${s.empty} empty` : ''}) over ${s.tasks} tasks`,
     `pairs considered ${s.pairsConsidered} (${s.failedPairs} failed, ${s.wanderingPairs} wandering) from ${s.tasksWithPairs} tasks; ` +
       `${s.pairsWithDivergence} diverge from comparable states (${s.candidates} candidates, label changed the choice in ${s.labelChangedChoice})`,
+    `recoverable (the failure run could still take the success action): ${s.recoverableCandidates} of the candidates, ` +
+      `all candidates of ${s.pairsAllRecoverable} pairs${s.options.dropRecoverable ? ' (dropped)' : ''}, the choice in ${s.recoverableChosen} pairs`,
     `critical states ${s.criticalStates}${s.duplicatesMerged ? ` (${s.duplicatesMerged} merged duplicates)` : ''}; ` +
       `yield ${pct(s.yield)} of ${s.successSteps} success steps; ${s.elapsedMs} ms`,
     'per label:',

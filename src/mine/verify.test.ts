@@ -1,106 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import type { Agent } from '../agent/agent.ts';
-import type { EpisodeEnv } from '../agent/episode.ts';
-import {
-  type Action,
-  elementAt,
-  makeAgentOutput,
-  type Observation,
-  type Trajectory,
-  type Verdict,
-} from '../core/index.ts';
+import { elementAt } from '../core/index.ts';
 import { page } from './fixtures.ts';
 import { mineCriticalStates } from './mine.ts';
-import {
-  cart,
-  ERROR_PAGE,
-  HOME,
-  LOOKALIKE_FAILURE,
-  product,
-  RESULTS,
-  SUCCESS,
-} from './scenarios.test-helpers.ts';
+import { HOME, LOOKALIKE_FAILURE, RESULTS, SUCCESS } from './scenarios.test-helpers.ts';
+import { continuation, FakeShop, verifyCart } from './verify.test-helpers.ts';
 import {
   type BranchJournal,
   type BranchResult,
   baselineTargets,
+  MAX_REPLAY_WAITS,
   mapAction,
   minerTargets,
   type VerifyOptions,
   verifyTargets,
 } from './verify.ts';
 import { formatVerification, summarizeVerification } from './verify-stats.ts';
-
-/**
- * A resettable fake of the scenarios' tiny shop: the same pages the recorded runs saw, driven by the
- * element an action hits. `brokenSearch` serves the error page after a search (a world that no
- * longer reproduces the recorded runs).
- */
-class FakeShop implements EpisodeEnv {
-  obs: Observation = HOME;
-  resets = 0;
-  constructor(private readonly opts: { brokenSearch?: boolean } = {}) {}
-  async reset(): Promise<Observation> {
-    this.resets++;
-    this.obs = HOME;
-    return this.obs;
-  }
-  async step(action: Action): Promise<Observation> {
-    const here = this.obs;
-    const e =
-      'index' in action && typeof action.index === 'number' ? elementAt(here, action.index) : undefined;
-    if ('index' in action && typeof action.index === 'number' && !e) {
-      this.obs = { ...here, lastActionError: `no element ${action.index}` };
-      return this.obs;
-    }
-    let next = here;
-    if (action.type === 'input' && here.url === HOME.url)
-      next = this.opts.brokenSearch ? ERROR_PAGE : RESULTS;
-    else if (action.type === 'go_back' && /\/p\//.test(here.url)) next = RESULTS;
-    else if (action.type === 'click' && e?.attributes.href === '/p/2') next = product('2', 'Trail Runner 2');
-    else if (action.type === 'click' && e?.attributes.href === '/p/22')
-      next = product('22', 'Trail Runner 2 GTX');
-    else if (action.type === 'click' && e?.name === 'Add to cart') {
-      next = here.url.endsWith('/p/2') ? cart('Trail Runner 2', '2') : cart('Trail Runner 2 GTX', '22');
-    }
-    this.obs = { ...next, lastActionError: null };
-    return this.obs;
-  }
-  async close(): Promise<void> {}
-}
-
-/** Success: the run ends with done on the cart holding exactly Trail Runner 2. */
-async function verifyCart(t: Trajectory): Promise<Verdict> {
-  const last = t.steps.at(-1);
-  const ok =
-    last?.action.type === 'done' &&
-    /\/cart$/.test(last.observation.url) &&
-    last.observation.elements.some((e) => e.name === 'Trail Runner 2');
-  return {
-    success: !!ok,
-    score: ok ? 1 : 0,
-    reason: ok ? 'right item' : 'wrong item',
-    verifierId: 'fake',
-    failedConditions: [],
-  };
-}
-
-/** The continuation: follows the page; `recovers` goes back from the wrong product. */
-function continuation(recovers: boolean): Agent {
-  return {
-    id: recovers ? 'recovering' : 'sticky',
-    async act({ observation: obs }) {
-      const byName = (n: string) => obs.elements.find((e) => e.name === n)?.index ?? 0;
-      let a: Action;
-      if (obs.url === HOME.url) a = { type: 'input', index: 0, text: 'trail shoes', clear: true };
-      else if (/\/search/.test(obs.url)) a = { type: 'click', index: byName('Trail Runner 2') };
-      else if (/\/p\/22$/.test(obs.url) && recovers) a = { type: 'go_back' };
-      else if (/\/p\//.test(obs.url)) a = { type: 'click', index: byName('Add to cart') };
-      else a = { type: 'done', text: 'added', success: true };
-      return { output: makeAgentOutput({}, [a]), actions: [a] };
-    },
-  };
-}
 
 function options(over: Partial<VerifyOptions> & { env?: () => FakeShop } = {}): VerifyOptions {
   return {
@@ -194,6 +108,28 @@ describe('verifyTargets', () => {
     expect(v.replay.reproduced).toBe(false);
     expect(v.replay.comparability).toBeLessThan(0.9);
     expect(v.success).toBeNull();
+  });
+
+  it('waits for a page that renders late, up to MAX_REPLAY_WAITS, and keeps the waits out of the prefix', async () => {
+    const { criticalStates } = await mineCriticalStates([SUCCESS, LOOKALIKE_FAILURE]);
+    const [t] = minerTargets(criticalStates, runs).targets;
+    // At the results page itself (the state) and on the product page (a prefix click on a listing).
+    const targets = [t, { ...t, id: `${t.id}:product`, i: 2, j: 2 }];
+    const slow = (n: number) => options({ env: () => new FakeShop({ slowResults: n }) });
+    const late = await verifyTargets(targets, slow(2));
+    const onTime = await verifyTargets(targets, options());
+    for (const [k, r] of late.results.entries()) {
+      const v = r.verification;
+      expect(v.replay.reproduced).toBe(true);
+      expect(v.label).toBe(onTime.results[k].verification.label);
+      // The branch steps start at the branch action: the inserted waits are not among them.
+      expect(v.success?.steps).toEqual(onTime.results[k].verification.success?.steps);
+      expect(v.failure?.steps).toEqual(onTime.results[k].verification.failure?.steps);
+    }
+    expect(late.results[0].verification.label).toBe('confirmed');
+    const tooLate = await verifyTargets(targets, slow(MAX_REPLAY_WAITS + 1));
+    for (const r of tooLate.results) expect(r.verification.label).toBe('replay-failed');
+    expect(tooLate.results[1].verification.replay.detail).toMatch(/step 1: click\(4\) has no counterpart/);
   });
 
   it('resumes from the journal without running episodes again', async () => {

@@ -79,13 +79,25 @@ export interface BranchJournal {
   put(result: BranchResult): void;
 }
 
-export interface VerifyOptions {
+/** Runs branches in this process: a browser env per worker and the continuation policy. */
+export interface LocalBranchRunner {
   makeEnv: () => Promise<EpisodeEnv & { close(): Promise<void> }>;
   /** Opens a fresh world session for the task under the given perturbation seed. */
   start: NonNullable<RunEpisodeOptions['start']>;
   verify: (trajectory: Trajectory) => Promise<Verdict>;
   /** The continuation policy, one instance per worker (e.g. the heuristic teacher). */
   makeAgent: () => Agent | Promise<Agent>;
+}
+
+/**
+ * Runs one branch elsewhere (queue workers, see src/queue/queued-verify.ts) and returns its result;
+ * throws when the branch could not run (a rerun retries it). `workers` branches are in flight at once.
+ */
+export type RemoteBranchRunner = (job: BranchJob) => Promise<BranchResult>;
+
+export type VerifyOptions = (LocalBranchRunner | { runBranch: RemoteBranchRunner }) & VerifyCommon;
+
+interface VerifyCommon {
   policyId: string;
   /** The notes the continuation reads on a task: those of the attempt that solved it. */
   notesFor: (task: Task) => string[];
@@ -180,8 +192,34 @@ function missingIndex(obs: Observation): number {
 // The replaying agent
 // ---------------------------------------------------------------------------------------------
 
-/** Thrown inside the episode when the prefix does not reproduce: it ends the episode at once. */
-class ReplayDiverged extends Error {}
+/**
+ * Thrown inside the episode when the prefix does not reproduce: it ends the episode at once. Its
+ * message starts with REPLAY_DIVERGED, so a trajectory run elsewhere tells a prefix that did not
+ * reproduce from an episode that broke (see `branchResultFromTrajectory`).
+ */
+class ReplayDiverged extends Error {
+  constructor(detail: string) {
+    super(`${REPLAY_DIVERGED}${detail}`);
+  }
+}
+
+/** The start of a ReplayDiverged message (and so of the episode's endDetail, after runEpisode's prefix). */
+export const REPLAY_DIVERGED = 'replay diverged: ';
+
+/**
+ * How often the replay waits for a recorded element that is not on the page yet (an autocomplete
+ * suggestion appears a moment after typing) before it calls the prefix not reproduced. Below the
+ * episode's loop detector (3 repeats of one action on one page), which would end the episode.
+ */
+export const MAX_REPLAY_WAITS = 2;
+
+/** The `next_goal` of a wait the replay inserted: such steps are not part of the recorded prefix. */
+export const REPLAY_WAIT_GOAL = 'replay: waiting for the recorded element to appear';
+
+/** Whether a step of a branch episode is a wait the replay inserted (see MAX_REPLAY_WAITS). */
+export function isReplayWait(step: Pick<Step, 'action' | 'output'>): boolean {
+  return step.action.type === 'wait' && step.output.next_goal === REPLAY_WAIT_GOAL;
+}
 
 /** Comparability total between the recorded state `i` of `success` and the replayed one. */
 export function replayComparability(
@@ -201,8 +239,9 @@ export function replayComparability(
   const recorded = trajectoryFeatures({ ...success, steps: recordedSteps }, interner).states[i];
   const rec = success.steps[i];
   const steps: Step[] = [
-    ...history.map((h) => ({
-      index: h.stepIndex,
+    // By position, not the episode's step index: waits the replay inserted are not in `history`.
+    ...history.map((h, k) => ({
+      index: k,
       observation: h.observation,
       output: h.output,
       action: h.action,
@@ -225,6 +264,10 @@ class ReplayBranchAgent implements Agent {
   replay: { reproduced: boolean; comparability: number; detail: string } | null = null;
   branchAction: Action | null = null;
   applicable = true;
+  /** Position in the episode of the branch step (after any waits the replay inserted). */
+  branchStep = -1;
+  /** Waits inserted before the current recorded step (the count of earlier ones is not this step's). */
+  private waitsBefore = 0;
 
   constructor(
     private readonly success: Trajectory,
@@ -242,40 +285,166 @@ class ReplayBranchAgent implements Agent {
   }
 
   async act(input: AgentInput): Promise<AgentDecision> {
-    const k = input.history.length;
+    // Waits the replay inserted are not recorded steps: count them out of the position and the history.
+    const history = input.history.filter((h) => !isReplayWait(h));
+    const k = history.length;
     const obs = input.observation;
+    if (this.replay || k > this.i) return this.continuation.act(input);
+    // A page that is not there yet (a list rendered a moment after typing) gets a few waits.
+    const waited = input.history.length - k - this.waitsBefore;
+    const wait = (): AgentDecision => {
+      const a: Action = { type: 'wait', seconds: 1 };
+      const memory = k > 0 ? this.success.steps[k - 1].output.memory : '';
+      return { output: makeAgentOutput({ memory, next_goal: REPLAY_WAIT_GOAL }, [a]), actions: [a] };
+    };
     if (k < this.i) {
       const rec = this.success.steps[k];
       const mapped = mapAction(rec.action, rec.observation, obs);
       if (!mapped) {
+        if (waited < MAX_REPLAY_WAITS) return wait();
         const detail = `step ${k}: ${formatAction(rec.action)} has no counterpart on ${obs.url}`;
         this.replay = { reproduced: false, comparability: 0, detail };
         throw new ReplayDiverged(detail);
       }
+      this.waitsBefore = input.history.length - k;
       return { output: makeAgentOutput(rec.output, [mapped]), actions: [mapped] };
     }
-    if (k === this.i) {
-      const c = replayComparability(this.success, this.i, input.history, obs, this.weights);
-      const reproduced = c >= this.threshold;
-      this.replay = {
-        reproduced,
-        comparability: c,
-        detail: reproduced ? '' : `state ${k} replayed at comparability ${c.toFixed(3)} < ${this.threshold}`,
-      };
-      if (!reproduced) throw new ReplayDiverged(this.replay.detail);
-      const mapped = mapAction(this.branch.action, this.branch.from, obs);
-      this.applicable = mapped !== null;
-      const action = mapped ?? ({ ...this.branch.action, index: missingIndex(obs) } as Action);
-      this.branchAction = action;
-      const rec = this.success.steps[k];
-      return { output: makeAgentOutput(rec.output, [action]), actions: [action] };
-    }
-    return this.continuation.act(input);
+    const c = replayComparability(this.success, this.i, history, obs, this.weights);
+    if (c < this.threshold && waited < MAX_REPLAY_WAITS) return wait();
+    const reproduced = c >= this.threshold;
+    this.replay = {
+      reproduced,
+      comparability: c,
+      detail: reproduced ? '' : `state ${k} replayed at comparability ${c.toFixed(3)} < ${this.threshold}`,
+    };
+    if (!reproduced) throw new ReplayDiverged(this.replay.detail);
+    const mapped = mapAction(this.branch.action, this.branch.from, obs);
+    this.applicable = mapped !== null;
+    const action = mapped ?? ({ ...this.branch.action, index: missingIndex(obs) } as Action);
+    this.branchAction = action;
+    this.branchStep = input.history.length;
+    const rec = this.success.steps[k];
+    return { output: makeAgentOutput(rec.output, [action]), actions: [action] };
   }
 
   close(): void | Promise<void> {
     // The continuation belongs to the worker, which closes it.
   }
+}
+
+/** Everything a branch episode needs besides the browser and the continuation (portable: queue jobs carry it). */
+export interface BranchSpec {
+  /** The success run, cut after step `i` (the replay never reads further). */
+  success: Trajectory;
+  i: number;
+  /** The action branched on, and the page it was recorded on (to re-target it). */
+  action: Action;
+  from: Observation;
+  threshold: number;
+  weights: ComparabilityWeights;
+}
+
+/**
+ * The agent of a branch episode: replays `spec.success` up to step `i`, checks the state, takes
+ * the branch action, then hands over to `continuation`. Used by queue workers; in this process
+ * `verifyTargets` builds the same agent.
+ */
+export function replayBranchAgent(spec: BranchSpec, continuation: Agent): Agent {
+  return new ReplayBranchAgent(
+    spec.success,
+    spec.i,
+    { action: spec.action, from: spec.from },
+    continuation,
+    spec.threshold,
+    spec.weights,
+  );
+}
+
+/** The success run cut after step `i`, without screenshot bytes: what a queue job carries. */
+export function branchSpecOf(job: BranchJob, threshold: number, weights: ComparabilityWeights): BranchSpec {
+  const steps = job.success.steps.slice(0, job.i + 1).map((s) => {
+    const screenshot = s.observation.screenshot ? { ...s.observation.screenshot } : null;
+    if (screenshot) delete screenshot.data;
+    return { ...s, observation: { ...s.observation, screenshot } };
+  });
+  return {
+    success: { ...job.success, steps },
+    i: job.i,
+    action: job.action,
+    from: job.from,
+    threshold,
+    weights,
+  };
+}
+
+/**
+ * Reads a branch result off a branch episode run elsewhere, by the same rules the in-process agent
+ * applies: a run that stopped before step `i` with the replay-diverged detail did not reproduce; a
+ * run that went past `i` reproduced (the agent checked it), and its comparability and re-targeted
+ * action are recomputed from the recorded steps. Throws for a run that broke before step `i` for
+ * another reason (a browser error): not a result, the branch is retried.
+ */
+export function branchResultFromTrajectory(
+  job: BranchJob,
+  trajectory: Trajectory,
+  weights: ComparabilityWeights,
+): BranchResult {
+  const wallMs = Math.max(0, Date.parse(trajectory.endedAt) - Date.parse(trajectory.startedAt)) || 0;
+  const at = trajectory.endDetail.indexOf(REPLAY_DIVERGED);
+  // The branch step is the i-th step that is not a wait the replay inserted.
+  let branchStep = -1;
+  for (let p = 0, recorded = 0; p < trajectory.steps.length; p++) {
+    if (isReplayWait(trajectory.steps[p])) continue;
+    if (recorded++ === job.i) {
+      branchStep = p;
+      break;
+    }
+  }
+  if (branchStep < 0) {
+    if (at < 0)
+      throw new Error(`branch ended before step ${job.i}: ${trajectory.endReason} (${trajectory.endDetail})`);
+    return {
+      key: job.key,
+      reproduced: false,
+      comparability: 0,
+      detail: trajectory.endDetail.slice(at + REPLAY_DIVERGED.length),
+      branch: null,
+      wallMs,
+    };
+  }
+  const history: HistoryEntry[] = trajectory.steps
+    .slice(0, branchStep)
+    .filter((s) => !isReplayWait(s))
+    .map((s) => ({
+      stepIndex: s.index,
+      url: s.observation.url,
+      observation: s.observation,
+      output: s.output,
+      action: s.action,
+      result: s.result,
+    }));
+  const here = trajectory.steps[branchStep];
+  const comparability = replayComparability(job.success, job.i, history, here.observation, weights);
+  const verdict = trajectory.verdict;
+  return {
+    key: job.key,
+    reproduced: true,
+    comparability,
+    detail: '',
+    branch: {
+      action: here.action,
+      applicable: mapAction(job.action, job.from, here.observation) !== null,
+      success: verdict?.success ?? false,
+      score: verdict?.score ?? 0,
+      reason: verdict?.reason ?? '',
+      endReason: trajectory.endReason,
+      steps: trajectory.steps
+        .slice(branchStep)
+        .map((s) => ({ url: s.observation.url, action: formatAction(s.action) })),
+      wallMs,
+    },
+    wallMs,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -364,7 +533,8 @@ export function baselineTargets(miner: readonly VerifyTarget[], seed = 0): Verif
 // Running branches
 // ---------------------------------------------------------------------------------------------
 
-interface BranchJob {
+/** One distinct branch to run: replay `success` to step `i`, take `action` (recorded on `from`). */
+export interface BranchJob {
   key: string;
   success: Trajectory;
   i: number;
@@ -384,7 +554,7 @@ async function runBranch(
   job: BranchJob,
   env: EpisodeEnv,
   continuation: Agent,
-  opts: VerifyOptions,
+  opts: LocalBranchRunner & VerifyCommon,
   weights: ComparabilityWeights,
 ): Promise<BranchResult> {
   const t0 = performance.now();
@@ -424,7 +594,7 @@ async function runBranch(
   if (!replay.reproduced || !agent.branchAction) {
     return { key: job.key, ...replay, branch: null, wallMs };
   }
-  const after = trajectory.steps.slice(job.i);
+  const after = trajectory.steps.slice(agent.branchStep);
   const verdict = trajectory.verdict;
   return {
     key: job.key,
@@ -507,33 +677,61 @@ export async function verifyTargets(
   opts.onProgress?.(finished, jobs.size);
   let episodes = 0;
   const started = performance.now();
+  /** Runs one job with retries; records it done, or its error. */
+  const attempt = async (run: () => Promise<BranchResult>, job: BranchJob, reopen: () => Promise<void>) => {
+    for (let n = 0; ; n++) {
+      try {
+        const r = await run();
+        episodes++;
+        done.set(job.key, r);
+        opts.journal?.put(r);
+        return;
+      } catch (e) {
+        if (opts.signal?.aborted) return;
+        if (n < (opts.retries ?? 1)) {
+          await reopen();
+          continue;
+        }
+        errors.set(job.key, (e as Error).message);
+        opts.onError?.(job.key, e as Error);
+        return;
+      }
+    }
+  };
+  const remote = 'runBranch' in opts ? opts.runBranch : null;
+  const local = 'runBranch' in opts ? null : opts;
   const worker = async () => {
-    let env = await opts.makeEnv();
-    const agent = await opts.makeAgent();
+    if (remote) {
+      for (;;) {
+        if (opts.signal?.aborted) return;
+        const job = pending.shift();
+        if (!job) return;
+        await attempt(
+          () => remote(job),
+          job,
+          async () => {},
+        );
+        if (opts.signal?.aborted) return;
+        opts.onProgress?.(++finished, jobs.size);
+      }
+    }
+    const l = local!;
+    let env = await l.makeEnv();
+    const agent = await l.makeAgent();
     try {
       for (;;) {
         if (opts.signal?.aborted) return;
         const job = pending.shift();
         if (!job) return;
-        for (let attempt = 0; ; attempt++) {
-          try {
-            const r = await runBranch(job, env, agent, opts, weights);
-            episodes++;
-            done.set(job.key, r);
-            opts.journal?.put(r);
-            break;
-          } catch (e) {
-            if (opts.signal?.aborted) return;
-            if (attempt < (opts.retries ?? 1)) {
-              await env.close().catch(() => {});
-              env = await opts.makeEnv();
-              continue;
-            }
-            errors.set(job.key, (e as Error).message);
-            opts.onError?.(job.key, e as Error);
-            break;
-          }
-        }
+        await attempt(
+          () => runBranch(job, env, agent, { ...opts, ...l }, weights),
+          job,
+          async () => {
+            await env.close().catch(() => {});
+            env = await l.makeEnv();
+          },
+        );
+        if (opts.signal?.aborted) return;
         opts.onProgress?.(++finished, jobs.size);
       }
     } finally {
@@ -541,9 +739,11 @@ export async function verifyTargets(
       await agent.close?.();
     }
   };
-  await Promise.all(
-    Array.from({ length: Math.max(1, Math.min(opts.workers ?? 2, pending.length || 1)) }, worker),
-  );
+  // Nothing to run (all journaled, or no targets): open no browser at all.
+  if (pending.length)
+    await Promise.all(
+      Array.from({ length: Math.max(1, Math.min(opts.workers ?? 2, pending.length)) }, worker),
+    );
   const wallMs = Math.round(performance.now() - started);
 
   const now = new Date().toISOString();

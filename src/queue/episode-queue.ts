@@ -9,6 +9,7 @@ import {
   type EpisodeJobData,
   episodeJobId,
   parseRedisUrl,
+  type ReplayJob,
   type RuntimeSpec,
 } from './job-data.ts';
 import { unpackTrajectory } from './wire-result.ts';
@@ -25,6 +26,10 @@ export interface QueuedEpisode {
   agentSeed?: number;
   maxSteps: number;
   runtime: RuntimeSpec;
+  /** World perturbation seed (0 or absent: today's pages). */
+  perturb?: number;
+  /** A verification branch's replay (job-data.ts `ReplayJob`). */
+  replay?: ReplayJob;
 }
 
 /** How one queued episode ended, from the coordinator's side. */

@@ -1,7 +1,10 @@
 import { z } from 'zod';
+import { Action } from '../core/action.ts';
 import { describeZodIssues, InputError } from '../core/errors.ts';
 import { sha256 } from '../core/ids.ts';
+import { Observation } from '../core/observation.ts';
 import { Task } from '../core/task.ts';
+import { Trajectory } from '../core/trajectory.ts';
 
 /** Name of the BullMQ queue that carries episodes, unless a deployment picks its own. */
 export const DEFAULT_QUEUE_NAME = 'rmsweb-episodes';
@@ -29,6 +32,26 @@ export function runtimeKey(spec: RuntimeSpec): string {
 }
 
 /**
+ * A branch of `mine --verify` (src/mine/verify.ts `BranchSpec`): the worker replays `success` up to
+ * step `i`, checks the state by comparability against `threshold`, takes `action` (recorded on
+ * `from`), then lets the job's agent continue.
+ */
+export const ReplayJob = z.object({
+  success: Trajectory,
+  i: z.number().int().min(0),
+  action: Action,
+  from: Observation,
+  threshold: z.number().min(0).max(1),
+  weights: z.object({
+    url: z.number().min(0),
+    elements: z.number().min(0),
+    memory: z.number().min(0),
+    progress: z.number().min(0),
+  }),
+});
+export type ReplayJob = z.infer<typeof ReplayJob>;
+
+/**
  * The payload of one episode job: everything a worker on another machine needs, and nothing that
  * lives on the coordinator's disk. Workers validate it before running anything.
  */
@@ -49,6 +72,8 @@ export const EpisodeJobData = z.object({
   agentSeed: z.number().int().optional(),
   maxSteps: z.number().int().min(1).max(1000),
   runtime: RuntimeSpec,
+  /** Present for a verification branch: the agent replays a recorded prefix before it takes over. */
+  replay: ReplayJob.optional(),
 });
 export type EpisodeJobData = z.infer<typeof EpisodeJobData>;
 

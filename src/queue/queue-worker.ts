@@ -6,6 +6,7 @@ import { InputError, RmswebError } from '../core/errors.ts';
 import { newId } from '../core/ids.ts';
 import type { Task } from '../core/task.ts';
 import type { Trajectory, Verdict } from '../core/trajectory.ts';
+import { replayBranchAgent } from '../mine/verify.ts';
 import {
   DEFAULT_QUEUE_NAME,
   type EpisodeJobData,
@@ -193,7 +194,7 @@ export async function startQueueWorker(o: QueueWorkerOptions): Promise<QueueWork
       lease = await agents.take(data.agent, data.agentSeed);
       env = idleEnvs.get(rt)?.pop() ?? (await rt.makeEnv());
       const trajectory = await runEpisode({
-        agent: lease.agent,
+        agent: data.replay ? replayBranchAgent(data.replay, lease.agent) : lease.agent,
         env,
         task: data.task,
         notes: data.notes,

@@ -34,7 +34,8 @@ export function registerAblate(program: Command): void {
   const cmd = program
     .command('ablate')
     .description(
-      'The ablation table on the offline world: SFT; + Salvage-DS on mined states; the same RL on the full corpus; ' +
+      'The ablation table on the offline world: SFT; + Salvage-DS on mined states; Salvage-DS on confirmed states ' +
+        '(those mine --verify confirmed); the same RL on the full corpus; ' +
         'Salvage-DS without salvage; DAPO; GRPO with the exact-match reward; SFT on data collected without reflection. ' +
         'Each row is trained with --seeds seeds (the RL seeds; the SFT seeds of the no-reflection student) and evaluated ' +
         'on the same held-out world test tasks over the preset’s runs: pass@1 mean ± sd over seeds, the paired bootstrap ' +

@@ -6,6 +6,7 @@ import {
   Action,
   type CriticalState,
   InputError,
+  type Task,
   type Trajectory,
   VerificationBranch,
 } from '../../core/index.ts';
@@ -13,17 +14,24 @@ import {
   type BranchJournal,
   type BranchResult,
   baselineTargets,
+  DEFAULT_COMPARABILITY_WEIGHTS,
   DEFAULT_REPLAY_THRESHOLD,
+  type LocalBranchRunner,
   minerTargets,
+  type RemoteBranchRunner,
   summarizeVerification,
   type VerificationSummary,
   type VerifiedTarget,
   verifyTargets,
 } from '../../mine/index.ts';
+import type { EpisodeQueue } from '../../queue/episode-queue.ts';
+import { parseRedisUrl } from '../../queue/job-data.ts';
+import { queuedBranchRunner } from '../../queue/queued-verify.ts';
 import { RunStore } from '../../store/index.ts';
 import { DEFAULT_WORLD_SEED } from '../../world/split.ts';
 import { abortOnSigint } from '../parse-options.ts';
 import { createProgress } from '../progress.ts';
+import { openQueueCoordinator } from '../queue-mode.ts';
 import { openWorldRuntime, resolveAgent } from '../runtime.ts';
 
 /** Options of `mine --verify` (parsed by the mine command). */
@@ -40,6 +48,15 @@ export interface MineVerifyOptions {
   port?: number;
   browserWs?: string;
   progress?: boolean;
+  /** Run the branches on queue workers (`rmsweb worker --redis URL`) instead of in this process. */
+  queue?: string;
+  /** Reports progress to the caller (a pipeline stage's bar) instead of drawing a bar of its own. */
+  onProgress?: (done: number, total: number) => void;
+}
+
+/** `runs/x/critical.jsonl` -> `runs/x/critical.verify-queue`: the run store of queued branch episodes. */
+export function queueStorePathFor(out: string): string {
+  return `${out.replace(/\.jsonl?$/i, '')}.verify-queue`;
 }
 
 /** `runs/x/critical.jsonl` -> `runs/x/critical.verify.jsonl`: one finished branch a line. */
@@ -147,21 +164,48 @@ export async function runMineVerify(
     for (const [task, n] of solvingNotes(dir)) if (!notes.has(task)) notes.set(task, n);
 
   const journal = openJournal(journalPathFor(o.out));
-  const rt = all.length
-    ? await openWorldRuntime({ port: o.port, seed: worldSeed, browserWs: o.browserWs })
-    : null;
+  if (o.queue) parseRedisUrl(o.queue, '--queue');
+  const rt =
+    all.length && !o.queue
+      ? await openWorldRuntime({ port: o.port, seed: worldSeed, browserWs: o.browserWs })
+      : null;
+  let store: RunStore | null = null;
+  let queue: EpisodeQueue | null = null;
   const sig = abortOnSigint('mine --verify');
-  const bar = createProgress('verify', 1, { force: o.progress });
+  const bar = o.onProgress ? null : createProgress('verify', 1, { force: o.progress });
   let results: Awaited<ReturnType<typeof verifyTargets>>;
   try {
+    const notesFor = (task: Task) => notes.get(task.id) ?? [];
+    let runner: LocalBranchRunner | { runBranch: RemoteBranchRunner };
+    if (o.queue && all.length) {
+      store = RunStore.open(queueStorePathFor(o.out));
+      queue = await openQueueCoordinator(o.queue, store);
+      runner = {
+        runBranch: queuedBranchRunner({
+          queue,
+          agent: o.policy,
+          agentSeed: o.seed,
+          runtime: { kind: 'world', worldSeed },
+          maxSteps,
+          notesFor,
+          threshold: replayThreshold,
+          weights: { ...DEFAULT_COMPARABILITY_WEIGHTS },
+          signal: sig.signal,
+        }),
+      };
+    } else {
+      runner = {
+        makeEnv: () => rt!.makeEnv(),
+        start: (env, task, ctx) => rt!.start(env, task, ctx),
+        verify: (t) => rt!.verify(t),
+        makeAgent: () => resolveAgent(o.policy, { seed: o.seed }),
+      };
+    }
     results = await verifyTargets(all, {
-      makeEnv: () => rt!.makeEnv(),
-      start: (env, task, ctx) => rt!.start(env, task, ctx),
-      verify: (t) => rt!.verify(t),
-      makeAgent: () => resolveAgent(o.policy, { seed: o.seed }),
+      ...runner,
       // The replay threshold is part of the key: a branch judged under another one is run again.
       policyId: `${o.policy}@${replayThreshold}`,
-      notesFor: (task) => notes.get(task.id) ?? [],
+      notesFor,
       maxSteps,
       replayThreshold,
       worldSeed,
@@ -169,15 +213,18 @@ export async function runMineVerify(
       journal,
       signal: sig.signal,
       onProgress: (done, total) => {
-        bar.setTotal(total);
-        bar.update(done);
+        o.onProgress?.(done, total);
+        bar?.setTotal(total);
+        bar?.update(done);
       },
       onError: (key, e) => process.stderr.write(`\nverify: branch ${key}: ${e.message}\n`),
     });
   } finally {
-    bar.stop();
+    bar?.stop();
     sig.dispose();
     await rt?.close();
+    await queue?.close();
+    store?.close();
   }
   if (sig.signal.aborted) process.exitCode = 130;
   const byState = new Map(

@@ -149,5 +149,14 @@ describe('rmsweb mine', () => {
     await expect(run(['--run', join(dir, 'teacher'), '--out', out, '--judge', 'gpt-4o'])).rejects.toSatisfy(
       (e) => InputError.isInstance(e) && /model spec/.test((e as Error).message),
     );
+    await expect(
+      run(['--run', join(dir, 'teacher'), '--out', out, '--recoverable-prior', '2']),
+    ).rejects.toSatisfy((e) => InputError.isInstance(e) && /recoverable-prior/.test((e as Error).message));
+    await expect(
+      run(['--run', join(dir, 'teacher'), '--out', out, '--queue', 'redis://127.0.0.1:1']),
+    ).rejects.toSatisfy((e) => InputError.isInstance(e) && /--verify/.test((e as Error).message));
+    await expect(
+      run(['--run', join(dir, 'teacher'), '--out', out, '--verify', '--queue', 'http://127.0.0.1:1']),
+    ).rejects.toSatisfy((e) => InputError.isInstance(e) && /redis:\/\//.test((e as Error).message));
   });
 });

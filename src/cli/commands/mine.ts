@@ -6,6 +6,7 @@ import { CriticalState, describeZodIssues, InputError, type Trajectory } from '.
 import {
   DEFAULT_MAX_CANDIDATES,
   DEFAULT_MIN_COMPARABILITY,
+  DEFAULT_RECOVERABLE_PRIOR,
   DEFAULT_REPLAY_THRESHOLD,
   formatMineStats,
   formatVerification,
@@ -28,6 +29,8 @@ const Options = z.object({
   out: z.string().min(1),
   minComparability: numberOption(0, 1).default(DEFAULT_MIN_COMPARABILITY),
   maxCandidates: intOption(1, 1000).default(DEFAULT_MAX_CANDIDATES),
+  recoverablePrior: numberOption(0, 1).default(DEFAULT_RECOVERABLE_PRIOR),
+  dropRecoverable: z.boolean().default(false),
   concurrency: intOption(1, 256).optional(),
   keepDuplicates: z.boolean().default(false),
   record: z.boolean().default(true),
@@ -43,6 +46,7 @@ const Options = z.object({
   seed: seedOption.default(0),
   port: intOption(0, 65535).optional(),
   browserWs: z.string().min(1).optional(),
+  queue: z.string().min(1).optional(),
 });
 
 function collect(value: string, previous: string[] = []): string[] {
@@ -108,6 +112,16 @@ export function registerMine(program: Command): void {
       '--max-candidates <n>',
       `candidate divergences per pair, latest first (default ${DEFAULT_MAX_CANDIDATES})`,
     )
+    .option(
+      '--recoverable-prior <x>',
+      'score multiplier in [0, 1] on a divergence the failure run could still undo (the success action ' +
+        `stays available later in the failure run); 1 turns it off (default ${DEFAULT_RECOVERABLE_PRIOR})`,
+    )
+    .option(
+      '--drop-recoverable',
+      'never pick such a divergence: a pair whose every candidate is recoverable yields no critical state ' +
+        '(fewer states, more of them causal)',
+    )
     .option('--concurrency <n>', 'pairs tagged at once (default 1 for rules, 8 for a model)')
     .option('--keep-duplicates', 'keep one critical state per pair even when pairs share a success state')
     .option('--no-record', 'do not also save critical states and stats as records in the first run store')
@@ -136,8 +150,17 @@ export function registerMine(program: Command): void {
     .option('--seed <n>', 'seed of the random baseline (default 0)')
     .option('--port <n>', 'world port (a running world is reused; else one starts in-process)')
     .option('--browser-ws <url>', 'connect to a remote browser instead of launching Chromium')
+    .option(
+      '--queue <redis-url>',
+      'with --verify: run the branch episodes on queue workers (`rmsweb worker --redis URL`) instead of ' +
+        'in this process: redis://host:port[/db]; they are kept in a run store beside --out (.verify-queue)',
+    )
     .action(async (raw) => {
       const o = parseOptions(Options, { ...raw, run: raw.run ?? [] }, 'mine');
+      if (o.queue && !o.verify)
+        throw new InputError('--queue runs the verification branches: give it with --verify', {
+          field: '--queue',
+        });
       const { minComparability, maxCandidates } = o;
       const tagger = makeTagger(o.judge);
       const concurrency = o.concurrency ?? (o.judge === 'rules' ? 1 : 8);
@@ -147,6 +170,8 @@ export function registerMine(program: Command): void {
       const result = await mineCriticalStates(trajectories, {
         minComparability,
         maxCandidates,
+        recoverablePrior: o.recoverablePrior,
+        dropRecoverable: o.dropRecoverable,
         tagger,
         concurrency,
         dedupe: !o.keepDuplicates,
@@ -172,6 +197,7 @@ export function registerMine(program: Command): void {
           port: o.port,
           browserWs: o.browserWs,
           progress: o.progress,
+          queue: o.queue,
         });
         result.criticalStates = verified.states;
         const base = baselinesPathFor(o.out);

@@ -65,7 +65,7 @@ export function registerWorker(program: Command): void {
   program
     .command('worker')
     .description(
-      'Run a queue worker: take episode jobs from Redis (enqueued by collect, rollout or eval with --queue), run ' +
+      'Run a queue worker: take episode jobs from Redis (enqueued by collect, rollout or eval with --queue, and the verification branches of mine --verify --queue), run ' +
         'each in its own browser context on this machine (its own copy of the offline world, or the live web) and ' +
         'send the trajectory back in the job result. Start any number of workers on any number of machines; a ' +
         'worker that dies loses its jobs to the others after --lock-ms. Ctrl-C finishes running episodes and exits.',

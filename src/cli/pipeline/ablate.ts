@@ -42,6 +42,7 @@ import { commandLine, gitState } from './provenance.ts';
 import { type RlRunResult, type RlVariant, rlStage } from './rl-stage.ts';
 import { readStageRecord } from './stage.ts';
 import { type StepAccuracies, type StepProbes, stepAccuracies, stepProbes } from './step-accuracy.ts';
+import { type VerifyStageResult, verifyCriticalStage } from './verify-stage.ts';
 
 /** Training seeds per ablation row unless `--seeds` says otherwise. */
 export const DEFAULT_SEEDS = 3;
@@ -49,6 +50,7 @@ export const DEFAULT_SEEDS = 3;
 /** The RL rows of the ablation: each trains from the same SFT checkpoint with the preset's budget. */
 export const ABLATION_RL: Array<RlVariant & { name: RowId }> = [
   { name: 'salvage-ds-mined', algo: 'salvage-ds', reward: 'polarized', salvage: true, data: 'mined' },
+  { name: 'salvage-ds-confirmed', algo: 'salvage-ds', reward: 'polarized', salvage: true, data: 'confirmed' },
   { name: 'salvage-ds-full', algo: 'salvage-ds', reward: 'polarized', salvage: true, data: 'full-corpus' },
   { name: 'salvage-ds-nosalvage', algo: 'salvage-ds', reward: 'polarized', salvage: false, data: 'mined' },
   { name: 'dapo-mined', algo: 'dapo', reward: 'polarized', data: 'mined' },
@@ -315,11 +317,14 @@ export async function runAblation(ctx: PipelineContext, opts: AblationOptions = 
     // RL rows, once per seed, each from the same supervised student.
     let mined: RlExample[] | null = null;
     let full: RlExample[] | null = null;
+    // The confirmed row's states: the mined ones that causal verification confirmed (one stage).
+    let verified: VerifyStageResult | null = null;
     const examples = async (v: RlVariant) => {
       if (v.data === 'full-corpus') {
         full ??= loadFullCorpus(base.paths.collect);
         return full;
       }
+      if (v.data === 'confirmed') return loadCriticalStates(verified!.file, { confirmedOnly: true });
       mined ??= await loadCriticalStates(base.paths.critical);
       return mined;
     };
@@ -330,10 +335,29 @@ export async function runAblation(ctx: PipelineContext, opts: AblationOptions = 
     const minedCount = mineRec?.criticalStates ?? 0;
     const notRun: string[] = [];
     for (const v of ABLATION_RL) {
-      if (v.data === 'mined' && minedCount === 0) {
+      if (v.data !== 'full-corpus' && minedCount === 0) {
         s.log(`[rl-${v.name}] no critical states were mined: row skipped`);
-        notRun.push(ROW_TITLES[v.name]);
+        notRun.push(`${ROW_TITLES[v.name]} (no critical states were mined)`);
         continue;
+      }
+      if (v.data === 'confirmed') {
+        verified ??= await s.run('verify-critical', (scope) =>
+          verifyCriticalStage(ctx, scope, {
+            runs: [
+              base.paths.collect,
+              base.paths.rollout,
+              ...Array.from({ length: base.daggerRounds }, (_, i) => base.paths.dagger(i + 1)),
+            ],
+            critical: base.paths.critical,
+            out: join(ctx.paths.root, 'verified', 'critical.jsonl'),
+            seed: base.seed,
+          }),
+        );
+        if (verified.confirmed === 0) {
+          s.log(`[rl-${v.name}] none of the ${verified.states} mined states was confirmed: row skipped`);
+          notRun.push(`${ROW_TITLES[v.name]} (none of the ${verified.states} mined states was confirmed)`);
+          continue;
+        }
       }
       const runs: SeedRun[] = [];
       const rlRuns: RlRunResult[] = [];
@@ -477,9 +501,7 @@ export async function runAblation(ctx: PipelineContext, opts: AblationOptions = 
       `- preset ${ctx.preset.name}; ${test.length} world test tasks x ${ctx.preset.eval.runs} runs (max ${ctx.preset.eval.maxSteps} steps), each run under its own world perturbation seed; seed ${ctx.settings.seed}; training seeds ${seeds.join(', ')}`,
       `- teacher (heuristic, no notes) on the same test tasks: pass@1 ${(100 * teacher.summary.pass1.mean).toFixed(1)}%${teacherPrior ? ' (reused)' : ''}`,
       `- base (collection with reflection, SFT${base.daggerRounds ? ` + ${base.daggerRounds} DAgger round(s)` : ''}, mined states): ${base.from ? `${base.from.dir} (preset ${base.from.preset})` : 'this folder'}; ${minedCount} critical states`,
-      ...(notRun.length
-        ? [`- not run, so absent from the table: ${notRun.join('; ')} (no critical states were mined)`]
-        : []),
+      ...(notRun.length ? [`- not run, so absent from the table: ${notRun.join('; ')}`] : []),
       `- RL budget: ${ctx.preset.rl.epochs} passes over the states (steps clamped to [${ctx.preset.rl.minSteps}, ${ctx.preset.rl.maxSteps}]), batch ${ctx.preset.rl.batchSize} states, group ${ctx.preset.rl.groupSize}`,
     ];
     const invocationSeconds = (performance.now() - t0) / 1000;

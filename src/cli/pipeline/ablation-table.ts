@@ -15,6 +15,7 @@ import type { RlRunResult } from './rl-stage.ts';
 export const ROW_IDS = [
   'sft',
   'salvage-ds-mined',
+  'salvage-ds-confirmed',
   'salvage-ds-full',
   'salvage-ds-nosalvage',
   'dapo-mined',
@@ -26,6 +27,7 @@ export type RowId = (typeof ROW_IDS)[number];
 export const ROW_TITLES: Record<RowId, string> = {
   sft: 'SFT',
   'salvage-ds-mined': '+ Salvage-DS on mined states',
+  'salvage-ds-confirmed': 'Salvage-DS on confirmed states',
   'salvage-ds-full': 'same RL on the full corpus',
   'salvage-ds-nosalvage': 'Salvage-DS without salvage',
   'dapo-mined': 'DAPO (mined states, polarized)',

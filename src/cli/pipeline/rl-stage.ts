@@ -25,8 +25,11 @@ export interface RlVariant {
   reward: 'polarized' | 'exact' | 'textsim';
   /** Salvage-DS only: false drops gate-failing groups. */
   salvage?: boolean;
-  /** What the training states are ('mined' critical states or the 'full-corpus'). */
-  data: 'mined' | 'full-corpus';
+  /**
+   * What the training states are: the 'mined' critical states, those of them `mine --verify`
+   * 'confirmed', or the 'full-corpus'.
+   */
+  data: 'mined' | 'confirmed' | 'full-corpus';
 }
 
 /** Cost and diagnostics of one RL run (what the ablation table reports and explains). */

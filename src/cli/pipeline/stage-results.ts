@@ -59,6 +59,16 @@ const RolloutResult = z.looseObject({
 
 const MineStats = z.looseObject({ criticalStates: count, pairsConsidered: count });
 
+const VerifyStageResult = z.looseObject({
+  file: z.string(),
+  states: count,
+  confirmed: count,
+  notCausal: count,
+  replayFailed: count,
+  episodes: count,
+  wallSeconds: z.number().nonnegative(),
+});
+
 const RlRunResult = z.looseObject({
   name: z.string(),
   algo: z.string(),
@@ -122,6 +132,7 @@ const STAGE_RESULTS: ReadonlyArray<[string, z.ZodType]> = [
   ['rollout', RolloutResult],
   ['dagger-rollout*', RolloutResult],
   ['mine', MineStats],
+  ['verify-critical', VerifyStageResult],
   ['step-accuracy', StepAccuracyResult],
   ['step-accuracy-*', StepAccuracies],
   ['rl-*', RlRunResult],
