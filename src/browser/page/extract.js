@@ -2,8 +2,11 @@
 // text, and the visible text blocks between them. Part of the in-page script.
 //
 // Speed matters (it runs at every step): each element costs one getComputedStyle and as few
-// property reads as possible (style reads are the most expensive thing here); text is gathered
-// from the text nodes the walk passes anyway, never by a second traversal (innerText).
+// property reads as possible (style reads are the most expensive thing here: a strong element's
+// cursor is read only when its descendants need it); a box is read once into numbers; text is
+// gathered from the text nodes the walk passes anyway, never by a second traversal (innerText).
+// Every change must keep the output byte for byte: extract-reference.test.ts runs the extractor
+// of commit 4c2e6bc beside this one (fixtures/extract-reference/).
 
 import { fnv, H1, H2, LEAF, ROLES, SKIP } from './dom.js';
 import { boxOf, childCtx, clipFor, hitTest, topCtx, visiblePartOf } from './geometry.js';
@@ -158,7 +161,7 @@ export function extract(opts) {
       h1 = fnv(id, fnv(tag, H1 ^ 35));
       h2 = fnv(id, fnv(tag, H2 ^ 35));
     } else {
-      const nm = el.getAttribute('name') ?? '';
+      const nm = el.hasAttributes() ? (el.getAttribute('name') ?? '') : '';
       h1 = Math.imul(fnv(nm, fnv(tag, p.h1)) ^ nth, 16777619) >>> 0;
       h2 = Math.imul(fnv(nm, fnv(tag, p.h2)) ^ nth, 16777619) >>> 0;
     }
