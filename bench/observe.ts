@@ -16,9 +16,9 @@
  */
 
 import { cpus, loadavg } from 'node:os';
+import { generatedPage } from '../src/browser/fixtures/generated.ts';
 import { serveFixtures } from '../src/browser/fixtures/server.ts';
 import { BrowserHost, chromiumPath, DEFAULT_CHROMIUM_ARGS } from '../src/browser/index.ts';
-import { generatedPage } from './pages.ts';
 
 const argRuns = process.argv.indexOf('--runs');
 const RUNS = Number(argRuns > 0 ? process.argv[argRuns + 1] : (process.env.BENCH_RUNS ?? 15));

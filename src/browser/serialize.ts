@@ -57,6 +57,11 @@ const NATIVE_ROLE: Record<string, string> = {
   option: 'option',
 };
 
+// Each shown attribute's place in SHOWN: an element's own few attributes are sorted by it, rather
+// than every element looking up every shown name (the text view of a large page is rebuilt per step).
+const SHOWN_RANK = new Map<string, number>(SHOWN.map((k, i) => [k, i]));
+const byRank = (a: string, b: string) => SHOWN_RANK.get(a)! - SHOWN_RANK.get(b)!;
+
 const SHOWN_OPTIONS = 10;
 
 function quote(v: string): string {
@@ -73,12 +78,15 @@ function labelOf(el: Element): string {
 export function formatElement(el: Element): string {
   const label = labelOf(el);
   const parts: string[] = [];
-  for (const key of SHOWN) {
-    let v = el.attributes[key];
-    if (v === undefined && key === 'role' && el.role && !el.attributes.role) {
-      if (el.role === NATIVE_ROLE[el.tag] || el.tag === 'input') continue;
-      v = el.role;
-    }
+  const keys: string[] = [];
+  for (const key in el.attributes) if (SHOWN_RANK.has(key)) keys.push(key);
+  // The role a tag does not already imply is shown even when no attribute states it.
+  const impliedRole =
+    el.attributes.role === undefined && el.role && el.role !== NATIVE_ROLE[el.tag] && el.tag !== 'input';
+  if (impliedRole) keys.push('role');
+  if (keys.length > 1) keys.sort(byRank);
+  for (const key of keys) {
+    let v = key === 'role' && impliedRole ? el.role : el.attributes[key];
     if (v === undefined || v === '') continue;
     if (key === 'options') {
       const all = v.split('|');

@@ -2,11 +2,14 @@
 // text, and the visible text blocks between them. Part of the in-page script.
 //
 // Speed matters (it runs at every step): each element costs one getComputedStyle and as few
-// property reads as possible (style reads are the most expensive thing here); text is gathered
-// from the text nodes the walk passes anyway, never by a second traversal (innerText).
+// property reads as possible (style reads are the most expensive thing here: a strong element's
+// cursor is read only when its descendants need it); a box is read once into numbers; text is
+// gathered from the text nodes the walk passes anyway, never by a second traversal (innerText).
+// Every change must keep the output byte for byte: extract-reference.test.ts runs the extractor
+// of commit 4c2e6bc beside this one (fixtures/extract-reference/).
 
-import { fnv, H1, H2, hex, LEAF, ROLES, SKIP } from './dom.js';
-import { boxOf, childCtx, clipFor, hitTest, topCtx, visiblePart } from './geometry.js';
+import { fnv, H1, H2, LEAF, ROLES, SKIP } from './dom.js';
+import { boxOf, childCtx, clipFor, hitTest, topCtx, visiblePartOf } from './geometry.js';
 import { toResult } from './rows.js';
 
 /** Native tags, ARIA roles, editing hosts and inline handlers: an element that is a target on its own. */
@@ -54,10 +57,14 @@ export function extract(opts) {
   const vh = innerHeight;
   const sx = scrollX;
   const sy = scrollY;
-  const inside = (r, ctx, b) =>
-    r.left + ctx.ox >= b.l && r.right + ctx.ox <= b.r && r.top + ctx.oy >= b.t && r.bottom + ctx.oy <= b.b;
   const distOf = (top, height) => (top < 0 ? -top - height : top >= vh ? top - vh : 0);
   const textCap = maxText * 2;
+
+  /** One Range per document, moved from run to run: each new Range is a live object the DOM tracks. */
+  function rangeFor(ctx) {
+    if (ctx.range === null) ctx.range = ctx.doc.createRange();
+    return ctx.range;
+  }
 
   /** Ends a run of inline text (at a block boundary or an indexed element) as a text block. */
   function flush(acc) {
@@ -70,7 +77,7 @@ export function extract(opts) {
     if (el !== null && el.firstElementChild === null && acc.first.parentNode === el) {
       r = el.getBoundingClientRect();
     } else {
-      const range = acc.ctx.doc.createRange();
+      const range = rangeFor(acc.ctx);
       range.setStartBefore(acc.first);
       range.setEndAfter(acc.last);
       r = range.getBoundingClientRect();
@@ -78,20 +85,26 @@ export function extract(opts) {
     acc.parts = [];
     acc.first = null;
     acc.last = null;
-    if (!text || r.width < 2 || r.height < 2) return; // empty, or screen-reader-only text
-    const vis = visiblePart(r, acc.ctx, acc.clip);
+    if (!text) return;
+    const width = r.width;
+    const height = r.height;
+    if (width < 2 || height < 2) return; // screen-reader-only text
+    const ctx = acc.ctx;
+    const l = r.left + ctx.ox;
+    const t = r.top + ctx.oy;
+    const vis = visiblePartOf(l, t, r.right + ctx.ox, r.bottom + ctx.oy, acc.clip);
     texts.push({
       text: text.length > 500 ? text.slice(0, 499) + '\u2026' : text,
       tag: acc.tag,
       parent: acc.parent,
       pos: cands.length,
       keep: true,
-      x: r.left + acc.ctx.ox + sx,
-      y: r.top + acc.ctx.oy + sy,
-      w: r.width,
-      h: r.height,
+      x: l + sx,
+      y: t + sy,
+      w: width,
+      h: height,
       inVp: vis !== null,
-      dist: vis ? 0 : distOf(r.top + acc.ctx.oy, r.height),
+      dist: vis ? 0 : distOf(t, height),
     });
   }
 
@@ -148,14 +161,16 @@ export function extract(opts) {
       h1 = fnv(id, fnv(tag, H1 ^ 35));
       h2 = fnv(id, fnv(tag, H2 ^ 35));
     } else {
-      const nm = el.getAttribute('name') ?? '';
+      const nm = el.hasAttributes() ? (el.getAttribute('name') ?? '') : '';
       h1 = Math.imul(fnv(nm, fnv(tag, p.h1)) ^ nth, 16777619) >>> 0;
       h2 = Math.imul(fnv(nm, fnv(tag, p.h2)) ^ nth, 16777619) >>> 0;
     }
     const root = tag === 'body' || tag === 'html';
-    // Inside an indexed clickable a pointer cursor changes nothing (Browser Use's nesting rule).
-    const cursor = p.clickable ? p.cursor : style.cursor;
     const strong = !root && isStrong(el, tag);
+    // Inside an indexed clickable a pointer cursor changes nothing (Browser Use's nesting rule). A
+    // strong element is clickable whatever its cursor: it is read below, only if its descendants
+    // will need it (when the element is not indexed).
+    let cursor = p.clickable ? p.cursor : strong ? null : style.cursor;
     const pointerOrigin = !p.clickable && !root && cursor === 'pointer' && p.cursor !== 'pointer';
     const clickable = strong || pointerOrigin;
     const frame = tag === 'iframe' || tag === 'frame';
@@ -171,33 +186,44 @@ export function extract(opts) {
     if ((clickable || scrollable) && style.visibility === 'visible') {
       const r = boxOf(el);
       if (r) {
-        const vis = visiblePart(r, ctx, clip);
+        // The box in top-viewport coordinates, each DOMRect field read once (every read is a call
+        // into the browser).
+        const width = r.width;
+        const height = r.height;
+        const l = r.left + ctx.ox;
+        const t = r.top + ctx.oy;
+        const rr = r.right + ctx.ox;
+        const b = r.bottom + ctx.oy;
+        const vis = visiblePartOf(l, t, rr, b, clip);
         // A clickable whose center reaches it vouches for what lies inside its box: no hit test.
-        const vouched = vis !== null && p.parent?.clear === true && inside(r, ctx, p.parent);
+        const pp = p.parent;
+        const vouched =
+          vis !== null && pp?.clear === true && l >= pp.l && rr <= pp.r && t >= pp.t && b <= pp.b;
         const hit = vis && !vouched ? hitTest(el, ctx, (vis.l + vis.r) / 2, (vis.t + vis.b) / 2) : null;
         cand = {
           el,
           tag,
           ctx,
-          parent: p.parent,
+          parent: pp,
           owner: p.own,
           clickable,
           scrollable,
           shadow: p.shadow,
-          key: hex(h1) + hex(h2),
-          x: r.left + ctx.ox + sx,
-          y: r.top + ctx.oy + sy,
-          w: r.width,
-          h: r.height,
+          h1,
+          h2,
+          x: l + sx,
+          y: t + sy,
+          w: width,
+          h: height,
           // the box in top-viewport coordinates, and whether its center was seen to reach it
-          l: r.left + ctx.ox,
-          t: r.top + ctx.oy,
-          r: r.right + ctx.ox,
-          b: r.bottom + ctx.oy,
+          l,
+          t,
+          r: rr,
+          b,
           clear: clickable && vis !== null && (vouched || hit === null),
           inVp: vis !== null,
           covered: hit !== null && hit.kind === 'covered',
-          dist: vis ? 0 : distOf(r.top + ctx.oy, r.height),
+          dist: vis ? 0 : distOf(t, height),
           parts: [],
           len: 0,
           lastNode: null,
@@ -209,6 +235,7 @@ export function extract(opts) {
         cands.push(cand);
       }
     }
+    if (cursor === null) cursor = cand !== null ? p.cursor : style.cursor;
     if (LEAF.has(tag) || (el.firstChild === null && !hasKids)) {
       if (tag === 'br') {
         if (p.own !== null) separate(p.own);
@@ -278,7 +305,7 @@ export function extract(opts) {
   }
 
   function walkChildren(parent, ctx, q, acc, style, slotted) {
-    const counts = {};
+    const counts = new Map(); // per tag name, for the key's position
     let visible = -1; // read lazily: most elements hold no text of their own
     for (let c = parent.firstChild; c; c = c.nextSibling) {
       const type = c.nodeType;
@@ -289,8 +316,8 @@ export function extract(opts) {
         if (visible === 1) addText(c, acc, q.own);
       } else if (type === 1) {
         const t = c.localName;
-        const n = (counts[t] || 0) + 1;
-        counts[t] = n;
+        const n = (counts.get(t) || 0) + 1;
+        counts.set(t, n);
         visit(c, ctx, q, n, acc);
       }
     }

@@ -11,6 +11,7 @@ export function topCtx() {
     frameEl: null,
     path: '',
     frames: 0,
+    range: null,
   };
 }
 
@@ -31,7 +32,7 @@ export function childCtx(p, fe, path) {
     r: Math.min(p.clip.r, ox + w),
     b: Math.min(p.clip.b, oy + h),
   };
-  return { doc, win: doc.defaultView, ox, oy, clip, parent: p, frameEl: fe, path, frames: 0 };
+  return { doc, win: doc.defaultView, ox, oy, clip, parent: p, frameEl: fe, path, frames: 0, range: null };
 }
 
 /** The frame context of an element at this moment (offsets change when a parent scrolls). */
@@ -83,11 +84,16 @@ export function hitTest(el, ctx, x, y) {
 
 /** The visible part of a client rect (top-viewport coordinates), or null. */
 export function visiblePart(r, ctx, clip = ctx.clip) {
-  const l = Math.max(r.left + ctx.ox, clip.l);
-  const t = Math.max(r.top + ctx.oy, clip.t);
-  const rr = Math.min(r.right + ctx.ox, clip.r);
-  const b = Math.min(r.bottom + ctx.oy, clip.b);
-  return rr - l >= 1 && b - t >= 1 ? { l, t, r: rr, b } : null;
+  return visiblePartOf(r.left + ctx.ox, r.top + ctx.oy, r.right + ctx.ox, r.bottom + ctx.oy, clip);
+}
+
+/** The visible part of the box (left, top, right, bottom) in top-viewport coordinates, or null. */
+export function visiblePartOf(left, top, right, bottom, clip) {
+  const l = Math.max(left, clip.l);
+  const t = Math.max(top, clip.t);
+  const r = Math.min(right, clip.r);
+  const b = Math.min(bottom, clip.b);
+  return r - l >= 1 && b - t >= 1 ? { l, t, r, b } : null;
 }
 
 /** The clip rect for the content of `el` (top-viewport coordinates), whose overflow is not visible. */

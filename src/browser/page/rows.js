@@ -1,7 +1,7 @@
 // From the walk's findings to the compact rows extract.ts expects: the element cap, indices,
 // depths, names and attributes. Part of the in-page script.
 
-import { accName, attributesOf, implicitRole, resetLabelIndex } from './dom.js';
+import { accName, attributesOf, hex, implicitRole, resetCaches } from './dom.js';
 import { state } from './state.js';
 
 /** Marks all but the `max` entries nearest the viewport as dropped; returns how many were dropped. */
@@ -28,7 +28,7 @@ export function toResult(cands, texts, frames, opts) {
   const maxText = opts.maxText || 120;
   const truncated = capList(cands, opts.maxElements || 2000);
   capList(texts, opts.maxTexts || 3000);
-  resetLabelIndex();
+  resetCaches();
   const els = [null];
   const seen = new Map();
   const kept = [0]; // kept[i]: how many kept candidates precede candidate position i
@@ -41,8 +41,9 @@ export function toResult(cands, texts, frames, opts) {
     const par = nearestKept(c);
     c.depth = par ? par.depth + 1 : 0;
     const el = c.el;
-    const n = seen.get(c.key) || 0;
-    seen.set(c.key, n + 1);
+    const key = hex(c.h1) + hex(c.h2);
+    const n = seen.get(key) || 0;
+    seen.set(key, n + 1);
     let text = c.parts.length ? c.parts.join('').replace(/\s+/g, ' ').trim() : '';
     if (text.length > maxText) text = text.slice(0, maxText - 1) + '\u2026';
     const attributes = attributesOf(el, c.tag, c.ctx.win);
@@ -62,7 +63,7 @@ export function toResult(cands, texts, frames, opts) {
       Math.round(c.y),
       Math.round(c.w),
       Math.round(c.h),
-      n ? `${c.key}~${n}` : c.key,
+      n ? `${key}~${n}` : key,
       c.inVp ? 1 : 0,
       c.ctx.path,
       c.shadow ? 1 : 0,
