@@ -199,6 +199,25 @@ describe('WebJudge with bounded replies', () => {
     expect(v.reason).toMatch(/1 key point\(s\)/);
   });
 
+  it('keeps every key point when the reply is cut off after the list', async () => {
+    server.enqueue(
+      {
+        type: 'text',
+        text: 'Key points:\n1. Filter 2 bedrooms exactly\n2. Sort by price\n\nThese points cover the whole',
+        finishReason: 'length',
+      },
+      { type: 'text', text: 'Status: failure' },
+    );
+    const v = await new WebJudge({ model, maxTokens: { keyPoints: 30 } }).verify({
+      task,
+      trajectory: makeTrajectory(task, { steps: 0, answer: ANSWER }),
+      finalAnswer: ANSWER,
+      loadImage: fakeImageLoader(),
+    });
+    expect(userText(server.requests[1])).toContain('2. Sort by price');
+    expect(v.reason).toMatch(/2 key point\(s\)/);
+  });
+
   it('keeps the default budgets when none are given', async () => {
     server.enqueue(
       ...Array.from({ length: 3 }, () =>

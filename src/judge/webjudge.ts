@@ -27,8 +27,8 @@ export interface WebJudgeOptions {
   /**
    * Reply budgets per stage. The defaults leave a capable model room to reason; smaller ones bound
    * the cost (a small local model writes to any budget). A reply cut off before its `Score:` or
-   * `Status:` line gets one short follow-up asking for that line alone, and a cut-off key-point
-   * list loses its last, possibly partial, point.
+   * `Status:` line gets one short follow-up asking for that line alone, and a key-point list cut
+   * off inside its last point loses that point.
    */
   maxTokens?: WebJudgeMaxTokens;
 }
@@ -110,7 +110,7 @@ export class WebJudge implements Verifier {
 
   /**
    * Step 1. Falls back to the whole task as one key point when the reply lists none. A list cut
-   * off by its budget drops its last point, which may end mid-sentence.
+   * off by its budget inside its last point drops that point, which may end mid-sentence.
    */
   async keyPoints(objective: string): Promise<{ points: string[]; fallback: boolean }> {
     const r = await this.model.doGenerate({
@@ -121,8 +121,12 @@ export class WebJudge implements Verifier {
       temperature: 0,
       maxTokens: this.maxTokens.keyPoints,
     });
-    let points = parseKeyPoints(firstText(r));
-    if (r.choices[0]?.finishReason === 'length') points = points.slice(0, -1);
+    const reply = firstText(r);
+    let points = parseKeyPoints(reply);
+    // Cut off inside the last point (the reply's last line is that point): it may be partial.
+    const lastLine = reply.trimEnd().split('\n').at(-1) ?? '';
+    if (r.choices[0]?.finishReason === 'length' && parseKeyPoints(lastLine).length)
+      points = points.slice(0, -1);
     return points.length ? { points, fallback: false } : { points: [objective], fallback: true };
   }
 
