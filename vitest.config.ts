@@ -1,4 +1,21 @@
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
 import { defineConfig } from 'vitest/config';
+
+/**
+ * Files that run for minutes (a real model on the CPU). Started first, each holds one worker while
+ * the other works through the rest of the suite; started last (vitest's default order on a fresh
+ * clone, which has no timings and puts larger files first), they would run alone at the end.
+ */
+const LONG_FILES = ['src/cli/serve-model/real-model.test.ts'];
+
+/** vitest's own order, with the long files moved to the front. */
+class LongFilesFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    const long = (f: TestSpecification) => LONG_FILES.some((p) => f.moduleId.replaceAll('\\', '/').endsWith(p));
+    return [...sorted.filter(long), ...sorted.filter((f) => !long(f))];
+  }
+}
 
 export default defineConfig({
   test: {
@@ -8,5 +25,6 @@ export default defineConfig({
     // Browser tests each launch Chromium; on a 2-core machine more forks only add contention.
     maxWorkers: 2,
     fileParallelism: true,
+    sequence: { sequencer: LongFilesFirst },
   },
 });

@@ -1,7 +1,20 @@
 import type { Verdict } from '../core/index.ts';
 import { type ChatContentPart, type ChatModel, firstText, textPart } from '../models/index.ts';
 import { actionHistory, loadShots, mapLimit, type StepShot, screenshotsOf } from './evidence.ts';
+import { askVerdict } from './verdict-line.ts';
 import { unparseableVerdict, type Verifier, type VerifyInput } from './verifier.ts';
+
+/** Reply budgets (max_tokens) of WebJudge's three stages. */
+export interface WebJudgeMaxTokens {
+  /** The key-point list; default 500. */
+  keyPoints?: number;
+  /** Each screenshot's relevance score; default 300. */
+  score?: number;
+  /** The outcome; default 800. */
+  outcome?: number;
+}
+
+const DEFAULT_MAX_TOKENS: Required<WebJudgeMaxTokens> = { keyPoints: 500, score: 300, outcome: 800 };
 
 export interface WebJudgeOptions {
   model: ChatModel;
@@ -11,6 +24,13 @@ export interface WebJudgeOptions {
   maxKept?: number;
   /** Screenshot-scoring calls in flight at once; default 4. */
   concurrency?: number;
+  /**
+   * Reply budgets per stage. The defaults leave a capable model room to reason; smaller ones bound
+   * the cost (a small local model writes to any budget). A reply cut off before its `Score:` or
+   * `Status:` line gets one short follow-up asking for that line alone, and a key-point list cut
+   * off inside its last point loses that point.
+   */
+  maxTokens?: WebJudgeMaxTokens;
 }
 
 const KEY_POINTS_SYSTEM = `You break a web task into the key points an agent must satisfy for the task to count as done.
@@ -78,30 +98,35 @@ export class WebJudge implements Verifier {
   private readonly keepThreshold: number;
   private readonly maxKept: number;
   private readonly concurrency: number;
+  private readonly maxTokens: Required<WebJudgeMaxTokens>;
 
   constructor(opts: WebJudgeOptions) {
     this.model = opts.model;
     this.keepThreshold = opts.keepThreshold ?? 3;
     this.maxKept = opts.maxKept ?? 50;
     this.concurrency = opts.concurrency ?? 4;
+    this.maxTokens = { ...DEFAULT_MAX_TOKENS, ...opts.maxTokens };
   }
 
-  private async ask(system: string, content: string | ChatContentPart[], maxTokens: number): Promise<string> {
+  /**
+   * Step 1. Falls back to the whole task as one key point when the reply lists none. A list cut
+   * off by its budget inside its last point drops that point, which may end mid-sentence.
+   */
+  async keyPoints(objective: string): Promise<{ points: string[]; fallback: boolean }> {
     const r = await this.model.doGenerate({
       messages: [
-        { role: 'system', content: system },
-        { role: 'user', content },
+        { role: 'system', content: KEY_POINTS_SYSTEM },
+        { role: 'user', content: `Task: ${objective}` },
       ],
       temperature: 0,
-      maxTokens,
+      maxTokens: this.maxTokens.keyPoints,
     });
-    return firstText(r);
-  }
-
-  /** Step 1. Falls back to the whole task as one key point when the reply lists none. */
-  async keyPoints(objective: string): Promise<{ points: string[]; fallback: boolean }> {
-    const reply = await this.ask(KEY_POINTS_SYSTEM, `Task: ${objective}`, 500);
-    const points = parseKeyPoints(reply);
+    const reply = firstText(r);
+    let points = parseKeyPoints(reply);
+    // Cut off inside the last point (the reply's last line is that point): it may be partial.
+    const lastLine = reply.trimEnd().split('\n').at(-1) ?? '';
+    if (r.choices[0]?.finishReason === 'length' && parseKeyPoints(lastLine).length)
+      points = points.slice(0, -1);
     return points.length ? { points, fallback: false } : { points: [objective], fallback: true };
   }
 
@@ -111,33 +136,49 @@ export class WebJudge implements Verifier {
     const keyPointText = kp.points.map((p, i) => `${i + 1}. ${p}`).join('\n');
 
     // Step 2: score every screenshot; an unreadable score drops the image rather than guessing.
-    // A text-only judge model (it refused images before) has no screenshots to score.
-    const textOnly = this.model.acceptsImages === false;
+    // A text-only judge model (it refused images before, or refuses the first one here) has no
+    // screenshots to score: scores it gave without seeing the image are dropped, the rest not asked.
+    const blind = () => this.model.acceptsImages === false;
+    const textOnlyBefore = blind();
     const { parts, missing } = await loadShots(
-      textOnly ? [] : screenshotsOf(input.trajectory),
+      textOnlyBefore ? [] : screenshotsOf(input.trajectory),
       input.loadImage,
     );
     let unreadable = 0;
-    const scored: ScoredShot[] = await mapLimit(parts, this.concurrency, async ({ shot, part }) => {
-      const reply = await this.ask(
-        SCORE_SYSTEM,
-        [
-          textPart(
-            `Task: ${objective}\nKey points:\n${keyPointText}\nScreenshot from step ${shot.stepIndex + 1} (${shot.url}):`,
-          ),
-          part,
-        ],
-        300,
-      );
-      const score = parseScore(reply);
-      if (score === null) unreadable++;
-      const note = reply
-        .replace(/score\s*[:=].*$/gim, '')
-        .trim()
-        .replace(/\s+/g, ' ')
-        .slice(0, 300);
-      return { shot, part, score: score ?? 0, note };
-    });
+    let followUps = 0;
+    const scoredOrBlind = await mapLimit(
+      parts,
+      this.concurrency,
+      async ({ shot, part }): Promise<ScoredShot | null> => {
+        if (blind()) return null;
+        const r = await askVerdict(this.model, {
+          system: SCORE_SYSTEM,
+          content: [
+            textPart(
+              `Task: ${objective}\nKey points:\n${keyPointText}\nScreenshot from step ${shot.stepIndex + 1} (${shot.url}):`,
+            ),
+            part,
+          ],
+          maxTokens: this.maxTokens.score,
+          hasVerdict: (t) => parseScore(t) !== null,
+          values: [1, 2, 3, 4, 5],
+          line: (n) => `Score: ${n}`,
+          followUp: 'Your reply was cut off. Give only the score, 1 to 5.',
+        });
+        if (blind()) return null;
+        if (r.followedUp) followUps++;
+        const score = parseScore(r.text);
+        if (score === null) unreadable++;
+        const note = r.text
+          .replace(/score\s*[:=].*$/gim, '')
+          .trim()
+          .replace(/\s+/g, ' ')
+          .slice(0, 300);
+        return { shot, part, score: score ?? 0, note };
+      },
+    );
+    const textOnly = blind();
+    const scored = textOnly ? [] : scoredOrBlind.filter((s): s is ScoredShot => s !== null);
     const kept = scored
       .filter((s) => s.score >= this.keepThreshold)
       .sort((a, b) => b.score - a.score || b.shot.stepIndex - a.shot.stepIndex)
@@ -157,14 +198,29 @@ export class WebJudge implements Verifier {
     for (const k of kept) {
       content.push(textPart(`Step ${k.shot.stepIndex + 1}, relevance ${k.score}/5: ${k.note}`), k.part);
     }
-    const reply = await this.ask(OUTCOME_SYSTEM, content, 800);
-    const status = parseStatus(reply);
-    if (!status) return unparseableVerdict(this.id, 'no "Status: success|failure" line found', reply);
+    const outcome = await askVerdict(this.model, {
+      system: OUTCOME_SYSTEM,
+      content,
+      maxTokens: this.maxTokens.outcome,
+      hasVerdict: (t) => parseStatus(t) !== null,
+      values: ['success', 'failure'],
+      line: (v) => `Status: ${v}`,
+      followUp: 'Your reply was cut off. Give only the status: success or failure.',
+    });
+    const status = parseStatus(outcome.text);
+    if (!status) {
+      const what = outcome.cutOff
+        ? `cut off at ${this.maxTokens.outcome} tokens before its "Status:" line${outcome.followUpError ? `; ${outcome.followUpError}` : ''}`
+        : 'no "Status: success|failure" line found';
+      return unparseableVerdict(this.id, what, outcome.text);
+    }
+    if (outcome.followedUp) followUps++;
     const notes = [
       `${kp.points.length} key point(s)${kp.fallback ? ' (key-point reply unreadable; used the task itself)' : ''}`,
       textOnly ? 'text-only judge: no screenshots read' : `${kept.length}/${parts.length} screenshot(s) kept`,
       ...(unreadable ? [`${unreadable} screenshot score(s) unreadable, dropped`] : []),
       ...(missing ? [`${missing} screenshot(s) missing`] : []),
+      ...(followUps ? [`${followUps} reply(ies) cut off by the token budget, verdict asked separately`] : []),
     ].join('; ');
     return {
       success: status.success,

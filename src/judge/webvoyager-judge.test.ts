@@ -126,4 +126,46 @@ describe('WebVoyagerJudge', () => {
     expect(v.reason).toMatch(/unparseable/);
     expect(v.failedConditions).toEqual(['unparseable_judge_reply']);
   });
+
+  it('asks for the verdict alone when a bounded reply is cut off before it', async () => {
+    const bounded = new WebVoyagerJudge({
+      model: new OpenAIChatModel({
+        model: 'judge-model',
+        baseURL: server.baseURL,
+        apiKey: 'sk-test-judge-000',
+        env: {},
+        retry: { maxRetries: 0 },
+      }),
+      maxTokens: 12,
+    });
+    server.enqueue(
+      { type: 'text', text: 'The last page shows a kettle at $25 while the', finishReason: 'length' },
+      { type: 'text', text: '{"verdict": "NOT SUCCESS"}' },
+    );
+    const trajectory = makeTrajectory(task, { steps: 2, answer: '$19' });
+    const v = await bounded.verify({ task, trajectory, finalAnswer: '$19', loadImage: fakeImageLoader() });
+    expect(server.requests).toHaveLength(2);
+    expect(server.requests[0].body.max_tokens).toBe(12);
+    const follow = server.requests[1].body;
+    expect(follow.response_format.json_schema.schema.properties.verdict.enum).toEqual([
+      'SUCCESS',
+      'NOT SUCCESS',
+    ]);
+    expect(follow.messages[2]).toEqual({
+      role: 'assistant',
+      content: 'The last page shows a kettle at $25 while the',
+    });
+    expect(v).toMatchObject({ success: false, failedConditions: ['judged_not_success'] });
+    expect(v.reason).toMatch(/kettle at \$25 while the/);
+    expect(v.reason).toMatch(/cut off at 12 tokens; verdict asked separately/);
+  });
+
+  it('does not ask again when a cut-off reply already holds its verdict', async () => {
+    server.enqueue({ type: 'text', text: 'Verdict: SUCCESS\nBecause the page', finishReason: 'length' });
+    const trajectory = makeTrajectory(task, { steps: 1, answer: '$19' });
+    const v = await judge.verify({ task, trajectory, finalAnswer: '$19', loadImage: fakeImageLoader() });
+    expect(server.requests).toHaveLength(1);
+    expect(server.requests[0].body.max_tokens).toBe(800);
+    expect(v.success).toBe(true);
+  });
 });

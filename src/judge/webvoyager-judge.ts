@@ -1,12 +1,18 @@
 import type { Verdict } from '../core/index.ts';
-import { type ChatContentPart, type ChatModel, firstText, textPart } from '../models/index.ts';
+import { type ChatContentPart, type ChatModel, textPart } from '../models/index.ts';
 import { loadShots, screenshotsOf } from './evidence.ts';
+import { askVerdict } from './verdict-line.ts';
 import { unparseableVerdict, type Verifier, type VerifyInput } from './verifier.ts';
 
 export interface WebVoyagerJudgeOptions {
   model: ChatModel;
   /** How many of the last screenshots to show; default 15, as the reference scripts use. */
   lastK?: number;
+  /**
+   * The reply budget; default 800. A smaller one bounds the cost (a small local model writes to
+   * any budget); a reply cut off before its verdict gets one short follow-up asking for the verdict
+   * alone.
+   */
   maxTokens?: number;
 }
 
@@ -81,18 +87,25 @@ export class WebVoyagerJudge implements Verifier {
       ),
       ...parts.map((p) => p.part),
     ];
-    const result = await this.model.doGenerate({
-      messages: [
-        { role: 'system', content: SYSTEM },
-        { role: 'user', content },
-      ],
-      temperature: 0,
+    const reply = await askVerdict(this.model, {
+      system: SYSTEM,
+      content,
       maxTokens: this.maxTokens,
+      hasVerdict: (t) => parseSuccessKeyword(t) !== null,
+      values: ['SUCCESS', 'NOT SUCCESS'],
+      line: (v) => `Verdict: ${v}`,
+      followUp: 'Your reply was cut off. Give only the verdict: SUCCESS or NOT SUCCESS.',
     });
-    const reply = firstText(result);
-    const parsed = parseSuccessKeyword(reply);
-    if (!parsed) return unparseableVerdict(this.id, 'no SUCCESS / NOT SUCCESS verdict found', reply);
-    const note = missing ? ` (${missing} screenshot(s) could not be loaded)` : '';
+    const parsed = parseSuccessKeyword(reply.text);
+    if (!parsed) {
+      const what = reply.cutOff
+        ? `cut off at ${this.maxTokens} tokens before its verdict${reply.followUpError ? `; ${reply.followUpError}` : ''}`
+        : 'no SUCCESS / NOT SUCCESS verdict found';
+      return unparseableVerdict(this.id, what, reply.text);
+    }
+    const note =
+      (missing ? ` (${missing} screenshot(s) could not be loaded)` : '') +
+      (reply.followedUp ? ` (reply cut off at ${this.maxTokens} tokens; verdict asked separately)` : '');
     return {
       success: parsed.success,
       score: parsed.success ? 1 : 0,

@@ -32,6 +32,16 @@ describe('maxJsonChars', () => {
       /the reply: its JSON schema is unbounded/,
     );
   });
+
+  it('counts numbers as numberChars characters when the caller bounds them', () => {
+    const schema = toSchema(z.object({ n: z.number(), i: z.int().nullable() }));
+    const unbounded = maxJsonChars(schema);
+    expect(unbounded).toBeNull();
+    const bounded = maxJsonChars(schema, { numberChars: 6 });
+    // Two keys, two spaces after colons, 3 separators of a newline and 4 spaces.
+    expect(bounded).toBe(JSON.stringify({ n: 123456, i: 123456 }).length + 2 + 3 * 5);
+    expect(maxTokensForSchema(schema, 'the reply', { numberChars: 6 })).toBe(bounded! + 8);
+  });
 });
 
 describe('the reflector budget', () => {

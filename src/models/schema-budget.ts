@@ -8,6 +8,16 @@
 
 type Schema = Record<string, unknown>;
 
+/** How to count the parts of a schema a grammar leaves unbounded. */
+export interface SchemaBudgetOptions {
+  /**
+   * Count each number as this many characters instead of calling the schema unbounded. A grammar
+   * puts no bound on digits, so this is the caller's assumption: a reply that runs past it inside
+   * a number is cut off, and fails to parse for a reason that is then the caller's choice.
+   */
+  numberChars?: number;
+}
+
 /**
  * Whitespace a grammar allows at each separator: a newline plus indentation of four spaces per
  * nesting level (llama.cpp's and node-llama-cpp's JSON grammars; tab indentation is shorter).
@@ -17,10 +27,11 @@ const wsAt = (depth: number) => 1 + 4 * depth;
 /**
  * The longest JSON text, in characters, that a reply satisfying `schema` can be when its strings
  * are written without escape sequences; null when some part is unbounded (a string without
- * maxLength, an array without maxItems, a number, free additional properties, a recursive $ref).
+ * maxLength, an array without maxItems, a number unless `opts.numberChars` says how long, free
+ * additional properties, a recursive $ref).
  * Every listed property counts as present, since grammars make them all required.
  */
-export function maxJsonChars(schema: Schema): number | null {
+export function maxJsonChars(schema: Schema, opts: SchemaBudgetOptions = {}): number | null {
   const defs = {
     ...((schema.$defs as Record<string, Schema>) ?? {}),
     ...((schema.definitions as Record<string, Schema>) ?? {}),
@@ -93,8 +104,12 @@ export function maxJsonChars(schema: Schema): number | null {
           n = Number.isNaN(total) ? null : total;
           break;
         }
+        case 'number':
+        case 'integer':
+          // A grammar puts no bound on their digits; only the caller can.
+          n = opts.numberChars ?? null;
+          break;
         default:
-          // Numbers: a grammar puts no bound on their digits.
           n = null;
       }
       if (n === null) return null;
@@ -112,8 +127,8 @@ export function maxJsonChars(schema: Schema): number | null {
  * escape sequences or characters split into byte tokens could pass it. Throws when the schema is
  * unbounded, naming the fix.
  */
-export function maxTokensForSchema(schema: Schema, what: string): number {
-  const chars = maxJsonChars(schema);
+export function maxTokensForSchema(schema: Schema, what: string, opts: SchemaBudgetOptions = {}): number {
+  const chars = maxJsonChars(schema, opts);
   if (chars === null)
     throw new Error(
       `${what}: its JSON schema is unbounded (a string without maxLength, an array without maxItems, or a number), so no max_tokens is sure to fit a reply`,

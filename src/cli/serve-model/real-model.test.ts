@@ -1,34 +1,58 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runEpisode } from '../../agent/episode.ts';
 import { HeuristicAgent } from '../../agent/heuristic/heuristic-agent.ts';
-import { LlmAgent } from '../../agent/llm-agent.ts';
+import { agentOutputRequestSchema, LlmAgent } from '../../agent/llm-agent.ts';
 import { LlmReflector } from '../../collect/llm-reflector.ts';
 import type { Trajectory } from '../../core/trajectory.ts';
 import { exportSft } from '../../data/export-sft.ts';
 import { WebJudge, WebVoyagerJudge } from '../../judge/index.ts';
 import { createChatModel } from '../../models/openai-chat-model.ts';
+import { maxTokensForSchema } from '../../models/schema-budget.ts';
 import { LlmTaskRewriter } from '../../models/task-rewriter.ts';
 import { RunStore } from '../../store/run-store.ts';
 import { worldRawQueries } from '../../world/rewriter.ts';
 import { generateWorldTasks } from '../../world/tasks.ts';
 import { World } from '../../world/world.ts';
 import { openWorldRuntime, type WorldRuntime } from '../runtime.ts';
-import { sampleTasks } from '../tasks-arg.ts';
 import { LlamaBackend } from './llama-backend.ts';
-import { ModelServer } from './server.ts';
+import { capStringLengths, ModelServer, type ServeStats } from './server.ts';
 import { localModelPath, localModelSkipReason } from './testing/local-model.ts';
 
 // Every LLM role against a REAL model: the GGUF that scripts/get-local-model.sh installs (Gemma 3
 // 270M), served by the same server `rmsweb serve-model` runs, reached through the same
 // `openai:NAME@URL` clients the CLI builds. These tests assert validity (replies parse, or are
 // repaired and counted; verdicts and notes are usable), never quality: a 270M model is weak.
+//
+// They run in CI on a 2-core machine, so every reply is kept as short as validity allows: the
+// server caps free JSON strings at MAX_STRING characters (`serve-model --max-string`), the agent's
+// max_tokens is the longest reply that cap lets its schema have, and the judges write a few
+// sentences before their verdict (a reply cut off there is asked for the verdict alone).
 const skip = localModelSkipReason();
 if (skip) console.warn(`real-model tests skipped: ${skip}`);
 
 const MINUTES = 60_000;
+/**
+ * The agent's tasks: three sites whose pages are short (a step's prompt is mostly the page, and
+ * prompt evaluation is most of a step's time on a CPU: a forms, recipes or shop page is about
+ * 2,000 tokens, a homes or mail page over 4,000), and tasks the heuristic teacher solves, since
+ * the reflector test replays the failed one with it.
+ */
+const AGENT_TASKS = [
+  'forms.business-license.train.006',
+  'recipes.scaled-amount.train.015',
+  'shop.wishlist-add.train.025',
+];
+/** One sentence per free string: the agent's goals and memory, the note, the rewritten task. */
+const MAX_STRING = 120;
+/** The agent's reply ceiling under that cap, element indices counted as 16 digits at most. */
+const AGENT_MAX_TOKENS = maxTokensForSchema(
+  capStringLengths(agentOutputRequestSchema(), MAX_STRING) as Record<string, unknown>,
+  'the agent reply',
+  { numberChars: 16 },
+);
 
 describe.skipIf(skip !== null)('a real local model behind every LLM role', () => {
   let backend: LlamaBackend;
@@ -37,13 +61,44 @@ describe.skipIf(skip !== null)('a real local model behind every LLM role', () =>
   let dir: string;
   const spec = () => `openai:gemma@${server.url}`;
   const trajectories: Trajectory[] = [];
+  let longestPrompt = 0;
 
   beforeAll(async () => {
+    // A step's prompt on a long world page (homes, mail) approaches 5,000 tokens; the context
+    // size costs memory, hardly time (attention covers the tokens in use).
     backend = await LlamaBackend.open({ gguf: localModelPath(), contextSize: 8192, threads: 1 });
-    server = await ModelServer.start({ backend, port: 0, maxStringLength: 300 });
+    server = await ModelServer.start({
+      backend,
+      port: 0,
+      maxStringLength: MAX_STRING,
+      log: (line) => {
+        const tokens = Number(/^(\d+) prompt tokens/.exec(line)?.[1] ?? 0);
+        longestPrompt = Math.max(longestPrompt, tokens);
+      },
+    });
     rt = await openWorldRuntime({ port: 0 });
     dir = mkdtempSync(join(tmpdir(), 'rmsweb-real-model-'));
   }, 5 * MINUTES);
+
+  // What each test cost the model, so a slow CI run shows where the time went.
+  let before: ServeStats;
+  let t0 = 0;
+  beforeEach(() => {
+    before = { ...server.stats };
+    longestPrompt = 0;
+    t0 = Date.now();
+  });
+  afterEach((ctx) => {
+    const s = server.stats;
+    const evaluated =
+      s.promptTokens - s.cachedPromptTokens - (before.promptTokens - before.cachedPromptTokens);
+    console.log(
+      `[${ctx.task.name.slice(0, 40)}] ${((Date.now() - t0) / 1000).toFixed(0)} s: ${s.requests - before.requests} requests, ` +
+        `${evaluated} prompt tokens evaluated in ${((s.promptMs - before.promptMs) / 1000).toFixed(0)} s ` +
+        `(longest prompt ${longestPrompt}), ${s.completionTokens - before.completionTokens} generated in ` +
+        `${((s.generationMs - before.generationMs) / 1000).toFixed(0)} s`,
+    );
+  });
 
   afterAll(async () => {
     await rt?.close();
@@ -55,14 +110,19 @@ describe.skipIf(skip !== null)('a real local model behind every LLM role', () =>
   it(
     'LlmAgent runs 3 world tasks for up to 8 steps; every step parses or is repaired and counted',
     async () => {
-      const tasks = sampleTasks(generateWorldTasks({ split: 'train' }), 3, 20);
+      const all = generateWorldTasks({ split: 'train' });
+      const tasks = all.filter((t) => AGENT_TASKS.includes(t.id));
+      expect(tasks.map((t) => t.id).sort(), 'the agent test tasks exist in the world').toEqual(AGENT_TASKS);
       let steps = 0;
       let repaired = 0;
       let unrepairable = 0;
       for (const task of tasks) {
         const env = await rt.makeEnv();
         try {
-          const agent = new LlmAgent({ model: createChatModel(spec(), { role: 'teacher' }) });
+          const agent = new LlmAgent({
+            model: createChatModel(spec(), { role: 'teacher' }),
+            maxTokens: AGENT_MAX_TOKENS,
+          });
           const t = await runEpisode({
             agent,
             env,
@@ -157,23 +217,27 @@ describe.skipIf(skip !== null)('a real local model behind every LLM role', () =>
         finalAnswer: stored.finalAnswer ?? 'I could not finish the task.',
         loadImage: async (hash: string) => (store.hasImage(hash) ? store.readImage(hash) : null),
       };
-      const voyager = await new WebVoyagerJudge({
-        model: createChatModel(spec(), { role: 'judge' }),
-        lastK: 3,
-        // Enough for a few sentences and the verdict line; a small model rambles to any budget.
-        maxTokens: 300,
-      }).verify(input);
+      // One client for both, as for one endpoint: the first refusal of an image tells the second
+      // judge the model reads text only. Budgets fit a few sentences and the verdict line; a
+      // small model rambles to any budget, and a reply cut off is asked for the verdict alone.
+      const model = createChatModel(spec(), { role: 'judge' });
+      const voyager = await new WebVoyagerJudge({ model, lastK: 3, maxTokens: 96 }).verify(input);
       const webjudge = await new WebJudge({
-        model: createChatModel(spec(), { role: 'judge' }),
+        model,
         concurrency: 1,
         maxKept: 3,
+        maxTokens: { keyPoints: 96, score: 48, outcome: 96 },
       }).verify(input);
       store.close();
       for (const v of [voyager, webjudge]) {
         expect(v.failedConditions, v.reason).not.toContain('unparseable_judge_reply');
         expect(typeof v.success).toBe('boolean');
       }
-      console.log(`real judges: webvoyager ${voyager.success}, webjudge ${webjudge.success}`);
+      expect(webjudge.reason).toMatch(/text-only judge: no screenshots read/);
+      console.log(
+        `real judges: webvoyager ${voyager.success} (${voyager.reason.slice(-80)}), ` +
+          `webjudge ${webjudge.success} (${webjudge.reason.slice(-120)})`,
+      );
     },
     30 * MINUTES,
   );
