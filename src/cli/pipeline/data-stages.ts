@@ -165,7 +165,11 @@ export async function collectStage(
       const s = store.listTrajectorySummaries({ taskId: id, tag: 'collect' });
       return s.filter((x) => x.success).length >= o.stopAfter || s.length >= o.maxRounds;
     };
-    let done = o.tasks.filter((t) => finished(t.id)).length;
+    const solvedTask = (id: string) =>
+      store.countTrajectories({ taskId: id, tag: 'collect', success: true }) > 0;
+    const finishedTasks = o.tasks.filter((t) => finished(t.id));
+    let done = finishedTasks.length;
+    let solved = finishedTasks.filter((t) => solvedTask(t.id)).length;
     const bar = scope.progress(o.tasks.length);
     bar.update(done);
     const r = await collect({
@@ -182,13 +186,11 @@ export async function collectStage(
       maxSteps: p.maxSteps,
       seed: ctx.settings.seed,
       signal: scope.signal,
-      onEpisode: ({ taskDone }) => {
+      onEpisode: ({ task, taskDone }) => {
         if (!taskDone) return;
         done++;
-        const solved = new Set(
-          store.listTrajectorySummaries({ tag: 'collect', success: true }).map((s) => s.taskId),
-        ).size;
-        bar.update(done, { solved: `${Math.min(solved, done)}/${done}` });
+        if (solvedTask(task.id)) solved++;
+        bar.update(done, { solved: `${solved}/${done}` });
       },
       onError: ({ task, round, error }) => scope.log(`${task.id} round ${round}: ${error.message}`),
     });
