@@ -66,24 +66,28 @@ export function relabelInput(st: StateStructure, action: Action): Action | null 
   const typed = normalizeText(action.text);
   if (!typed) return null;
   const mask = argumentMask(st, (POLICY_ACTION_TYPES as readonly string[]).indexOf('input'), -1);
-  let best: string | null = null;
-  let bestLen = Number.POSITIVE_INFINITY;
-  st.candidates.forEach((c, i) => {
-    if (!mask[i] || !(c.sources & SRC.capitalized) || !(c.sources & SRC.task)) return;
-    if (c.norm.length > typed.length && c.norm.startsWith(typed) && c.norm.length < bestLen) {
-      best = c.text;
-      bestLen = c.norm.length;
-    }
-  });
-  if (best === null) {
-    const padded = ` ${typed} `;
-    st.candidates.forEach((c, i) => {
-      if (!mask[i] || !(c.sources & SRC.memory) || c.norm.length < 6 || !/\d/.test(c.norm)) return;
-      if (padded.includes(` ${c.norm} `) && (best === null || c.norm.length > bestLen)) {
-        best = c.text;
-        bestLen = c.norm.length;
-      }
-    });
-  }
-  return best === null ? null : { ...action, text: best };
+  const typable = st.candidates.filter((_, i) => mask[i]);
+  // Sorts are stable: among equal lengths the first candidate wins.
+  const completion = typable
+    .filter(
+      (c) =>
+        c.sources & SRC.capitalized &&
+        c.sources & SRC.task &&
+        c.norm.length > typed.length &&
+        c.norm.startsWith(typed),
+    )
+    .sort((a, b) => a.norm.length - b.norm.length)[0];
+  const code = completion
+    ? undefined
+    : typable
+        .filter(
+          (c) =>
+            c.sources & SRC.memory &&
+            c.norm.length >= 6 &&
+            /\d/.test(c.norm) &&
+            ` ${typed} `.includes(` ${c.norm} `),
+        )
+        .sort((a, b) => b.norm.length - a.norm.length)[0];
+  const best = completion ?? code;
+  return best ? { ...action, text: best.text } : null;
 }
