@@ -74,6 +74,7 @@ const COUNT_RE = new RegExp(`\\b(\\d{1,2}) (?:${COUNT_NOUNS})\\b`, 'g');
  * How the count the task states ("for 9 people") compares with the count the page shows ("4
  * servings"): a stepper is done when they are equal, and below or above says which way to go.
  * The feature compares numbers the model would otherwise only see as unrelated hashed tokens.
+ * `pageText` is already normalized (as `matchFeatures` builds it); the objective is normalized here.
  */
 export function countProgress(
   objective: string,
