@@ -2,7 +2,7 @@ import { MONTH_NAMES } from '../core/dates.ts';
 import type { Element, Observation } from '../core/observation.ts';
 import { PHONE_SOURCE } from '../core/text-patterns.ts';
 import { isSelectLike, POLICY_KEYS, selectOptions } from './action-space.ts';
-import { contentWords, normalizeText, STOPWORDS } from './text.ts';
+import { contentWords, normalizeText, STOPWORDS, words } from './text.ts';
 
 /**
  * Argument candidates: the finite set of texts the argument head chooses from. Text spans come from
@@ -96,6 +96,26 @@ function rawTokens(text: string): RawToken[] {
     if (!clean) continue;
     out.push({ text: clean, breakAfter: SENTENCE_END.test(t), sentenceEnd: /[.;!?]["”)]?$/.test(t) });
   }
+  return out;
+}
+
+/**
+ * The words of a task's parameters: quoted values, numbers, and capitalized words that do not open
+ * a sentence (the names of people, products, recipes a template is filled with). They change from
+ * task to task, and held-out tasks use values train tasks never do, so the featurizer reads them
+ * as one "task parameter" token wherever they appear instead of as words to memorize.
+ */
+export function taskParamWords(objective: string): Set<string> {
+  const out = new Set<string>();
+  const addWords = (s: string) => {
+    for (const w of words(s)) if (!STOPWORDS.has(w)) out.add(w);
+  };
+  for (const m of objective.matchAll(/"([^"]{1,80})"|“([^”]{1,80})”/g)) addWords(m[1] ?? m[2] ?? '');
+  const tokens = rawTokens(objective);
+  tokens.forEach((t, i) => {
+    if (/\d/.test(t.text)) addWords(t.text);
+    else if (/^\p{Lu}/u.test(t.text) && i > 0 && !tokens[i - 1].sentenceEnd) addWords(t.text);
+  });
   return out;
 }
 

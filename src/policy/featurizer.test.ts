@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Action } from '../core/action.ts';
 import { Observation } from '../core/observation.ts';
 import { POLICY_ACTION_TYPES } from './action-space.ts';
-import { buildCandidates } from './candidates.ts';
+import { buildCandidates, taskParamWords } from './candidates.ts';
 import {
   actionTargets,
   choiceToAction,
@@ -11,6 +11,7 @@ import {
   stateStructure,
 } from './featurizer.ts';
 import { syntheticTrajectories, tinyState } from './testing/synthetic.ts';
+import { hashText, PARAM_WORD } from './text.ts';
 
 const limits = DEFAULT_FEATURIZER;
 const emptyObs = Observation.parse({ url: 'http://127.0.0.1/travel/' });
@@ -135,5 +136,40 @@ describe('featurizeState', () => {
           expect(st.elements.some((e) => e.index === (step.action as { index: number }).index)).toBe(true);
       });
     }
+  });
+});
+
+describe('task parameter words', () => {
+  it('are the quoted values, numbers and non-initial capitalized words of the objective', () => {
+    expect([...taskParamWords('Archive all the emails from Steven Flores that are in my inbox.')]).toEqual([
+      'steven',
+      'flores',
+    ]);
+    expect(
+      [
+        ...taskParamWords(
+          'Set my Postbox signature to "Alex Morgan | Marketing Director". Scale it for 9 people.',
+        ),
+      ].sort(),
+    ).toEqual(['9', 'alex', 'director', 'marketing', 'morgan', 'postbox']);
+    // A capitalized word that opens a sentence is the template's verb, not a parameter.
+    expect(taskParamWords('Save Dijon Chicken Stew. Then Email it.').has('save')).toBe(false);
+    expect(taskParamWords('Save Dijon Chicken Stew. Then Email it.').has('then')).toBe(false);
+  });
+
+  it('hash as one token, so two tasks that differ only in their values featurize alike', () => {
+    const B = 4096;
+    const a = hashText('From Steven Flores: invoice', B, 1, 64, '', true, new Set(['steven', 'flores']));
+    const b = hashText('From Maria Chen: invoice', B, 1, 64, '', true, new Set(['maria', 'chen']));
+    expect(a).toEqual(b);
+    expect(a).toContain(hashText('x', B, 1, 1, '', false, new Set(['x']))[0]);
+    expect(PARAM_WORD).not.toMatch(/^[\p{L}\p{N}]+$/u);
+    // Without parameters the words are their own tokens.
+    expect(hashText('From Steven Flores: invoice', B, 1, 64)).not.toEqual(
+      hashText('From Maria Chen: invoice', B, 1, 64),
+    );
+    const s1 = featurizeState(tinyState('Open the email from Steven Flores'), DEFAULT_FEATURIZER);
+    const s2 = featurizeState(tinyState('Open the email from Maria Chen'), DEFAULT_FEATURIZER);
+    expect(s1.stateBags[0]).toEqual(s2.stateBags[0]);
   });
 });

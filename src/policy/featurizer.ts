@@ -2,7 +2,7 @@ import type { Action } from '../core/action.ts';
 import type { Element } from '../core/observation.ts';
 import { ARGUMENT_TYPES, ELEMENT_TYPES, elementAllowed, POLICY_ACTION_TYPES } from './action-space.ts';
 import { candidateDense, pairDense } from './candidate-features.ts';
-import { type ArgCandidate, buildCandidates, candidateKey, SRC } from './candidates.ts';
+import { type ArgCandidate, buildCandidates, candidateKey, SRC, taskParamWords } from './candidates.ts';
 import {
   ELEMENT,
   type ElementInfo,
@@ -23,7 +23,7 @@ import type { PolicyState } from './types.ts';
  * history and the memory are read (never the verifier or world internals). Bump FEATURIZER_VERSION
  * whenever the features of a state change: checkpoints record it and refuse to load across versions.
  */
-export const FEATURIZER_VERSION = 8;
+export const FEATURIZER_VERSION = 9;
 
 export interface FeaturizerConfig {
   /** Hash buckets of the token embedding table. */
@@ -254,26 +254,31 @@ export function featurizeState(state: PolicyState, cfg: FeaturizerConfig): Featu
   const { buckets: B, hashSeed: seed } = cfg;
   const match = matchFeatures(obs, state.task.objective, elements, infos, candidates, ctx, state.history);
   const elemDense = elementDense(obs, elements, infos, ctx, match.dense);
+  // Parameter words read as one token everywhere (task, page, history, elements, candidates): which
+  // element or value carries the task's parameter generalizes; the parameter's own words do not.
+  const pw = taskParamWords(state.task.objective);
   return {
     ...st,
     stateBags: [
-      hashText(state.task.objective, B, seed, cfg.maxTokensState),
-      hashText(pageSummary(obs), B, seed, cfg.maxTokensState, 'p:'),
-      cfg.memoryInState ? hashText(obs.memory ?? '', B, seed, cfg.maxTokensState, 'm:') : [],
+      hashText(state.task.objective, B, seed, cfg.maxTokensState, '', true, pw),
+      hashText(pageSummary(obs), B, seed, cfg.maxTokensState, 'p:', true, pw),
+      cfg.memoryInState ? hashText(obs.memory ?? '', B, seed, cfg.maxTokensState, 'm:', true, pw) : [],
       hashText(
         historyText(state.history, cfg.historyWindow, obs.lastActionError),
         B,
         seed,
         cfg.maxTokensState,
         'h:',
+        true,
+        pw,
       ),
     ],
     stateDense: stateDenseOf(state, elements, elemDense, match.progress),
     elemLabelIds: infos.map((info) =>
-      hashText(info.label, B, seed, cfg.maxTokensElement, '', cfg.elementTrigrams),
+      hashText(info.label, B, seed, cfg.maxTokensElement, '', cfg.elementTrigrams, pw),
     ),
     elemAttrIds: elements.map((el) =>
-      hashText(elementAttrText(el), B, seed, cfg.maxTokensElement / 2, 'a:', false),
+      hashText(elementAttrText(el), B, seed, cfg.maxTokensElement / 2, 'a:', false, pw),
     ),
     elemDense,
     candIds: candidates.map((c) => {
@@ -284,10 +289,10 @@ export function featurizeState(state: PolicyState, cfg: FeaturizerConfig): Featu
         return shapeTokens(c.text)
           .slice(0, cfg.maxTokensCandidate)
           .map((t) => hashToken(t, B, seed));
-      return hashText(c.text, B, seed, cfg.maxTokensCandidate);
+      return hashText(c.text, B, seed, cfg.maxTokensCandidate, '', true, pw);
     }),
     candCtxIds: candidates.map((c) => {
-      const ids = hashText(c.context, B, seed, cfg.maxTokensCandidate, 'x:', false);
+      const ids = hashText(c.context, B, seed, cfg.maxTokensCandidate, 'x:', false, pw);
       if (c.cue) ids.push(hashToken(`cue:${c.cue}`, B, seed));
       return ids;
     }),

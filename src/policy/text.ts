@@ -82,10 +82,14 @@ function fnv(h: number, s: string): number {
   return h;
 }
 
+/** The word a task parameter's words are read as (see hashText); no real word contains `\u0001`. */
+export const PARAM_WORD = '\u0001param';
+
 /**
  * Hashes a text into bucket ids: word unigrams, word bigrams and (when `trigrams`) character
  * trigrams, each tagged with its kind so they do not collide by construction. `field` namespaces
  * tokens that should not share embeddings with plain words (e.g. `tag button`). At most `max` ids.
+ * Words in `params` (the task's parameter words) are hashed as PARAM_WORD.
  */
 export function hashText(
   text: string,
@@ -94,8 +98,10 @@ export function hashText(
   max: number,
   field = '',
   trigrams = true,
+  params?: ReadonlySet<string>,
 ): number[] {
-  const ws = words(text);
+  // A task parameter word reads as the one word PARAM_WORD (no trigrams): "this is the task's value".
+  const ws = params?.size ? words(text).map((w) => (params.has(w) ? PARAM_WORD : w)) : words(text);
   const out: number[] = [];
   const base = fnv(0x811c9dc5, `${seed}|${field}`);
   const uni = fnv(base, 'w:');
@@ -106,6 +112,7 @@ export function hashText(
     out.push((fnv(fnv(fnv(bi, ws[i]), ' '), ws[i + 1]) >>> 0) % buckets);
   if (!trigrams) return out;
   for (const w of ws) {
+    if (w === PARAM_WORD) continue;
     const p = `#${w}#`;
     for (let i = 0; i + 3 <= p.length && out.length < max; i++)
       out.push((fnv(tri, p.slice(i, i + 3)) >>> 0) % buckets);
