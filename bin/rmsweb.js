@@ -1,8 +1,57 @@
 #!/usr/bin/env node
 // Runs the TypeScript CLI directly through tsx so `npx rmsweb` works right after `npm ci`,
 // with no build step for the user.
-import { register } from 'tsx/esm/api';
+import { spawn } from 'node:child_process';
+import { totalmem } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { getHeapStatistics } from 'node:v8';
 
-register();
-const { main } = await import('../src/cli/main.ts');
-await main(process.argv);
+// Training keeps every recorded step of its runs in memory: the full preset's second DAgger round
+// trains on ~27k steps and needs more than Node's default heap (about 4 GB here), which would end
+// the run with "JavaScript heap out of memory" after an hour of work. The commands that train run
+// in a child Node with a heap of 60% of the machine's memory (at most 16 GB) unless the heap was
+// already set (NODE_OPTIONS=--max-old-space-size=..., or RMSWEB_HEAP_MB=0 to keep the default).
+const TRAINING_COMMANDS = new Set(['demo', 'ablate', 'train']);
+const wantMb = process.env.RMSWEB_HEAP_MB
+  ? Number(process.env.RMSWEB_HEAP_MB)
+  : Math.min(16384, Math.floor((totalmem() / 1048576) * 0.6));
+const haveMb = getHeapStatistics().heap_size_limit / 1048576;
+
+if (TRAINING_COMMANDS.has(process.argv[2]) && !process.env.RMSWEB_CHILD && wantMb > haveMb * 1.1) {
+  const child = spawn(
+    process.execPath,
+    [
+      `--max-old-space-size=${wantMb}`,
+      ...process.execArgv,
+      fileURLToPath(import.meta.url),
+      ...process.argv.slice(2),
+    ],
+    { stdio: 'inherit', env: { ...process.env, RMSWEB_CHILD: String(process.pid) } },
+  );
+  // Ctrl-C reaches the child from the terminal itself (same process group); passing it on as well
+  // would count as a second Ctrl-C, which quits without saving. Other signals are passed on.
+  process.on('SIGINT', () => {});
+  for (const sig of ['SIGTERM', 'SIGHUP']) process.on(sig, () => child.kill(sig));
+  child.on('exit', (code, signal) => {
+    if (signal) process.kill(process.pid, signal);
+    process.exit(code ?? 1);
+  });
+} else {
+  if (process.env.RMSWEB_CHILD) {
+    // A launcher killed outright (SIGKILL) cannot pass anything on: end the same way, as the one
+    // process would have (every stage resumes after a crash).
+    const parent = Number(process.env.RMSWEB_CHILD);
+    setInterval(() => {
+      // process.ppid is read once at start-up, so ask whether the launcher still exists.
+      try {
+        process.kill(parent, 0);
+      } catch {
+        process.kill(process.pid, 'SIGKILL');
+      }
+    }, 1000).unref();
+  }
+  const { register } = await import('tsx/esm/api');
+  register();
+  const { main } = await import('../src/cli/main.ts');
+  await main(process.argv);
+}

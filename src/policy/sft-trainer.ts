@@ -322,6 +322,8 @@ export async function trainSft(
       writeMetrics(opts.outDir, { data, epochs: history, options: publicOptions(opts) });
     }
     opts.onEpoch?.(m);
+    // Epochs of fewer than 20 batches never reach the yield above.
+    await new Promise((r) => setImmediate(r));
   }
   return { policy, data, epochs: history };
 }
