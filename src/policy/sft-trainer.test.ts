@@ -1,3 +1,6 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Trajectory } from '../core/trajectory.ts';
 import { evaluateSteps } from './evaluate.ts';
@@ -80,7 +83,13 @@ describe('expert-relabelled data (DAgger)', () => {
     const relabeled = ok.map((t) =>
       Trajectory.parse({ ...t, steps: t.steps.map((s) => ({ ...s, expertAction: s.action })) }),
     );
-    const r = await trainSft(ok, { epochs: 1, valFrac: 0.25, relabeled, trainEvalSize: 0 });
+    const outDir = mkdtempSync(join(tmpdir(), 'rmsweb-sft-'));
+    const r = await trainSft(ok, { epochs: 1, valFrac: 0.25, relabeled, trainEvalSize: 0, outDir });
+    // metrics.json records how many rollouts were relabelled, not the rollouts themselves.
+    const metrics = JSON.parse(readFileSync(join(outDir, 'metrics.json'), 'utf8'));
+    expect(metrics.options.relabeledRollouts).toBe(relabeled.length);
+    expect(metrics.options.relabeled).toBeUndefined();
+    rmSync(outDir, { recursive: true, force: true });
     expect(r.data.expertExamples).toBeGreaterThan(0);
     expect(r.data.val).toBeLessThan(r.data.examples - r.data.train);
     expect(r.data.train + r.data.val).toBeLessThan(r.data.examples);

@@ -329,8 +329,10 @@ export async function trainSft(
 }
 
 function publicOptions(o: SftOptions): Record<string, unknown> {
-  const { policy: _p, onBatch: _b, onEpoch: _e, onData: _d, previousEpochs: _h, ...rest } = o;
-  return rest;
+  // The relabelled rollouts are data, not options: their count is what metrics.json records (whole,
+  // they made a 384 MB file after one full-preset DAgger round, and overflowed JSON after the second).
+  const { policy: _p, onBatch: _b, onEpoch: _e, onData: _d, previousEpochs: _h, relabeled, ...rest } = o;
+  return { ...rest, ...(relabeled ? { relabeledRollouts: relabeled.length } : {}) };
 }
 
 /** Writes `metrics.json` of a checkpoint folder. */
