@@ -18,6 +18,8 @@ const wantMb = process.env.RMSWEB_HEAP_MB
 const haveMb = getHeapStatistics().heap_size_limit / 1048576;
 
 if (TRAINING_COMMANDS.has(process.argv[2]) && !process.env.RMSWEB_CHILD && wantMb > haveMb * 1.1) {
+  // The child runs in its own process group, so a Ctrl-C at the terminal reaches only this launcher,
+  // which passes every signal on exactly once (a second Ctrl-C still quits the child at once).
   const child = spawn(
     process.execPath,
     [
@@ -26,15 +28,15 @@ if (TRAINING_COMMANDS.has(process.argv[2]) && !process.env.RMSWEB_CHILD && wantM
       fileURLToPath(import.meta.url),
       ...process.argv.slice(2),
     ],
-    { stdio: 'inherit', env: { ...process.env, RMSWEB_CHILD: String(process.pid) } },
+    { stdio: 'inherit', detached: true, env: { ...process.env, RMSWEB_CHILD: String(process.pid) } },
   );
-  // Ctrl-C reaches the child from the terminal itself (same process group); passing it on as well
-  // would count as a second Ctrl-C, which quits without saving. Other signals are passed on.
-  process.on('SIGINT', () => {});
-  for (const sig of ['SIGTERM', 'SIGHUP']) process.on(sig, () => child.kill(sig));
+  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(sig, () => child.kill(sig));
   child.on('exit', (code, signal) => {
-    if (signal) process.kill(process.pid, signal);
-    process.exit(code ?? 1);
+    if (!signal) process.exit(code ?? 1);
+    // End the way the child ended, so callers see the same signal.
+    process.removeAllListeners(signal);
+    process.kill(process.pid, signal);
+    setTimeout(() => process.exit(1), 1000).unref();
   });
 } else {
   if (process.env.RMSWEB_CHILD) {

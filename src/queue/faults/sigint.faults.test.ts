@@ -168,6 +168,38 @@ describe('fault: SIGINT during collect, train sft and rl', () => {
     ).toEqual(['config.json', 'metrics.json', 'weights.bin', 'weights.json']);
   }, 360_000);
 
+  it('train sft: its launcher SIGKILLed, the training child (the larger heap) ends too', async () => {
+    writeSyntheticRun(join(dir, 'orphan-run'), 40);
+    const out = join(dir, 'orphan-sft');
+    const r = spawnCli(
+      ['train', 'sft', '--run', join(dir, 'orphan-run'), '--out', out, '--epochs', '200', '--quiet'],
+      // A heap well above Node's default, so the launcher starts a child on any machine.
+      { RMSWEB_HEAP_MB: '12288' },
+    );
+    /** Pids whose command line names this test's output folder. */
+    const holders = () =>
+      readdirSync('/proc')
+        .filter((p) => /^\d+$/.test(p))
+        .filter((p) => {
+          try {
+            return readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(out);
+          } catch {
+            return false;
+          }
+        });
+    await waitUntil(
+      () => existsSync(join(out, 'metrics.json')),
+      'the first epoch checkpoint',
+      120_000,
+      () => running(r.child),
+    );
+    // Two processes: the launcher and the child it started with --max-old-space-size.
+    expect(holders().length).toBe(2);
+    r.child.kill('SIGKILL');
+    await r.exited;
+    await waitUntil(() => holders().length === 0, 'the training child to end', 15_000);
+  }, 180_000);
+
   it('rl: Ctrl-C mid-run leaves no partial checkpoint; the rerun starts over and logs each step once', async () => {
     const trajectories = writeSyntheticRun(join(dir, 'rl-run'), 12);
     const critical = join(dir, 'critical.jsonl');
