@@ -257,29 +257,19 @@ export function featurizeState(state: PolicyState, cfg: FeaturizerConfig): Featu
   // Parameter words read as one token everywhere (task, page, history, elements, candidates): which
   // element or value carries the task's parameter generalizes; the parameter's own words do not.
   const pw = taskParamWords(state.task.objective);
+  const hash = (text: string, max: number, field = '', trigrams = true) =>
+    hashText(text, B, seed, max, field, trigrams, pw);
   return {
     ...st,
     stateBags: [
-      hashText(state.task.objective, B, seed, cfg.maxTokensState, '', true, pw),
-      hashText(pageSummary(obs), B, seed, cfg.maxTokensState, 'p:', true, pw),
-      cfg.memoryInState ? hashText(obs.memory ?? '', B, seed, cfg.maxTokensState, 'm:', true, pw) : [],
-      hashText(
-        historyText(state.history, cfg.historyWindow, obs.lastActionError),
-        B,
-        seed,
-        cfg.maxTokensState,
-        'h:',
-        true,
-        pw,
-      ),
+      hash(state.task.objective, cfg.maxTokensState),
+      hash(pageSummary(obs), cfg.maxTokensState, 'p:'),
+      cfg.memoryInState ? hash(obs.memory ?? '', cfg.maxTokensState, 'm:') : [],
+      hash(historyText(state.history, cfg.historyWindow, obs.lastActionError), cfg.maxTokensState, 'h:'),
     ],
     stateDense: stateDenseOf(state, elements, elemDense, match.progress),
-    elemLabelIds: infos.map((info) =>
-      hashText(info.label, B, seed, cfg.maxTokensElement, '', cfg.elementTrigrams, pw),
-    ),
-    elemAttrIds: elements.map((el) =>
-      hashText(elementAttrText(el), B, seed, cfg.maxTokensElement / 2, 'a:', false, pw),
-    ),
+    elemLabelIds: infos.map((info) => hash(info.label, cfg.maxTokensElement, '', cfg.elementTrigrams)),
+    elemAttrIds: elements.map((el) => hash(elementAttrText(el), cfg.maxTokensElement / 2, 'a:', false)),
     elemDense,
     candIds: candidates.map((c) => {
       if (c.kind !== 'text') return [hashToken(`fixed:${c.kind}:${c.text}`, B, seed)];
@@ -289,10 +279,10 @@ export function featurizeState(state: PolicyState, cfg: FeaturizerConfig): Featu
         return shapeTokens(c.text)
           .slice(0, cfg.maxTokensCandidate)
           .map((t) => hashToken(t, B, seed));
-      return hashText(c.text, B, seed, cfg.maxTokensCandidate, '', true, pw);
+      return hash(c.text, cfg.maxTokensCandidate);
     }),
     candCtxIds: candidates.map((c) => {
-      const ids = hashText(c.context, B, seed, cfg.maxTokensCandidate, 'x:', false, pw);
+      const ids = hash(c.context, cfg.maxTokensCandidate, 'x:', false);
       if (c.cue) ids.push(hashToken(`cue:${c.cue}`, B, seed));
       return ids;
     }),
