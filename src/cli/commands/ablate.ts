@@ -37,7 +37,8 @@ export function registerAblate(program: Command): void {
       'The ablation table on the offline world: SFT; + Salvage-DS on mined states; Salvage-DS on confirmed states ' +
         '(those mine --verify confirmed); the same RL on the full corpus; ' +
         'Salvage-DS without salvage; DAPO; GRPO with the exact-match reward; SFT on data collected without reflection. ' +
-        'Each row is trained with --seeds seeds (the RL seeds; the SFT seeds of the no-reflection student) and evaluated ' +
+        'The reflection rows compare plain SFT students on data collected with and without reflection. ' +
+        'Each row is trained with --seeds seeds (the RL seeds; the SFT seeds of the reflection students) and evaluated ' +
         'on the same held-out world test tasks over the preset’s runs: pass@1 mean ± sd over seeds, the paired bootstrap ' +
         '95% CI of its difference to Salvage-DS (paired by test task), mean steps on solved tasks and RL cost. Also the ' +
         'mined states per label and source, reflection paired (teacher and students), and the targets as MET / NOT MET. ' +

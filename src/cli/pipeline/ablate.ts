@@ -29,6 +29,7 @@ import {
   ROW_TITLES,
   type RowId,
   reflectionLines,
+  reflectionReference,
   seedsTable,
   type TargetCheck,
   targetVerdict,
@@ -42,6 +43,7 @@ import { commandLine, gitState } from './provenance.ts';
 import { type RlRunResult, type RlVariant, rlStage } from './rl-stage.ts';
 import { readStageRecord } from './stage.ts';
 import { type StepAccuracies, type StepProbes, stepAccuracies, stepProbes } from './step-accuracy.ts';
+import { sftStage } from './student-stages.ts';
 import { type VerifyStageResult, verifyCriticalStage } from './verify-stage.ts';
 
 /** Training seeds per ablation row unless `--seeds` says otherwise. */
@@ -196,7 +198,8 @@ function miningOfBase(base: Base, successSteps: number): MiningBySource {
  * `rmsweb ablate`: the paper's table on the offline world. Every row is evaluated on the same
  * held-out test tasks with the same runs; RL rows start from the same supervised student with the
  * same pass budget, once per training seed; the no-reflection row collects the same train tasks in
- * one round without notes and trains its student (SFT + DAgger) once per seed. Each (row, seed)
+ * one round without notes and trains its SFT student once per seed, beside the SFT student on the
+ * data with reflection (retrained per seed when the base student had DAgger rounds). Each (row, seed)
  * is its own stage, so an interrupted or extended (`--seeds` raised) run resumes.
  */
 export async function runAblation(ctx: PipelineContext, opts: AblationOptions = {}): Promise<AblationResult> {
@@ -279,12 +282,7 @@ export async function runAblation(ctx: PipelineContext, opts: AblationOptions = 
       const agg = aggregateSeeds(runs);
       const r: AblationRowResult = {
         id,
-        row:
-          base.daggerRounds && id === 'sft'
-            ? 'SFT + relabelling'
-            : base.daggerRounds && id === 'sft-noreflect'
-              ? 'SFT + relabelling, data collected without reflection'
-              : ROW_TITLES[id],
+        row: base.daggerRounds && id === 'sft' ? 'SFT + relabelling' : ROW_TITLES[id],
         pass1: agg.pass1,
         meanStepsSolved: agg.meanStepsSolved,
         rollouts: agg.rollouts,
@@ -406,8 +404,48 @@ export async function runAblation(ctx: PipelineContext, opts: AblationOptions = 
       row(v.name, runs, { rlRuns, note: notes.join('; ') || undefined });
     }
 
-    // SFT on data collected without reflection: the same train tasks, one round, no notes.
+    // Reflection, paired: students trained by one recipe on data collected with and without
+    // reflection, each over the training seeds. When the base student had DAgger rounds, the
+    // comparison is made at plain SFT: relabelling asks the teacher at the student's own states,
+    // which blurs the difference the row measures, and costs about an hour a seed on the full preset.
     const noReflectDir = join(ctx.paths.root, 'collect-noreflect');
+    if (base.daggerRounds) {
+      const plainRuns: SeedRun[] = [];
+      for (const seed of seeds) {
+        const label = seedName('sft-plain', seed);
+        if (seed === base.seed) {
+          const rec = readStageRecord<{ trainSeconds: number }>(baseStore, 'train-sft');
+          const ev = await evalSeed(
+            label,
+            base.paths.sft,
+            seed,
+            { rollouts: 0, rlSeconds: 0, trainSeconds: rec?.result.trainSeconds ?? 0 },
+            'eval-sft',
+          );
+          plainRuns.push(ev.run);
+          checkpoints.push({ id: 'sft-plain', label, dir: base.paths.sft });
+          continue;
+        }
+        const sft = await s.run(`train-sft-seed${seed}`, (scope) =>
+          sftStage(ctx, scope, {
+            runDir: base.paths.collect,
+            dir: ctx.paths.model(`sft-seed${seed}`),
+            seed,
+          }),
+        );
+        const ev = await evalSeed(label, sft.dir, seed, {
+          rollouts: 0,
+          rlSeconds: 0,
+          trainSeconds: sft.trainSeconds,
+        });
+        plainRuns.push(ev.run);
+        checkpoints.push({ id: 'sft-plain', label, dir: sft.dir });
+      }
+      row('sft-plain', plainRuns, {
+        note: `the base student before its ${base.daggerRounds} relabelling round(s), retrained once per seed on the same collection`,
+      });
+    }
+    // SFT on data collected without reflection: the same train tasks, one round, no notes.
     const nr = await s.run('collect-noreflect', (scope) =>
       collectStage(ctx, scope, {
         dir: noReflectDir,
@@ -417,8 +455,6 @@ export async function runAblation(ctx: PipelineContext, opts: AblationOptions = 
         screenshots: false,
       }),
     );
-    // The same supervised recipe as the base student (SFT, then its DAgger rounds with the teacher
-    // as labeller, here without any note), once per seed, so the row differs only by reflection.
     const nrRuns: SeedRun[] = [];
     let nrNote = '';
     for (const seed of seeds) {
@@ -427,18 +463,18 @@ export async function runAblation(ctx: PipelineContext, opts: AblationOptions = 
         tasks: base.trainTasks,
         suffix: seedName('-noreflect', seed),
         seed,
+        rounds: 0,
       });
-      const nrSft = nrStudent.dagger.at(-1)?.sft ?? nrStudent.sft;
+      const nrSft = nrStudent.sft;
       const label = seedName('sft-noreflect', seed);
       const ev = await evalSeed(label, nrSft.dir, seed, {
         rollouts: 0,
         rlSeconds: 0,
-        trainSeconds:
-          nrStudent.sft.trainSeconds + nrStudent.dagger.reduce((a, d) => a + d.sft.trainSeconds, 0),
+        trainSeconds: nrSft.trainSeconds,
       });
       nrRuns.push(ev.run);
       checkpoints.push({ id: 'sft-noreflect', label, dir: nrSft.dir });
-      nrNote ||= `one-round collection solved ${nr.stats.overall.tasksSolved}/${nr.stats.overall.tasks} train tasks (${nrStudent.sft.data.trajectories} trajectories, ${nrSft.data.examples} examples${nrStudent.dagger.length ? `, ${nrStudent.dagger.length} DAgger round(s)` : ''})`;
+      nrNote ||= `one-round collection solved ${nr.stats.overall.tasksSolved}/${nr.stats.overall.tasks} train tasks (${nrSft.data.trajectories} trajectories, ${nrSft.data.examples} examples)`;
     }
     const nrRow = row('sft-noreflect', nrRuns, { note: nrNote });
 
@@ -491,10 +527,10 @@ export async function runAblation(ctx: PipelineContext, opts: AblationOptions = 
       summaries(noReflectDir, 'collect'),
       collectRec?.stats,
     );
-    const sftRow = rows.find((r) => r.id === 'sft');
+    const reflRef = reflectionReference(rows);
     const reflection = reflectionLines(
       teacherRefl,
-      sftRow ? pairedSolvedSteps(sftRow.perTask, nrRow.perTask) : null,
+      reflRef ? pairedSolvedSteps(reflRef.perTask, nrRow.perTask) : null,
     );
 
     const setup = [

@@ -200,6 +200,21 @@ describe('ablation targets', () => {
     expect(gain.met).toBe(false);
     expect(gain.detail).toMatch(/^gain \+5\.0 pts, 95% CI \[-/);
   });
+  it('compares the student without reflection with the plain SFT row when there is one, with a paired CI', () => {
+    const rows = [
+      row('sft', tasks(40, 30)),
+      row('salvage-ds-mined', tasks(40, 31), 640),
+      row('sft-plain', tasks(40, 20)),
+      row('sft-noreflect', tasks(40, 14)),
+    ];
+    addPairedDeltas(rows, { seed: 0, resamples: 2000 });
+    const refl = checkTargets(rows).at(-1)!;
+    expect(refl.target).toContain('the same recipe with it');
+    expect(refl.met).toBe(true);
+    // 35.0% vs 50.0%, not vs the relabelled student's 75.0%.
+    expect(refl.detail).toMatch(/^35\.0% vs 50\.0% \(-15\.0 pts, paired 95% CI \[-\d/);
+    expect(rows.at(-1)!.reflectionDelta?.n).toBe(40);
+  });
   it('lists a target whose rows are missing as not measured, never claimed', () => {
     const t = checkTargets([row('sft', tasks(4, 1))]);
     expect(t).toHaveLength(7);
