@@ -29,6 +29,11 @@ describe('presets', () => {
     expect(rlSteps(rl, 2)).toBe(10);
     expect(rlSteps(rl, 5000)).toBe(400);
   });
+  it("gives a preset's full corpus the same passes as its mined states (the cap does not bind)", () => {
+    // The full preset's collection holds about 9,000 success steps, the quick one's about 1,000.
+    expect(rlSteps(PRESETS.full.rl, 12_000)).toBe((PRESETS.full.rl.epochs * 12_000) / 8);
+    expect(rlSteps(PRESETS.quick.rl, 1_500)).toBe((PRESETS.quick.rl.epochs * 1_500) / 8);
+  });
   it('grows from tiny to full and rejects unknown names', () => {
     expect(PRESETS.tiny.trainTasks).toBeLessThan(PRESETS.quick.trainTasks);
     expect(PRESETS.quick.trainTasks).toBeLessThan(PRESETS.full.trainTasks);

@@ -51,6 +51,8 @@ export interface PipelinePreset {
    * RL budget in passes over the training states: steps = ceil(epochs * states / batch), clamped
    * to [minSteps, maxSteps]. Budgeting by passes is what makes "the same RL on the full corpus"
    * the same algorithm with the same per-state effort, so its rollout cost scales with its data.
+   * maxSteps is a guard against runaway budgets, set above what the preset's full corpus needs:
+   * a cap that binds there would give the full-corpus row fewer passes than the mined rows.
    */
   rl: {
     epochs: number;
@@ -103,7 +105,7 @@ const QUICK: PipelinePreset = {
   sft: { epochs: 12, batch: 32, lr: 0.004 },
   dagger: { rounds: 1, maxSteps: 20, warm: { epochs: 4, lr: 0.002 } },
   rollout: { tasks: 0, runs: 1, maxSteps: 20 },
-  rl: { epochs: 4, minSteps: 10, maxSteps: 400, batchSize: 8, groupSize: 8, lr: 0.0001 },
+  rl: { epochs: 4, minSteps: 10, maxSteps: 1000, batchSize: 8, groupSize: 8, lr: 0.0001 },
   eval: { testTasks: 80, runs: 1, maxSteps: 20 },
   workers: 2,
 };
@@ -124,7 +126,7 @@ const FULL: PipelinePreset = {
   sft: { epochs: 8, batch: 32, lr: 0.004 },
   dagger: { rounds: 2, maxSteps: 30, warm: { epochs: 3, lr: 0.002 } },
   rollout: { tasks: 400, runs: 1, maxSteps: 30 },
-  rl: { epochs: 4, minSteps: 20, maxSteps: 3000, batchSize: 8, groupSize: 8, lr: 0.0001 },
+  rl: { epochs: 4, minSteps: 20, maxSteps: 8000, batchSize: 8, groupSize: 8, lr: 0.0001 },
   eval: { testTasks: 120, runs: 3, maxSteps: 30 },
   workers: 2,
 };
