@@ -131,7 +131,9 @@ describe('run viewer in Chromium', () => {
     await snap('task');
 
     await page.locator('a.attempt-link').first().click();
-    await page.waitForURL(/\/trajectory\/traj-fail$/);
+    // The trajectory page is the heaviest (every step's screenshot): its load event took over 10 s
+    // once with the whole suite and a training job sharing two cores.
+    await page.waitForURL(/\/trajectory\/traj-fail$/, { timeout: 30_000 });
   });
 
   it('trajectory: screenshots render, the acted-on box sits on the element, keys move between steps and attempts', async () => {
