@@ -36,7 +36,7 @@ import {
 } from './ablation-table.ts';
 import { type PipelineContext, type PipelinePaths, pipelinePaths } from './context.ts';
 import { collectStage } from './data-stages.ts';
-import { runBaseStages, trainStudentStages } from './demo.ts';
+import { runBaseStages } from './demo.ts';
 import { type EvalStageResult, evalStage } from './eval-stage.ts';
 import { type PipelinePreset, rlSteps } from './presets.ts';
 import { commandLine, gitState } from './provenance.ts';
@@ -409,37 +409,35 @@ export async function runAblation(ctx: PipelineContext, opts: AblationOptions = 
     // comparison is made at plain SFT: relabelling asks the teacher at the student's own states,
     // which blurs the difference the row measures, and costs about an hour a seed on the full preset.
     const noReflectDir = join(ctx.paths.root, 'collect-noreflect');
+    /** SFT of one seed on a collection (the stage and model names `demo` gives its own). */
+    const trainSft = (suffix: string, collectDir: string, seed: number) =>
+      s.run(`train-sft${suffix}`, (scope) =>
+        sftStage(ctx, scope, { runDir: collectDir, dir: ctx.paths.model(`sft${suffix}`), seed }),
+      );
+    /** Evaluates a supervised student as one seed of a row. */
+    const sftSeed = async (
+      id: RowId,
+      seed: number,
+      sft: { dir: string; trainSeconds: number },
+      reuseStage?: string,
+    ) => {
+      const label = seedName(id, seed);
+      const cost = { rollouts: 0, rlSeconds: 0, trainSeconds: sft.trainSeconds };
+      const ev = await evalSeed(label, sft.dir, seed, cost, reuseStage);
+      checkpoints.push({ id, label, dir: sft.dir });
+      return ev.run;
+    };
     if (base.daggerRounds) {
       const plainRuns: SeedRun[] = [];
       for (const seed of seeds) {
-        const label = seedName('sft-plain', seed);
         if (seed === base.seed) {
           const rec = readStageRecord<{ trainSeconds: number }>(baseStore, 'train-sft');
-          const ev = await evalSeed(
-            label,
-            base.paths.sft,
-            seed,
-            { rollouts: 0, rlSeconds: 0, trainSeconds: rec?.result.trainSeconds ?? 0 },
-            'eval-sft',
+          const sft = { dir: base.paths.sft, trainSeconds: rec?.result.trainSeconds ?? 0 };
+          plainRuns.push(await sftSeed('sft-plain', seed, sft, 'eval-sft'));
+        } else
+          plainRuns.push(
+            await sftSeed('sft-plain', seed, await trainSft(`-seed${seed}`, base.paths.collect, seed)),
           );
-          plainRuns.push(ev.run);
-          checkpoints.push({ id: 'sft-plain', label, dir: base.paths.sft });
-          continue;
-        }
-        const sft = await s.run(`train-sft-seed${seed}`, (scope) =>
-          sftStage(ctx, scope, {
-            runDir: base.paths.collect,
-            dir: ctx.paths.model(`sft-seed${seed}`),
-            seed,
-          }),
-        );
-        const ev = await evalSeed(label, sft.dir, seed, {
-          rollouts: 0,
-          rlSeconds: 0,
-          trainSeconds: sft.trainSeconds,
-        });
-        plainRuns.push(ev.run);
-        checkpoints.push({ id: 'sft-plain', label, dir: sft.dir });
       }
       row('sft-plain', plainRuns, {
         note: `the base student before its ${base.daggerRounds} relabelling round(s), retrained once per seed on the same collection`,
@@ -458,22 +456,8 @@ export async function runAblation(ctx: PipelineContext, opts: AblationOptions = 
     const nrRuns: SeedRun[] = [];
     let nrNote = '';
     for (const seed of seeds) {
-      const nrStudent = await trainStudentStages(ctx, {
-        collectDir: noReflectDir,
-        tasks: base.trainTasks,
-        suffix: seedName('-noreflect', seed),
-        seed,
-        rounds: 0,
-      });
-      const nrSft = nrStudent.sft;
-      const label = seedName('sft-noreflect', seed);
-      const ev = await evalSeed(label, nrSft.dir, seed, {
-        rollouts: 0,
-        rlSeconds: 0,
-        trainSeconds: nrSft.trainSeconds,
-      });
-      nrRuns.push(ev.run);
-      checkpoints.push({ id: 'sft-noreflect', label, dir: nrSft.dir });
+      const nrSft = await trainSft(seedName('-noreflect', seed), noReflectDir, seed);
+      nrRuns.push(await sftSeed('sft-noreflect', seed, nrSft));
       nrNote ||= `one-round collection solved ${nr.stats.overall.tasksSolved}/${nr.stats.overall.tasks} train tasks (${nrSft.data.trajectories} trajectories, ${nrSft.data.examples} examples)`;
     }
     const nrRow = row('sft-noreflect', nrRuns, { note: nrNote });

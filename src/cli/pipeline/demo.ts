@@ -67,8 +67,6 @@ export async function trainStudentStages(
     suffix?: string;
     /** Seed of the SFT runs and rollouts (default the pipeline's): `ablate --seeds` retrains with others. */
     seed?: number;
-    /** DAgger rounds (default the preset's; 0: SFT only). */
-    rounds?: number;
   },
 ): Promise<{ sft: SftStageResult; dagger: DaggerRound[]; student: string }> {
   const s = ctx.stages;
@@ -82,7 +80,7 @@ export async function trainStudentStages(
   );
   const dagger: DaggerRound[] = [];
   let student = sft.dir;
-  const rounds = o.rounds ?? ctx.preset.dagger.rounds;
+  const rounds = ctx.preset.dagger.rounds;
   const warm = ctx.preset.dagger.warm;
   if (rounds > 0) {
     const notes = solvingNotes(o.collectDir);
