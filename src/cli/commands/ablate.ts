@@ -43,7 +43,8 @@ export function registerAblate(program: Command): void {
         '95% CI of its difference to Salvage-DS (paired by test task), mean steps on solved tasks and RL cost. Also the ' +
         'mined states per label and source, reflection paired (teacher and students), and the targets as MET / NOT MET. ' +
         'Writes ablation.md and ablation.json (command, commit, seeds, wall time) into --out; each (row, seed) is its own ' +
-        'stage, so a rerun resumes and a rerun with more --seeds trains only the new ones.',
+        'stage, so a rerun resumes and a rerun with more --seeds trains only the new ones; until every row is in, ' +
+        'ablation.partial.md holds the rows measured so far.',
     )
     .option(
       '--preset <name>',

@@ -295,7 +295,27 @@ export async function runAblation(ctx: PipelineContext, opts: AblationOptions = 
         ...(extra.rlRuns?.length ? { rlRuns: extra.rlRuns, rl: extra.rlRuns[0] } : {}),
       };
       rows.push(r);
+      writePartial();
       return r;
+    };
+    /**
+     * The rows measured so far, rewritten after each row: a full-preset ablation spans sittings,
+     * and the seeds of a row are worth reading before the last row is in.
+     */
+    const writePartial = () => {
+      const partial = rows.map((x) => ({ ...x }));
+      addPairedDeltas(partial, { seed: ctx.settings.seed });
+      writeFileAtomic(
+        join(ctx.paths.root, 'ablation.partial.md'),
+        [
+          `# ${ctx.preset.name} ablation: the ${partial.length} rows measured so far (${new Date().toISOString()})`,
+          '',
+          seedsTable(partial),
+          '',
+          'Rerun the same `rmsweb ablate` command to resume; ablation.md is written when every row is in.',
+          '',
+        ].join('\n'),
+      );
     };
 
     // SFT: the one base student (its data does not change between seeds).
