@@ -12,9 +12,15 @@ import { getHeapStatistics } from 'node:v8';
 // in a child Node with a heap of 60% of the machine's memory (at most 16 GB) unless the heap was
 // already set (NODE_OPTIONS=--max-old-space-size=..., or RMSWEB_HEAP_MB=0 to keep the default).
 const TRAINING_COMMANDS = new Set(['demo', 'ablate', 'train']);
-const wantMb = process.env.RMSWEB_HEAP_MB
-  ? Number(process.env.RMSWEB_HEAP_MB)
-  : Math.min(16384, Math.floor((totalmem() / 1048576) * 0.6));
+const heapEnv = process.env.RMSWEB_HEAP_MB;
+if (heapEnv && !/^\d+$/.test(heapEnv)) {
+  // A typo here would otherwise leave a long run on the default heap, to fail an hour in.
+  process.stderr.write(
+    `rmsweb: RMSWEB_HEAP_MB must be a whole number of MB (0: Node's default heap), not "${heapEnv}"\n`,
+  );
+  process.exit(2);
+}
+const wantMb = heapEnv ? Number(heapEnv) : Math.min(16384, Math.floor((totalmem() / 1048576) * 0.6));
 const haveMb = getHeapStatistics().heap_size_limit / 1048576;
 
 if (TRAINING_COMMANDS.has(process.argv[2]) && !process.env.RMSWEB_CHILD && wantMb > haveMb * 1.1) {

@@ -135,3 +135,17 @@ describe('rmsweb demo --preset tiny', () => {
     expect(again.seconds).toBeLessThan(Math.max(60, before.seconds / 2));
   });
 });
+
+describe('the launcher of demo, ablate and train', () => {
+  it('refuses an RMSWEB_HEAP_MB that is not a whole number of MB, before anything runs', () => {
+    const where = join(dir, 'never');
+    const r = spawnSync(process.execPath, ['bin/rmsweb.js', 'demo', '--preset', 'tiny', '--out', where], {
+      encoding: 'utf8',
+      timeout: 60_000,
+      env: { ...process.env, RMSWEB_HEAP_MB: '12g' },
+    });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('RMSWEB_HEAP_MB must be a whole number of MB');
+    expect(existsSync(where)).toBe(false);
+  });
+});
