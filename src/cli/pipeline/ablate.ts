@@ -26,6 +26,7 @@ import {
   addPairedDeltas,
   checkTargets,
   miningLines,
+  REFERENCE_ROW,
   ROW_TITLES,
   type RowId,
   reflectionLines,
@@ -449,19 +450,53 @@ export async function runAblation(ctx: PipelineContext, opts: AblationOptions = 
     };
     if (base.daggerRounds) {
       const plainRuns: SeedRun[] = [];
+      const plainDirs = new Map<number, string>();
       for (const seed of seeds) {
         if (seed === base.seed) {
           const rec = readStageRecord<{ trainSeconds: number }>(baseStore, 'train-sft');
           const sft = { dir: base.paths.sft, trainSeconds: rec?.result.trainSeconds ?? 0 };
+          plainDirs.set(seed, sft.dir);
           plainRuns.push(await sftSeed('sft-plain', seed, sft, 'eval-sft'));
-        } else
-          plainRuns.push(
-            await sftSeed('sft-plain', seed, await trainSft(`-seed${seed}`, base.paths.collect, seed)),
-          );
+        } else {
+          const sft = await trainSft(`-seed${seed}`, base.paths.collect, seed);
+          plainDirs.set(seed, sft.dir);
+          plainRuns.push(await sftSeed('sft-plain', seed, sft));
+        }
       }
       row('sft-plain', plainRuns, {
         note: `the base student before its ${base.daggerRounds} relabelling round(s), retrained once per seed on the same collection`,
       });
+      // The same Salvage-DS run from each plain SFT student: whether the gain over the starting
+      // student holds without the relabelling rounds (on the full preset the rounds lowered the
+      // student, and RL from it partly repairs them).
+      if (minedCount > 0) {
+        const v = ABLATION_RL.find((x) => x.name === REFERENCE_ROW)!;
+        const runs: SeedRun[] = [];
+        const rlRuns: RlRunResult[] = [];
+        for (const seed of seeds) {
+          const name = seedName('salvage-ds-plain', seed);
+          const rl = await s.run(`rl-${name}`, async (scope) =>
+            rlStage(ctx, scope, {
+              variant: { ...v, name },
+              examples: await examples(v),
+              init: plainDirs.get(seed)!,
+              seed,
+            }),
+          );
+          rlRuns.push(rl);
+          const cost = {
+            rollouts: rl.rolloutsSampled,
+            rlSeconds: rl.wallSeconds,
+            trainSeconds: rl.wallSeconds,
+          };
+          runs.push((await evalSeed(name, rl.dir, seed, cost)).run);
+          checkpoints.push({ id: 'salvage-ds-plain', label: name, dir: rl.dir });
+        }
+        row('salvage-ds-plain', runs, {
+          rlRuns,
+          note: "the Salvage-DS row's RL (same mined states, settings and seeds), started from each seed's plain SFT student",
+        });
+      }
     }
     // SFT on data collected without reflection: the same train tasks, one round, no notes.
     const nr = await s.run('collect-noreflect', (scope) =>

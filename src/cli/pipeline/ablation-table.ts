@@ -21,6 +21,7 @@ export const ROW_IDS = [
   'dapo-mined',
   'grpo-exact',
   'sft-plain',
+  'salvage-ds-plain',
   'sft-noreflect',
 ] as const;
 export type RowId = (typeof ROW_IDS)[number];
@@ -34,6 +35,7 @@ export const ROW_TITLES: Record<RowId, string> = {
   'dapo-mined': 'DAPO (mined states, polarized)',
   'grpo-exact': 'GRPO (mined states, exact match)',
   'sft-plain': 'SFT on teacher data (no relabelling)',
+  'salvage-ds-plain': '+ Salvage-DS from SFT on teacher data (no relabelling)',
   'sft-noreflect': 'SFT on data collected without reflection',
 };
 
@@ -60,6 +62,8 @@ export interface AblationRowResult extends AblationRow {
   delta?: PairedDiff | null;
   /** The no-reflection row only: its pass@1 minus the reflection reference's, paired by test task. */
   reflectionDelta?: PairedDiff | null;
+  /** An RL row that starts from another student than the SFT row: its pass@1 minus that student's row, paired by test task. */
+  startDelta?: PairedDiff | null;
   /** The RL run of every seed (diagnostics); `rl` is the first. */
   rlRuns?: RlRunResult[];
   rl?: RlRunResult;
@@ -80,6 +84,9 @@ export interface TargetCheck {
 /** The row every other row is compared with. */
 export const REFERENCE_ROW: RowId = 'salvage-ds-mined';
 
+/** RL rows that start from another student than the SFT row, and that student's row. */
+export const START_ROWS: Partial<Record<RowId, RowId>> = { 'salvage-ds-plain': 'sft-plain' };
+
 const pts = (x: number) => `${x >= 0 ? '+' : ''}${(100 * x).toFixed(1)} pts`;
 const pc = (x: number) => `${(100 * x).toFixed(1)}%`;
 const ci = (d: PairedDiff) => `[${pts(d.lo)}, ${pts(d.hi)}]`;
@@ -93,6 +100,14 @@ export function addPairedDeltas(rows: AblationRowResult[], o: { seed: number; re
       seed: `ablate:${o.seed}:${r.id}`,
       resamples: o.resamples,
     });
+  }
+  for (const r of rows) {
+    const start = START_ROWS[r.id] && rows.find((x) => x.id === START_ROWS[r.id]);
+    if (start)
+      r.startDelta = pairedTaskDiff(r.perTask, start.perTask, {
+        seed: `ablate:${o.seed}:start:${r.id}`,
+        resamples: o.resamples,
+      });
   }
   const nr = rows.find((r) => r.id === 'sft-noreflect');
   const withRefl = reflectionReference(rows);
@@ -271,6 +286,29 @@ export function reflectionLines(t: TeacherReflection | null, students: PairedSte
   return out;
 }
 
+/**
+ * Lines on the RL rows that start from another student than the SFT row: whether the gain over
+ * the starting student holds when that student had no relabelling rounds (not a target: a check
+ * of what the first target's gain is made of).
+ */
+export function startLines(rows: AblationRowResult[]): string[] {
+  const out: string[] = [];
+  for (const r of rows) {
+    const start = START_ROWS[r.id] && rows.find((x) => x.id === START_ROWS[r.id]);
+    if (!start || !r.startDelta) continue;
+    out.push(
+      `- ${r.row}: ${pc(r.pass1.mean)} vs its starting student ${start.row} ${pc(start.pass1.mean)} (${pts(r.pass1.mean - start.pass1.mean)}, paired 95% CI ${ci(r.startDelta)}, per seed from that seed's student)`,
+    );
+  }
+  const sft = rows.find((r) => r.id === 'sft');
+  const sds = rows.find((r) => r.id === REFERENCE_ROW);
+  if (out.length && sft && sds)
+    out.push(
+      `- for comparison, ${sds.row} from the SFT row (${sft.row}): ${pc(sds.pass1.mean)} vs ${pc(sft.pass1.mean)} (${pts(sds.pass1.mean - sft.pass1.mean)})`,
+    );
+  return out;
+}
+
 /** ablation.md: the table, the targets, the mining, reflection, step accuracy, RL diagnostics and provenance. */
 export function ablationMarkdown(o: {
   title: string;
@@ -295,6 +333,8 @@ export function ablationMarkdown(o: {
     for (const t of o.targets) out.push(`- ${targetVerdict(t)}: ${t.target} (${t.detail})`);
     out.push('');
   }
+  const starts = startLines(o.rows);
+  if (starts.length) out.push('## The gain from another starting student', '', ...starts, '');
   const notes = o.rows.filter((r) => r.note).map((r) => `- ${r.row}: ${r.note}`);
   if (notes.length) out.push('## Notes', '', ...notes, '');
   if (o.mining) out.push('## Critical states', '', ...miningLines(o.mining), '');

@@ -13,6 +13,7 @@ import {
   addPairedDeltas,
   checkTargets,
   type RowId,
+  startLines,
 } from './ablation-table.ts';
 import { PipelineContext } from './context.ts';
 import { PRESETS, presetByName, rlSteps } from './presets.ts';
@@ -219,6 +220,29 @@ describe('ablation targets', () => {
     // 35.0% vs 50.0%, not vs the relabelled student's 75.0%.
     expect(refl.detail).toMatch(/^35\.0% vs 50\.0% \(-15\.0 pts, paired 95% CI \[-\d/);
     expect(rows.at(-1)!.reflectionDelta?.n).toBe(40);
+  });
+  it('measures Salvage-DS from the plain SFT student against that student, paired, outside the targets', () => {
+    const rows = [
+      row('sft', tasks(40, 20)),
+      row('salvage-ds-mined', tasks(40, 24), 640),
+      row('sft-plain', tasks(40, 23)),
+      row('salvage-ds-plain', tasks(40, 24), 640),
+      row('sft-noreflect', tasks(40, 18)),
+    ];
+    addPairedDeltas(rows, { seed: 0, resamples: 2000 });
+    const plain = rows.find((r) => r.id === 'salvage-ds-plain')!;
+    expect(plain.startDelta?.n).toBe(40);
+    expect(plain.startDelta?.diff).toBeCloseTo(0.025, 6);
+    // Only the row that starts elsewhere gets one; the mined row's start is the SFT row itself.
+    expect(rows.filter((r) => r.startDelta).map((r) => r.id)).toEqual(['salvage-ds-plain']);
+    const lines = startLines(rows);
+    expect(lines[0]).toMatch(
+      /^- salvage-ds-plain: 60\.0% vs its starting student sft-plain 57\.5% \(\+2\.5 pts, paired 95% CI \[[-+]\d/,
+    );
+    expect(lines[1]).toContain('60.0% vs 50.0% (+10.0 pts)');
+    expect(checkTargets(rows)).toHaveLength(7);
+    const md = ablationMarkdown({ title: 'x', rows, targets: checkTargets(rows), lines: [] });
+    expect(md).toContain('## The gain from another starting student');
   });
   it('lists a target whose rows are missing as not measured, never claimed', () => {
     const t = checkTargets([row('sft', tasks(4, 1))]);
