@@ -347,6 +347,28 @@ export async function runAblation(ctx: PipelineContext, opts: AblationOptions = 
       mined ??= await loadCriticalStates(base.paths.critical);
       return mined;
     };
+    /**
+     * One seed of an RL row: its RL stage from `init` (or a reused run and its evaluation stage),
+     * its evaluation, and its checkpoint for the step accuracies.
+     */
+    const rlSeed = async (
+      id: RowId,
+      v: RlVariant,
+      seed: number,
+      init: string,
+      prior?: { rl: RlRunResult; evalStage: string },
+    ) => {
+      const name = seedName(id, seed);
+      const rl =
+        prior?.rl ??
+        (await s.run(`rl-${name}`, async (scope) =>
+          rlStage(ctx, scope, { variant: { ...v, name }, examples: await examples(v), init, seed }),
+        ));
+      const cost = { rollouts: rl.rolloutsSampled, rlSeconds: rl.wallSeconds, trainSeconds: rl.wallSeconds };
+      const ev = await evalSeed(name, rl.dir, seed, cost, prior?.evalStage);
+      checkpoints.push({ id, label: name, dir: rl.dir });
+      return { rl, run: ev.run };
+    };
     const mineRec = readStageRecord<{ criticalStates: number; successSteps?: number }>(
       baseStore,
       'mine',
@@ -382,12 +404,10 @@ export async function runAblation(ctx: PipelineContext, opts: AblationOptions = 
       const rlRuns: RlRunResult[] = [];
       const notes: string[] = [];
       for (const seed of seeds) {
-        const name = seedName(v.name, seed);
         // The demo's Salvage-DS run is this row's first seed when it ran with the same budget: reuse it and its evaluation.
-        let rl: RlRunResult | null = null;
-        let reused = false;
+        let prior: { rl: RlRunResult; evalStage: string } | undefined;
         if (v.name === 'salvage-ds-mined' && seed === ctx.settings.seed) {
-          const prior = reusable<RlRunResult>(base, 'rl-salvage-ds', (r) => {
+          const rl = reusable<RlRunResult>(base, 'rl-salvage-ds', (r) => {
             const rlp = ctx.preset.rl;
             return (
               r.options?.batchSize === rlp.batchSize &&
@@ -397,30 +417,14 @@ export async function runAblation(ctx: PipelineContext, opts: AblationOptions = 
               r.options.steps === rlSteps(rlp, r.states)
             );
           });
-          if (prior && existsSync(join(prior.dir, 'config.json'))) {
-            rl = prior;
-            reused = true;
+          if (rl && existsSync(join(rl.dir, 'config.json'))) {
+            prior = { rl, evalStage: 'eval-salvage-ds' };
             notes.push(`seed ${seed}: RL run and evaluation reused from ${base.from?.dir}`);
           }
         }
-        rl ??= await s.run(`rl-${name}`, async (scope) =>
-          rlStage(ctx, scope, {
-            variant: { ...v, name },
-            examples: await examples(v),
-            init: studentDir,
-            seed,
-          }),
-        );
-        rlRuns.push(rl);
-        const ev = await evalSeed(
-          name,
-          rl.dir,
-          seed,
-          { rollouts: rl.rolloutsSampled, rlSeconds: rl.wallSeconds, trainSeconds: rl.wallSeconds },
-          reused ? 'eval-salvage-ds' : undefined,
-        );
-        runs.push(ev.run);
-        checkpoints.push({ id: v.name, label: name, dir: rl.dir });
+        const r = await rlSeed(v.name, v, seed, studentDir, prior);
+        rlRuns.push(r.rl);
+        runs.push(r.run);
       }
       row(v.name, runs, { rlRuns, note: notes.join('; ') || undefined });
     }
@@ -474,23 +478,9 @@ export async function runAblation(ctx: PipelineContext, opts: AblationOptions = 
         const runs: SeedRun[] = [];
         const rlRuns: RlRunResult[] = [];
         for (const seed of seeds) {
-          const name = seedName('salvage-ds-plain', seed);
-          const rl = await s.run(`rl-${name}`, async (scope) =>
-            rlStage(ctx, scope, {
-              variant: { ...v, name },
-              examples: await examples(v),
-              init: plainDirs.get(seed)!,
-              seed,
-            }),
-          );
-          rlRuns.push(rl);
-          const cost = {
-            rollouts: rl.rolloutsSampled,
-            rlSeconds: rl.wallSeconds,
-            trainSeconds: rl.wallSeconds,
-          };
-          runs.push((await evalSeed(name, rl.dir, seed, cost)).run);
-          checkpoints.push({ id: 'salvage-ds-plain', label: name, dir: rl.dir });
+          const r = await rlSeed('salvage-ds-plain', v, seed, plainDirs.get(seed)!);
+          rlRuns.push(r.rl);
+          runs.push(r.run);
         }
         row('salvage-ds-plain', runs, {
           rlRuns,

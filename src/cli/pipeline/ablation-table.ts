@@ -87,6 +87,10 @@ export const REFERENCE_ROW: RowId = 'salvage-ds-mined';
 /** RL rows that start from another student than the SFT row, and that student's row. */
 export const START_ROWS: Partial<Record<RowId, RowId>> = { 'salvage-ds-plain': 'sft-plain' };
 
+/** The row of the student `r` starts from, when that is not the SFT row. */
+const startRow = (rows: AblationRowResult[], r: AblationRowResult) =>
+  START_ROWS[r.id] ? rows.find((x) => x.id === START_ROWS[r.id]) : undefined;
+
 const pts = (x: number) => `${x >= 0 ? '+' : ''}${(100 * x).toFixed(1)} pts`;
 const pc = (x: number) => `${(100 * x).toFixed(1)}%`;
 const ci = (d: PairedDiff) => `[${pts(d.lo)}, ${pts(d.hi)}]`;
@@ -102,7 +106,7 @@ export function addPairedDeltas(rows: AblationRowResult[], o: { seed: number; re
     });
   }
   for (const r of rows) {
-    const start = START_ROWS[r.id] && rows.find((x) => x.id === START_ROWS[r.id]);
+    const start = startRow(rows, r);
     if (start)
       r.startDelta = pairedTaskDiff(r.perTask, start.perTask, {
         seed: `ablate:${o.seed}:start:${r.id}`,
@@ -294,7 +298,7 @@ export function reflectionLines(t: TeacherReflection | null, students: PairedSte
 export function startLines(rows: AblationRowResult[]): string[] {
   const out: string[] = [];
   for (const r of rows) {
-    const start = START_ROWS[r.id] && rows.find((x) => x.id === START_ROWS[r.id]);
+    const start = startRow(rows, r);
     if (!start || !r.startDelta) continue;
     out.push(
       `- ${r.row}: ${pc(r.pass1.mean)} vs its starting student ${start.row} ${pc(start.pass1.mean)} (${pts(r.pass1.mean - start.pass1.mean)}, paired 95% CI ${ci(r.startDelta)}, per seed from that seed's student)`,
