@@ -24,6 +24,7 @@ const Options = z.object({
   seed: seedOption.default(0),
   seeds: intOption(1, 100).default(DEFAULT_SEEDS),
   results: z.string().min(1).optional(),
+  ledger: z.string().min(1).optional(),
   ...PipelineWorkersOption,
   ...WorldOptions,
   ...ProgressOptions,
@@ -45,7 +46,12 @@ export function registerAblate(program: Command): void {
         'mined states per label and source, reflection paired (teacher and students), and the targets as MET / NOT MET. ' +
         'Writes ablation.md and ablation.json (command, commit, seeds, wall time) into --out; each (row, seed) is its own ' +
         'stage, so a rerun resumes and a rerun with more --seeds trains only the new ones; until every row is in, ' +
-        'ablation.partial.md holds the rows measured so far.',
+        'ablation.partial.md holds the rows measured so far. Every finished (row, seed) also goes to a small ledger ' +
+        '(ablation-<preset>.ledger.json beside --results, else in --out) keyed to the base by hash; commit it with the ' +
+        'results: a rerun on the same base skips every seed it holds, and a ledger of another base is refused. With --from, once the ' +
+        'stages that read the demo’s run stores have run (verification, plain SFT retrains, full-corpus RL), a snapshot of what the ' +
+        'remaining seeds read of the base goes beside the ledger (ablation-<preset>.base/); commit it too: when the --from folder is ' +
+        'gone, it is laid out there again and the ablation resumes on the same base.',
     )
     .option(
       '--preset <name>',
@@ -61,7 +67,11 @@ export function registerAblate(program: Command): void {
     .option('--seeds <k>', 'training seeds per row (1-100)', String(DEFAULT_SEEDS))
     .option(
       '--results <dir>',
-      'also write ablation-<preset>.md and ablation-<preset>.json here (e.g. results/)',
+      'also write ablation-<preset>.md, ablation-<preset>.json and the ledger of finished seeds here (e.g. results/)',
+    )
+    .option(
+      '--ledger <file>',
+      'the ledger of finished seeds (default: ablation-<preset>.ledger.json in --results, else ablation.ledger.json in --out)',
     );
   addPipelineWorkersOption(cmd);
   addWorldOptions(cmd, 'reuse a world on this port (default: start one in-process on a free port)');
@@ -71,7 +81,12 @@ export function registerAblate(program: Command): void {
     const ctx = pipelineFromOptions('ablate', o, sig.signal);
     try {
       ctx.checkSettings();
-      const r = await runAblation(ctx, { from: o.from, seeds: o.seeds, resultsDir: o.results });
+      const r = await runAblation(ctx, {
+        from: o.from,
+        seeds: o.seeds,
+        resultsDir: o.results,
+        ledger: o.ledger,
+      });
       const total = Object.values(r.timings).reduce((a, b) => a + b, 0);
       const steps = stepTable(r.rows);
       process.stdout.write(

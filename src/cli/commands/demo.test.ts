@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -133,6 +133,96 @@ describe('rmsweb demo --preset tiny', () => {
       before.stdout.split('\n').filter((l) => l.startsWith('|')),
     );
     expect(again.seconds).toBeLessThan(Math.max(60, before.seconds / 2));
+  });
+});
+
+describe('rmsweb ablate --preset tiny --from the demo', () => {
+  const results = join(dir, 'results');
+  const ablateOut = join(dir, 'ablate');
+  // A copy of the demo, so this test can lose it as a machine would.
+  const from = join(dir, 'demo-for-ablate');
+  const ablate = () =>
+    spawnSync(
+      process.execPath,
+      [
+        'bin/rmsweb.js',
+        'ablate',
+        '--preset',
+        'tiny',
+        '--from',
+        from,
+        '--seeds',
+        '1',
+        '--results',
+        results,
+        '--out',
+        ablateOut,
+      ],
+      { encoding: 'utf8', timeout: 540_000, env: { ...process.env, FORCE_COLOR: '0' } },
+    );
+  const ledgerFile = join(results, 'ablation-tiny.ledger.json');
+  const readLedger = () =>
+    JSON.parse(readFileSync(ledgerFile, 'utf8')) as {
+      base: { hash: string; parts: Record<string, string> };
+      units: Record<string, { run: { perTask: Record<string, unknown> } }>;
+    };
+  const table = (md: string) => md.split('\n').filter((l) => l.startsWith('|'));
+  const rowNames = (md: string) => table(md).map((l) => l.split('|')[1]);
+  const mdFile = join(results, 'ablation-tiny.md');
+
+  it('keeps every finished seed in the ledger and what the rest read of the base in a snapshot: each survives the loss of its folders', {
+    timeout: 1_500_000,
+  }, () => {
+    const before = first();
+    expect(before.status, before.stderr.slice(-3000)).toBe(0);
+    cpSync(out, from, { recursive: true });
+    const a = ablate();
+    expect(a.status, a.stderr.slice(-3000)).toBe(0);
+    const md = readFileSync(mdFile, 'utf8');
+    // Every row of the table has its seed in the ledger, with the per-task outcomes the paired CIs resample.
+    const json = JSON.parse(readFileSync(join(results, 'ablation-tiny.json'), 'utf8')) as { rows: unknown[] };
+    const ledger = readLedger();
+    expect(Object.keys(ledger.units).length).toBe(json.rows.length);
+    for (const u of Object.values(ledger.units)) expect(Object.keys(u.run.perTask).length).toBeGreaterThan(0);
+    expect(a.stderr).toMatch(/\[snapshot\] .*ablation-tiny\.base: \d+ files/);
+
+    // The ablation's run folder is lost, the committed ledger stays: nothing runs again.
+    rmSync(ablateOut, { recursive: true, force: true });
+    const b = ablate();
+    expect(b.status, b.stderr.slice(-3000)).toBe(0);
+    expect(b.stderr).not.toMatch(/\] running/);
+    expect(b.stderr).toMatch(/in the ledger \(pass@1/);
+    expect(table(readFileSync(mdFile, 'utf8'))).toEqual(table(md));
+
+    // The demo folder is lost too, and three seeds were never measured: the snapshot lays out what
+    // they read (the student, the plain SFT student, the mined and verified states, the teacher's
+    // episodes), and only their own stages run.
+    rmSync(ablateOut, { recursive: true, force: true });
+    rmSync(from, { recursive: true, force: true });
+    const doc = JSON.parse(readFileSync(ledgerFile, 'utf8'));
+    for (const k of ['dapo-mined', 'salvage-ds-confirmed', 'salvage-ds-plain']) delete doc.units[k];
+    writeFileSync(ledgerFile, JSON.stringify(doc));
+    const c = ablate();
+    expect(c.status, c.stderr.slice(-3000)).toBe(0);
+    expect(c.stderr).toMatch(/\[snapshot\] --from .* was missing: restored \d+ files/);
+    const ran = [...c.stderr.matchAll(/\[([\w-]+)\] running/g)].map((m) => m[1]).sort();
+    expect(ran).toEqual(
+      ['dapo-mined', 'salvage-ds-confirmed', 'salvage-ds-plain']
+        .flatMap((u) => [`rl-${u}`, `eval-${u}`, `step-accuracy-${u}`])
+        .sort(),
+    );
+    expect(rowNames(readFileSync(mdFile, 'utf8'))).toEqual(rowNames(md));
+    expect(readLedger().base.hash).toBe(ledger.base.hash);
+
+    // A ledger measured on another base is refused, naming what differs, and left as it was.
+    const other = JSON.parse(readFileSync(ledgerFile, 'utf8'));
+    other.base.parts.student = 'another';
+    other.base.hash = 'another';
+    writeFileSync(ledgerFile, JSON.stringify(other));
+    const d = ablate();
+    expect(d.status).toBe(2);
+    expect(d.stderr).toMatch(/measured on another base \(student differ\)/);
+    expect(readLedger().base.hash).toBe('another');
   });
 });
 

@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import type { RunStats } from '../../collect/stats.ts';
 import { InputError, RmswebError } from '../../core/errors.ts';
 import type { Task } from '../../core/task.ts';
@@ -10,6 +10,14 @@ import { writeFileAtomic } from '../../store/index.ts';
 import { RunStore } from '../../store/run-store.ts';
 import type { TrajectorySummary } from '../../store/trajectory-query.ts';
 import { sampleTasks, worldTasksOf } from '../tasks-arg.ts';
+import {
+  AblationLedger,
+  checkpointDigest,
+  criticalDigest,
+  fingerprint,
+  type LedgerUnit,
+  thinCurve,
+} from './ablation-ledger.ts';
 import {
   aggregateSeeds,
   type MiningBySource,
@@ -35,6 +43,7 @@ import {
   type TargetCheck,
   targetVerdict,
 } from './ablation-table.ts';
+import { hasSnapshot, restoreSnapshot, stagePattern, writeSnapshot } from './base-snapshot.ts';
 import { type PipelineContext, type PipelinePaths, pipelinePaths } from './context.ts';
 import { collectStage } from './data-stages.ts';
 import { runBaseStages } from './demo.ts';
@@ -42,8 +51,8 @@ import { type EvalStageResult, evalStage } from './eval-stage.ts';
 import { type PipelinePreset, rlSteps } from './presets.ts';
 import { commandLine, gitState } from './provenance.ts';
 import { type RlRunResult, type RlVariant, rlStage } from './rl-stage.ts';
-import { readStageRecord } from './stage.ts';
-import { type StepAccuracies, type StepProbes, stepAccuracies, stepProbes } from './step-accuracy.ts';
+import { readStageRecord, type StageScope } from './stage.ts';
+import { type StepProbes, stepAccuracies, stepProbes } from './step-accuracy.ts';
 import { sftStage } from './student-stages.ts';
 import { type VerifyStageResult, verifyCriticalStage } from './verify-stage.ts';
 
@@ -97,6 +106,12 @@ export interface AblationOptions {
   resultsDir?: string;
   /** The command line recorded in the results (default: this process's argv). */
   command?: string;
+  /**
+   * The ledger of finished seeds (default: ablation-<preset>.ledger.json in `resultsDir`, else
+   * ablation.ledger.json in the run folder). Commit it with the results: a rerun on a rebuilt base
+   * that matches it skips every seed it holds.
+   */
+  ledger?: string;
 }
 
 function openFrom(ctx: PipelineContext, dir: string): Base {
@@ -215,7 +230,32 @@ export async function runAblation(ctx: PipelineContext, opts: AblationOptions = 
   // The first seed keeps the single-seed names, so folders made before --seeds resume as they are.
   const seedName = (name: string, seed: number) =>
     seed === ctx.settings.seed ? name : `${name}-seed${seed}`;
+  // The ledger of finished seeds, and beside it the snapshot of what its unfinished seeds read of the base.
+  const ledgerFile =
+    opts.ledger ??
+    (opts.resultsDir
+      ? join(opts.resultsDir, `ablation-${ctx.preset.name}.ledger.json`)
+      : join(ctx.paths.root, 'ablation.ledger.json'));
+  const snapshotDir = `${ledgerFile.replace(/\.ledger\.json$|\.json$/, '')}.base`;
   let base: Base;
+  if (opts.from && !existsSync(join(opts.from, 'store.sqlite')) && hasSnapshot(snapshotDir)) {
+    // The demo folder is gone (with its machine): lay out what the unfinished seeds read of it.
+    const paths = pipelinePaths(opts.from);
+    mkdirSync(paths.root, { recursive: true });
+    const bs = RunStore.open(paths.root);
+    try {
+      const r = restoreSnapshot(
+        snapshotDir,
+        { base: paths.root, ablate: ctx.paths.root },
+        { base: bs, ablate: ctx.store },
+      );
+      ctx.stages.log(
+        `[snapshot] --from ${opts.from} was missing: restored ${r.files} files, ${r.records} records and ${r.trajectories} teacher episodes from ${snapshotDir}`,
+      );
+    } finally {
+      bs.close();
+    }
+  }
   if (opts.from) base = openFrom(ctx, opts.from);
   else {
     const b = await runBaseStages(ctx);
@@ -276,10 +316,30 @@ export async function runAblation(ctx: PipelineContext, opts: AblationOptions = 
       };
     };
 
+    const ledger = AblationLedger.open(ledgerFile, {
+      preset: ctx.preset.name,
+      seed: ctx.settings.seed,
+      worldSeed: ctx.settings.worldSeed,
+      base: fingerprint({
+        student: checkpointDigest(studentDir),
+        'plain-sft': checkpointDigest(base.paths.sft),
+        'mined-states': criticalDigest(base.paths.critical),
+      }),
+    });
+    if (ledger.size) s.log(`[ledger] ${ledger.file}: ${ledger.size} seed(s) measured earlier on this base`);
+
     const rows: AblationRowResult[] = [];
-    /** Checkpoints of each row, one per seed (for the step accuracies). */
-    const checkpoints: Array<{ id: RowId; label: string; dir: string }> = [];
-    const row = (id: RowId, runs: SeedRun[], extra: { note?: string; rlRuns?: RlRunResult[] } = {}) => {
+    /** Each RL seed's curve, as the units hold it (thinned), for the report. */
+    const rlCurves: Array<{ name: string; points: Array<{ step: number; values: Record<string, number> }> }> =
+      [];
+    const meanOf = (xs: Array<number | null>) => {
+      const v = xs.filter((x): x is number => x !== null);
+      return v.length ? v.reduce((a, b) => a + b, 0) / v.length : null;
+    };
+    const row = (id: RowId, units: LedgerUnit[], extra: { note?: string } = {}) => {
+      const runs = units.map((u) => u.run);
+      const rlRuns = units.flatMap((u) => (u.rl ? [u.rl] : []));
+      const accs = units.flatMap((u) => (u.acc ? [u.acc] : []));
       const agg = aggregateSeeds(runs);
       const r: AblationRowResult = {
         id,
@@ -293,8 +353,17 @@ export async function runAblation(ctx: PipelineContext, opts: AblationOptions = 
         seeds: runs,
         perTask: agg.perTask,
         ...(extra.note ? { note: extra.note } : {}),
-        ...(extra.rlRuns?.length ? { rlRuns: extra.rlRuns, rl: extra.rlRuns[0] } : {}),
+        ...(rlRuns.length ? { rlRuns, rl: rlRuns[0] } : {}),
+        ...(accs.length
+          ? {
+              heldOutStepAccuracy: meanOf(accs.map((x) => x.heldOut)),
+              criticalStepAccuracy: meanOf(accs.map((x) => x.critical)),
+            }
+          : {}),
       };
+      for (const u of units)
+        if (u.rl && u.curve)
+          rlCurves.push({ name: `${r.row} (seed ${u.rl.options?.seed ?? u.run.seed})`, points: u.curve });
       rows.push(r);
       writePartial();
       return r;
@@ -313,25 +382,127 @@ export async function runAblation(ctx: PipelineContext, opts: AblationOptions = 
           '',
           seedsTable(rows),
           '',
-          'Rerun the same `rmsweb ablate` command to resume; ablation.md is written when every row is in.',
+          `Rerun the same \`rmsweb ablate\` command to resume (the ledger ${ledger.file} holds every finished seed); ablation.md is written when every row is in.`,
           '',
         ].join('\n'),
       );
     };
 
+    /**
+     * A stage several units share, run only when a unit that is not in the ledger needs it; the
+     * ledger keeps its result (and wall time) for the units and the report that need no rerun.
+     */
+    const putDerived = (name: string, result: unknown) =>
+      ledger.putStage(name, { seconds: 0, result, commit: git.commit, finishedAt: new Date().toISOString() });
+    const shared = async <R>(name: string, needed: boolean, body: (scope: StageScope) => Promise<R>) => {
+      const held = ledger.stage<R>(name);
+      if (held && !needed) {
+        s.timings[name] ??= held.seconds;
+        return held.result;
+      }
+      const r = await s.run(name, body);
+      if (!held)
+        ledger.putStage(name, {
+          seconds: s.timings[name] ?? 0,
+          result: r,
+          commit: git.commit,
+          finishedAt: new Date().toISOString(),
+        });
+      return r;
+    };
+
+    // The teacher on the same test tasks: its verified steps are the held-out step-level probe.
+    const teacherPrior = reusable<EvalStageResult>(base, 'eval-teacher', sameEval);
+    const teacherEval = async (needed: boolean): Promise<EvalStageResult> =>
+      teacherPrior ??
+      (await shared('eval-teacher', needed, (scope) =>
+        evalStage(ctx, scope, { label: 'teacher', agent: 'heuristic', tasks: test }),
+      ));
+    const mineRec = readStageRecord<{ criticalStates: number; successSteps?: number }>(
+      baseStore,
+      'mine',
+    )?.result;
+    const minedCount = mineRec?.criticalStates ?? 0;
+    let probes: StepProbes | null = null;
+    const probesOf = async (): Promise<StepProbes> => {
+      if (probes) return probes;
+      await teacherEval(true);
+      probes = await stepProbes({
+        store: teacherPrior && base.from ? base.from.store : ctx.store,
+        teacherLabel: 'teacher',
+        taskIds: test.map((t) => t.id),
+        critical: minedCount ? base.paths.critical : null,
+      });
+      return probes;
+    };
+
+    /**
+     * One (row, seed): taken from the ledger when it holds it, else `compute` runs its stages (each
+     * resumable on its own), then its step accuracies, and the ledger records it.
+     */
+    const unit = async (
+      label: string,
+      compute: () => Promise<{
+        run: SeedRun;
+        dir: string;
+        rl?: RlRunResult;
+        note?: string;
+        stages: string[];
+      }>,
+    ): Promise<LedgerUnit> => {
+      const held = ledger.unit(label);
+      if (held) {
+        for (const [k, v] of Object.entries(held.seconds)) s.timings[k] ??= v;
+        s.log(`[${label}] in the ledger (pass@1 ${(100 * held.run.pass1.mean).toFixed(1)}%); skipped`);
+        return held;
+      }
+      const c = await compute();
+      const accStage = `step-accuracy-${label}`;
+      const acc = await s.run(accStage, async (scope) => {
+        const p = await probesOf();
+        scope.log(`${p.heldOut.length} held-out teacher steps, ${p.critical.length} critical states`);
+        return stepAccuracies(c.dir, p);
+      });
+      const u: LedgerUnit = {
+        run: c.run,
+        acc,
+        ...(c.rl
+          ? {
+              rl: c.rl,
+              curve: thinCurve(
+                (c.rl.dir.startsWith(ctx.paths.root) ? ctx.store : baseStore).listMetrics(`rl/${c.rl.name}`),
+              ),
+            }
+          : {}),
+        seconds: Object.fromEntries(
+          [...c.stages, accStage].filter((st) => st in s.timings).map((st) => [st, s.timings[st]]),
+        ),
+        ...(c.note ? { note: c.note } : {}),
+        commit: git.commit,
+        finishedAt: new Date().toISOString(),
+      };
+      ledger.putUnit(label, u);
+      return u;
+    };
+
     // SFT: the one base student (its data does not change between seeds).
-    const sftRec = readStageRecord<{ trainSeconds: number }>(baseStore, studentStage);
-    const sftEval = await evalSeed(
-      'sft',
-      studentDir,
-      base.seed,
-      { rollouts: 0, rlSeconds: 0, trainSeconds: sftRec?.result.trainSeconds ?? 0 },
-      base.daggerRounds ? `eval-sft-dagger${base.daggerRounds}` : 'eval-sft',
-    );
-    checkpoints.push({ id: 'sft', label: 'sft', dir: studentDir });
-    row('sft', [sftEval.run], {
-      note: sftEval.reused ? `evaluation reused from ${base.from?.dir}` : undefined,
+    const sftUnit = await unit('sft', async () => {
+      const sftRec = readStageRecord<{ trainSeconds: number }>(baseStore, studentStage);
+      const ev = await evalSeed(
+        'sft',
+        studentDir,
+        base.seed,
+        { rollouts: 0, rlSeconds: 0, trainSeconds: sftRec?.result.trainSeconds ?? 0 },
+        base.daggerRounds ? `eval-sft-dagger${base.daggerRounds}` : 'eval-sft',
+      );
+      return {
+        run: ev.run,
+        dir: studentDir,
+        stages: ['eval-sft'],
+        note: ev.reused ? `evaluation reused from ${base.from?.dir}` : undefined,
+      };
     });
+    row('sft', [sftUnit], { note: sftUnit.note });
 
     // RL rows, once per seed, each from the same supervised student.
     let mined: RlExample[] | null = null;
@@ -347,92 +518,42 @@ export async function runAblation(ctx: PipelineContext, opts: AblationOptions = 
       mined ??= await loadCriticalStates(base.paths.critical);
       return mined;
     };
+    /** The RL stage of one seed of a row, from the checkpoint `init` resolves to. */
+    const rlRun = (id: RowId, v: RlVariant, seed: number, init: () => Promise<string>) => {
+      const name = seedName(id, seed);
+      return s.run(`rl-${name}`, async (scope) =>
+        rlStage(ctx, scope, {
+          variant: { ...v, name },
+          examples: await examples(v),
+          init: await init(),
+          seed,
+        }),
+      );
+    };
     /**
-     * One seed of an RL row: its RL stage from `init` (or a reused run and its evaluation stage),
-     * its evaluation, and its checkpoint for the step accuracies.
+     * One seed of an RL row: its RL stage from `init` (or a reused run and its evaluation stage)
+     * and its evaluation.
      */
-    const rlSeed = async (
+    const rlSeed = (
       id: RowId,
       v: RlVariant,
       seed: number,
-      init: string,
-      prior?: { rl: RlRunResult; evalStage: string },
+      init: () => Promise<string>,
+      prior?: () => { rl: RlRunResult; evalStage: string; note: string } | undefined,
     ) => {
       const name = seedName(id, seed);
-      const rl =
-        prior?.rl ??
-        (await s.run(`rl-${name}`, async (scope) =>
-          rlStage(ctx, scope, { variant: { ...v, name }, examples: await examples(v), init, seed }),
-        ));
-      const cost = { rollouts: rl.rolloutsSampled, rlSeconds: rl.wallSeconds, trainSeconds: rl.wallSeconds };
-      const ev = await evalSeed(name, rl.dir, seed, cost, prior?.evalStage);
-      checkpoints.push({ id, label: name, dir: rl.dir });
-      return { rl, run: ev.run };
+      return unit(name, async () => {
+        const reuse = prior?.();
+        const rl = reuse?.rl ?? (await rlRun(id, v, seed, init));
+        const cost = {
+          rollouts: rl.rolloutsSampled,
+          rlSeconds: rl.wallSeconds,
+          trainSeconds: rl.wallSeconds,
+        };
+        const ev = await evalSeed(name, rl.dir, seed, cost, reuse?.evalStage);
+        return { run: ev.run, dir: rl.dir, rl, note: reuse?.note, stages: [`rl-${name}`, `eval-${name}`] };
+      });
     };
-    const mineRec = readStageRecord<{ criticalStates: number; successSteps?: number }>(
-      baseStore,
-      'mine',
-    )?.result;
-    const minedCount = mineRec?.criticalStates ?? 0;
-    const notRun: string[] = [];
-    for (const v of ABLATION_RL) {
-      if (v.data !== 'full-corpus' && minedCount === 0) {
-        s.log(`[rl-${v.name}] no critical states were mined: row skipped`);
-        notRun.push(`${ROW_TITLES[v.name]} (no critical states were mined)`);
-        continue;
-      }
-      if (v.data === 'confirmed') {
-        verified ??= await s.run('verify-critical', (scope) =>
-          verifyCriticalStage(ctx, scope, {
-            runs: [
-              base.paths.collect,
-              base.paths.rollout,
-              ...Array.from({ length: base.daggerRounds }, (_, i) => base.paths.dagger(i + 1)),
-            ],
-            critical: base.paths.critical,
-            out: join(ctx.paths.root, 'verified', 'critical.jsonl'),
-            seed: base.seed,
-          }),
-        );
-        if (verified.confirmed === 0) {
-          s.log(`[rl-${v.name}] none of the ${verified.states} mined states was confirmed: row skipped`);
-          notRun.push(`${ROW_TITLES[v.name]} (none of the ${verified.states} mined states was confirmed)`);
-          continue;
-        }
-      }
-      const runs: SeedRun[] = [];
-      const rlRuns: RlRunResult[] = [];
-      const notes: string[] = [];
-      for (const seed of seeds) {
-        // The demo's Salvage-DS run is this row's first seed when it ran with the same budget: reuse it and its evaluation.
-        let prior: { rl: RlRunResult; evalStage: string } | undefined;
-        if (v.name === 'salvage-ds-mined' && seed === ctx.settings.seed) {
-          const rl = reusable<RlRunResult>(base, 'rl-salvage-ds', (r) => {
-            const rlp = ctx.preset.rl;
-            return (
-              r.options?.batchSize === rlp.batchSize &&
-              r.options.groupSize === rlp.groupSize &&
-              r.options.seed === seed &&
-              (r.options.lr ?? undefined) === rlp.lr &&
-              r.options.steps === rlSteps(rlp, r.states)
-            );
-          });
-          if (rl && existsSync(join(rl.dir, 'config.json'))) {
-            prior = { rl, evalStage: 'eval-salvage-ds' };
-            notes.push(`seed ${seed}: RL run and evaluation reused from ${base.from?.dir}`);
-          }
-        }
-        const r = await rlSeed(v.name, v, seed, studentDir, prior);
-        rlRuns.push(r.rl);
-        runs.push(r.run);
-      }
-      row(v.name, runs, { rlRuns, note: notes.join('; ') || undefined });
-    }
-
-    // Reflection, paired: students trained by one recipe on data collected with and without
-    // reflection, each over the training seeds. When the base student had DAgger rounds, the
-    // comparison is made at plain SFT: relabelling asks the teacher at the student's own states,
-    // which blurs the difference the row measures, and costs about an hour a seed on the full preset.
     const noReflectDir = join(ctx.paths.root, 'collect-noreflect');
     /** SFT of one seed on a collection (the stage and model names `demo` gives its own). */
     const trainSft = (suffix: string, collectDir: string, seed: number) =>
@@ -443,31 +564,185 @@ export async function runAblation(ctx: PipelineContext, opts: AblationOptions = 
     const sftSeed = async (
       id: RowId,
       seed: number,
-      sft: { dir: string; trainSeconds: number },
+      train: () => Promise<{ dir: string; trainSeconds: number; note?: string; stage?: string }>,
       reuseStage?: string,
     ) => {
       const label = seedName(id, seed);
-      const cost = { rollouts: 0, rlSeconds: 0, trainSeconds: sft.trainSeconds };
-      const ev = await evalSeed(label, sft.dir, seed, cost, reuseStage);
-      checkpoints.push({ id, label, dir: sft.dir });
-      return ev.run;
+      return unit(label, async () => {
+        const sft = await train();
+        const cost = { rollouts: 0, rlSeconds: 0, trainSeconds: sft.trainSeconds };
+        const ev = await evalSeed(label, sft.dir, seed, cost, reuseStage);
+        return {
+          run: ev.run,
+          dir: sft.dir,
+          note: sft.note,
+          stages: [...(sft.stage ? [sft.stage] : []), `eval-${label}`],
+        };
+      });
     };
-    if (base.daggerRounds) {
-      const plainRuns: SeedRun[] = [];
-      const plainDirs = new Map<number, string>();
+    /** The plain SFT student of a seed: the base's own for its seed, else retrained (once) here. */
+    const plain = async (seed: number) => {
+      if (seed === base.seed) {
+        const rec = readStageRecord<{ trainSeconds: number }>(baseStore, 'train-sft');
+        return { dir: base.paths.sft, trainSeconds: rec?.result.trainSeconds ?? 0 };
+      }
+      const sft = await trainSft(`-seed${seed}`, base.paths.collect, seed);
+      return { dir: sft.dir, trainSeconds: sft.trainSeconds, stage: `train-sft-seed${seed}` };
+    };
+    /** The demo's Salvage-DS run, as the mined row's first seed when it ran with the same budget (with its evaluation). */
+    const minedPrior = (seed: number) =>
+      seed !== ctx.settings.seed
+        ? undefined
+        : () => {
+            const rl = reusable<RlRunResult>(base, 'rl-salvage-ds', (r) => {
+              const rlp = ctx.preset.rl;
+              return (
+                r.options?.batchSize === rlp.batchSize &&
+                r.options.groupSize === rlp.groupSize &&
+                r.options.seed === seed &&
+                (r.options.lr ?? undefined) === rlp.lr &&
+                r.options.steps === rlSteps(rlp, r.states)
+              );
+            });
+            return rl && existsSync(join(rl.dir, 'config.json'))
+              ? {
+                  rl,
+                  evalStage: 'eval-salvage-ds',
+                  note: `seed ${seed}: RL run and evaluation reused from ${base.from?.dir}`,
+                }
+              : undefined;
+          };
+    const confirmedV = ABLATION_RL.find((x) => x.data === 'confirmed')!;
+    /** Causal verification of the mined states (the confirmed row's data), once. */
+    const verify = () =>
+      shared(
+        'verify-critical',
+        seeds.some((seed) => !ledger.unit(seedName(confirmedV.name, seed))),
+        (scope) =>
+          verifyCriticalStage(ctx, scope, {
+            runs: [
+              base.paths.collect,
+              base.paths.rollout,
+              ...Array.from({ length: base.daggerRounds }, (_, i) => base.paths.dagger(i + 1)),
+            ],
+            critical: base.paths.critical,
+            out: join(ctx.paths.root, 'verified', 'critical.jsonl'),
+            seed: base.seed,
+          }),
+      );
+    // The stages that read the base's run stores (its collection, rollouts and DAgger rounds) go
+    // first: verification, the plain SFT retrains and the full-corpus RL runs. What is left after
+    // them reads only checkpoints and mined states, so a sitting that ends later loses less.
+    // The seeds that reuse the base's own evaluations go first, while its store is certain to be there.
+    const minedV = ABLATION_RL.find((x) => x.name === REFERENCE_ROW)!;
+    if (minedCount > 0)
+      await rlSeed(
+        minedV.name,
+        minedV,
+        ctx.settings.seed,
+        async () => studentDir,
+        minedPrior(ctx.settings.seed),
+      );
+    if (base.daggerRounds) await sftSeed('sft-plain', base.seed, () => plain(base.seed), 'eval-sft');
+    // What the report reads of the base's run stores, kept in the ledger while they exist.
+    if (!ledger.stage('base-mining') && mineRec)
+      putDerived('base-mining', miningOfBase(base, mineRec.successSteps ?? 0));
+    if (!ledger.stage('base-collect-episodes'))
+      putDerived(
+        'base-collect-episodes',
+        summaries(base.paths.collect, 'collect').map((t) => ({
+          taskId: t.taskId,
+          success: t.success,
+          round: t.round,
+          notes: t.notes,
+        })),
+      );
+    if (minedCount > 0) verified = await verify();
+    if (base.daggerRounds)
       for (const seed of seeds) {
-        if (seed === base.seed) {
-          const rec = readStageRecord<{ trainSeconds: number }>(baseStore, 'train-sft');
-          const sft = { dir: base.paths.sft, trainSeconds: rec?.result.trainSeconds ?? 0 };
-          plainDirs.set(seed, sft.dir);
-          plainRuns.push(await sftSeed('sft-plain', seed, sft, 'eval-sft'));
-        } else {
-          const sft = await trainSft(`-seed${seed}`, base.paths.collect, seed);
-          plainDirs.set(seed, sft.dir);
-          plainRuns.push(await sftSeed('sft-plain', seed, sft));
+        const needed =
+          !ledger.unit(seedName('sft-plain', seed)) ||
+          (minedCount > 0 && !ledger.unit(seedName('salvage-ds-plain', seed)));
+        if (seed !== base.seed && needed) await trainSft(`-seed${seed}`, base.paths.collect, seed);
+      }
+    const fullV = ABLATION_RL.find((x) => x.data === 'full-corpus')!;
+    for (const seed of seeds)
+      if (!ledger.unit(seedName(fullV.name, seed)))
+        await rlRun(fullV.name, fullV, seed, async () => studentDir);
+    full = null; // the corpus is large; the row's units reload it only if they must
+    if (base.from && !hasSnapshot(snapshotDir)) {
+      const m = writeSnapshot(snapshotDir, {
+        base: ledger.baseHash,
+        roots: { base: base.paths.root, ablate: ctx.paths.root },
+        stores: { base: baseStore, ablate: ctx.store },
+        records: {
+          base: [
+            'pipeline/settings',
+            ...['collect', 'train-sft', 'train-sft-dagger*', 'mine', 'eval-teacher'].map(stagePattern),
+          ],
+          ablate: ['verify-critical', 'train-sft-seed*', `rl-${fullV.name}*`].map(stagePattern),
+        },
+        metrics: { base: [], ablate: seeds.map((x) => `rl/${seedName(fullV.name, x)}`) },
+        files: {
+          base: [
+            relative(base.paths.root, studentDir),
+            relative(base.paths.root, base.paths.sft),
+            'mined/critical.jsonl',
+          ],
+          ablate: [
+            'verified/critical.jsonl',
+            ...seeds.filter((x) => x !== base.seed).map((x) => `models/sft-seed${x}`),
+            ...seeds.map((x) => `models/${seedName(fullV.name, x)}`),
+          ],
+        },
+        trajectories: {
+          root: 'base',
+          tag: evalTag('teacher'),
+          filter: (t) => t.round === 0 && t.verdict?.success === true,
+        },
+        commit: git.commit,
+      });
+      const mb = m.files.reduce((a, f) => a + f.bytes, 0) / 1e6;
+      s.log(
+        `[snapshot] ${snapshotDir}: ${m.files.length} files (${mb.toFixed(1)} MB before gzip), ${m.records.length} records, ${m.trajectories.count} teacher episodes; commit it with the ledger`,
+      );
+    }
+
+    const notRun: string[] = [];
+    for (const v of ABLATION_RL) {
+      if (v.data !== 'full-corpus' && minedCount === 0) {
+        s.log(`[rl-${v.name}] no critical states were mined: row skipped`);
+        notRun.push(`${ROW_TITLES[v.name]} (no critical states were mined)`);
+        continue;
+      }
+      if (v.data === 'confirmed') {
+        verified ??= await verify();
+        if (verified.confirmed === 0) {
+          s.log(`[rl-${v.name}] none of the ${verified.states} mined states was confirmed: row skipped`);
+          notRun.push(`${ROW_TITLES[v.name]} (none of the ${verified.states} mined states was confirmed)`);
+          continue;
         }
       }
-      row('sft-plain', plainRuns, {
+      const units: LedgerUnit[] = [];
+      for (const seed of seeds) {
+        const prior = v.name === 'salvage-ds-mined' ? minedPrior(seed) : undefined;
+        units.push(await rlSeed(v.name, v, seed, async () => studentDir, prior));
+      }
+      const notes = units.flatMap((u) => (u.note ? [u.note] : []));
+      row(v.name, units, { note: notes.join('; ') || undefined });
+    }
+
+    // Reflection, paired: students trained by one recipe on data collected with and without
+    // reflection, each over the training seeds. When the base student had DAgger rounds, the
+    // comparison is made at plain SFT: relabelling asks the teacher at the student's own states,
+    // which blurs the difference the row measures, and costs about an hour a seed on the full preset.
+    if (base.daggerRounds) {
+      const plainUnits: LedgerUnit[] = [];
+      for (const seed of seeds)
+        plainUnits.push(
+          await sftSeed('sft-plain', seed, () => plain(seed), seed === base.seed ? 'eval-sft' : undefined),
+        );
+      row('sft-plain', plainUnits, {
         note: `the base student before its ${base.daggerRounds} relabelling round(s), retrained once per seed on the same collection`,
       });
       // The same Salvage-DS run from each plain SFT student: whether the gain over the starting
@@ -475,85 +750,72 @@ export async function runAblation(ctx: PipelineContext, opts: AblationOptions = 
       // student, and RL from it partly repairs them).
       if (minedCount > 0) {
         const v = ABLATION_RL.find((x) => x.name === REFERENCE_ROW)!;
-        const runs: SeedRun[] = [];
-        const rlRuns: RlRunResult[] = [];
-        for (const seed of seeds) {
-          const r = await rlSeed('salvage-ds-plain', v, seed, plainDirs.get(seed)!);
-          rlRuns.push(r.rl);
-          runs.push(r.run);
-        }
-        row('salvage-ds-plain', runs, {
-          rlRuns,
+        const units: LedgerUnit[] = [];
+        for (const seed of seeds)
+          units.push(await rlSeed('salvage-ds-plain', v, seed, async () => (await plain(seed)).dir));
+        row('salvage-ds-plain', units, {
           note: "the Salvage-DS row's RL (same mined states, settings and seeds), started from each seed's plain SFT student",
         });
       }
     }
     // SFT on data collected without reflection: the same train tasks, one round, no notes.
-    const nr = await s.run('collect-noreflect', (scope) =>
-      collectStage(ctx, scope, {
-        dir: noReflectDir,
-        tasks: base.trainTasks,
-        maxRounds: 1,
-        stopAfter: 1,
-        screenshots: false,
-      }),
-    );
-    const nrRuns: SeedRun[] = [];
-    let nrNote = '';
-    for (const seed of seeds) {
-      const nrSft = await trainSft(seedName('-noreflect', seed), noReflectDir, seed);
-      nrRuns.push(await sftSeed('sft-noreflect', seed, nrSft));
-      nrNote ||= `one-round collection solved ${nr.stats.overall.tasksSolved}/${nr.stats.overall.tasks} train tasks (${nrSft.data.trajectories} trajectories, ${nrSft.data.examples} examples)`;
-    }
-    const nrRow = row('sft-noreflect', nrRuns, { note: nrNote });
-
-    // The teacher on the same test tasks: its verified steps are the held-out step-level probe.
-    const teacherPrior = reusable<EvalStageResult>(base, 'eval-teacher', sameEval);
-    const teacher =
-      teacherPrior ??
-      (await s.run('eval-teacher', (scope) =>
-        evalStage(ctx, scope, { label: 'teacher', agent: 'heuristic', tasks: test }),
+    let nr: { stats: RunStats } | null = null;
+    const nrCollect = async () =>
+      (nr ??= await s.run('collect-noreflect', (scope) =>
+        collectStage(ctx, scope, {
+          dir: noReflectDir,
+          tasks: base.trainTasks,
+          maxRounds: 1,
+          stopAfter: 1,
+          screenshots: false,
+        }),
       ));
-    await ctx.closeWorld();
-
-    // Step accuracies, one stage per checkpoint (a seed added later only probes its own).
-    let probes: StepProbes | null = null;
-    const acc = new Map<RowId, StepAccuracies[]>();
-    for (const c of checkpoints) {
-      const a = await s.run(`step-accuracy-${c.label}`, async (scope) => {
-        probes ??= await stepProbes({
-          store: teacherPrior && base.from ? base.from.store : ctx.store,
-          teacherLabel: 'teacher',
-          taskIds: test.map((t) => t.id),
-          critical: minedCount ? base.paths.critical : null,
-        });
-        scope.log(
-          `${probes.heldOut.length} held-out teacher steps, ${probes.critical.length} critical states`,
-        );
-        return stepAccuracies(c.dir, probes);
+    const nrUnits: LedgerUnit[] = [];
+    for (const seed of seeds)
+      nrUnits.push(
+        await sftSeed('sft-noreflect', seed, async () => {
+          const c = await nrCollect();
+          const suffix = seedName('-noreflect', seed);
+          const sft = await trainSft(suffix, noReflectDir, seed);
+          return {
+            dir: sft.dir,
+            trainSeconds: sft.trainSeconds,
+            stage: `train-sft${suffix}`,
+            note: `one-round collection solved ${c.stats.overall.tasksSolved}/${c.stats.overall.tasks} train tasks (${sft.data.trajectories} trajectories, ${sft.data.examples} examples)`,
+          };
+        }),
+      );
+    // The note-free collection's outcomes (what the teacher's reflection comparison reads) outlive its folder in the ledger.
+    const nrHeld = ledger.stage<Array<{ taskId: string; success: boolean | null }>>(
+      'collect-noreflect-episodes',
+    );
+    const nrLive = summaries(noReflectDir, 'collect').map((t) => ({ taskId: t.taskId, success: t.success }));
+    if (nrLive.length && !nrHeld)
+      ledger.putStage('collect-noreflect-episodes', {
+        seconds: s.timings['collect-noreflect'] ?? s.finished('collect-noreflect')?.seconds ?? 0,
+        result: nrLive,
+        commit: git.commit,
+        finishedAt: new Date().toISOString(),
       });
-      acc.set(c.id, [...(acc.get(c.id) ?? []), a]);
-    }
-    const meanOf = (xs: Array<number | null>) => {
-      const v = xs.filter((x): x is number => x !== null);
-      return v.length ? v.reduce((a, b) => a + b, 0) / v.length : null;
-    };
-    for (const r of rows) {
-      const a = acc.get(r.id);
-      if (a)
-        Object.assign(r, {
-          heldOutStepAccuracy: meanOf(a.map((x) => x.heldOut)),
-          criticalStepAccuracy: meanOf(a.map((x) => x.critical)),
-        });
-    }
+    const nrEpisodes = nrLive.length ? nrLive : (nrHeld?.result ?? []);
+    if (nrHeld && !('collect-noreflect' in s.timings)) s.timings['collect-noreflect'] = nrHeld.seconds;
+    const nrRow = row('sft-noreflect', nrUnits, { note: nrUnits[0]?.note });
+
+    const teacher = await teacherEval(false);
+    await ctx.closeWorld();
 
     addPairedDeltas(rows, { seed: ctx.settings.seed });
     const targets = checkTargets(rows);
-    const mining = mineRec ? miningOfBase(base, mineRec.successSteps ?? 0) : null;
+    // Read while the base's stores existed (prep), so a base restored from its snapshot reports the same.
+    const mining =
+      ledger.stage<MiningBySource>('base-mining')?.result ??
+      (mineRec ? miningOfBase(base, mineRec.successSteps ?? 0) : null);
     const collectRec = readStageRecord<{ stats: RunStats }>(baseStore, 'collect')?.result;
     const teacherRefl = teacherReflection(
-      summaries(base.paths.collect, 'collect'),
-      summaries(noReflectDir, 'collect'),
+      ledger.stage<Array<Pick<TrajectorySummary, 'taskId' | 'success' | 'round' | 'notes'>>>(
+        'base-collect-episodes',
+      )?.result ?? summaries(base.paths.collect, 'collect'),
+      nrEpisodes,
       collectRec?.stats,
     );
     const reflRef = reflectionReference(rows);
@@ -576,6 +838,9 @@ export async function runAblation(ctx: PipelineContext, opts: AblationOptions = 
     const provenance = [
       `- command: \`${command}\``,
       `- commit: ${git.commit ?? 'unknown'}${git.dirty ? ' (with uncommitted changes)' : ''}`,
+      `- seeds measured at: ${Object.entries(ledger.commits())
+        .map(([c, n]) => `${c.slice(0, 7)} (${n})`)
+        .join(', ')}; the ledger ${ledger.file} holds them`,
       `- seeds: ${seeds.join(', ')} (base seed ${base.seed}, world seed ${ctx.settings.worldSeed})`,
       `- wall time: ${stagesSeconds.toFixed(0)} s over all stages (as measured by the runs that finished them); this invocation ${invocationSeconds.toFixed(0)} s`,
       `- written ${createdAt}`,
@@ -626,12 +891,7 @@ export async function runAblation(ctx: PipelineContext, opts: AblationOptions = 
       config: { preset: ctx.preset, seed: ctx.settings.seed, seeds, from: base.from?.dir ?? null },
       stages: [],
       ablation: rows,
-      rlCurves: rows.flatMap((r) =>
-        (r.rlRuns ?? []).map((x) => ({
-          name: `${r.row} (seed ${x.options?.seed ?? 'n/a'})`,
-          points: (x.dir.startsWith(ctx.paths.root) ? ctx.store : baseStore).listMetrics(`rl/${x.name}`),
-        })),
-      ),
+      rlCurves,
       timings: s.timings,
       sections: [
         {

@@ -1,0 +1,224 @@
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { gunzipSync, gzipSync } from 'node:zlib';
+import { z } from 'zod';
+import { describeZodIssues, InputError } from '../../core/errors.ts';
+import { sha256 } from '../../core/ids.ts';
+import { Trajectory } from '../../core/trajectory.ts';
+import { writeFileAtomic } from '../../store/index.ts';
+import type { RunStore } from '../../store/run-store.ts';
+import { STAGE_RECORD } from './stage.ts';
+
+/**
+ * The part of an ablation's base that its unfinished seeds still read, once the stages that read
+ * the base's run stores have run: the student checkpoints, the mined and verified states, the
+ * plain SFT retrains, the teacher's held-out evaluation episodes (the step probes) and the stage
+ * records the table quotes. A few MB, gzipped, written once beside the ledger: when the demo and
+ * ablation folders are lost with their machine, `restoreSnapshot` lays them out again, and the
+ * ablation resumes from the ledger on exactly the base it was measured on. What it does not hold
+ * (the collection, rollouts and DAgger rounds, hundreds of MB) no unfinished seed reads by then.
+ */
+
+/** Which run folder a snapshotted file or record belongs to. */
+export type SnapshotRoot = 'base' | 'ablate';
+
+const SnapshotManifest = z.object({
+  format: z.literal('rmsweb-ablation-base'),
+  version: z.literal(1),
+  /** The ledger's base hash: a snapshot restores only the base its ledger was measured on. */
+  base: z.string(),
+  /** The run folders' absolute paths when the snapshot was taken (records name files under them). */
+  roots: z.object({ base: z.string(), ablate: z.string() }),
+  records: z.array(
+    z.object({ root: z.enum(['base', 'ablate']), kind: z.string(), key: z.string(), value: z.unknown() }),
+  ),
+  files: z.array(
+    z.object({
+      root: z.enum(['base', 'ablate']),
+      path: z.string(),
+      sha256: z.string(),
+      bytes: z.number().int().nonnegative(),
+    }),
+  ),
+  /** Metric series kept (RL curves), with their points. */
+  metrics: z
+    .array(
+      z.object({
+        root: z.enum(['base', 'ablate']),
+        series: z.string(),
+        points: z.array(z.object({ step: z.number(), values: z.record(z.string(), z.number()) })),
+      }),
+    )
+    .default([]),
+  /** Trajectories kept (in trajectories.jsonl.gz) and the tag that selected them. */
+  trajectories: z.object({ root: z.enum(['base', 'ablate']), tag: z.string(), count: z.number().int() }),
+  commit: z.string().nullable(),
+  createdAt: z.string(),
+});
+export type SnapshotManifest = z.infer<typeof SnapshotManifest>;
+
+export interface SnapshotSpec {
+  base: string;
+  roots: Record<SnapshotRoot, string>;
+  stores: Record<SnapshotRoot, RunStore>;
+  /** Record keys to keep: `kind/key` patterns, a trailing '*' matches a prefix. */
+  records: Record<SnapshotRoot, string[]>;
+  /** Files or folders to keep, relative to their root. */
+  files: Record<SnapshotRoot, string[]>;
+  /** Metric series to keep (RL curves of the runs kept). */
+  metrics?: Record<SnapshotRoot, string[]>;
+  /** Trajectories to keep: those of `root` with this tag (and success, round 0 when set). */
+  trajectories: { root: SnapshotRoot; tag: string; filter?: (t: Trajectory) => boolean };
+  commit: string | null;
+}
+
+const MANIFEST = 'manifest.json';
+const TRAJECTORIES = 'trajectories.jsonl.gz';
+
+function filesUnder(root: string, rel: string): string[] {
+  const p = join(root, rel);
+  if (!existsSync(p)) return [];
+  if (!statSync(p).isDirectory()) return [rel];
+  return readdirSync(p)
+    .sort()
+    .flatMap((n) => filesUnder(root, join(rel, n)));
+}
+
+const matches = (patterns: string[], id: string) =>
+  patterns.some((p) => (p.endsWith('*') ? id.startsWith(p.slice(0, -1)) : id === p));
+
+/** Whether `dir` holds a snapshot (its manifest). */
+export function hasSnapshot(dir: string): boolean {
+  return existsSync(join(dir, MANIFEST));
+}
+
+/**
+ * Writes the snapshot into `dir` (files gzipped under files/<root>/, then the manifest last, so a
+ * snapshot cut short has no manifest and is written again). Returns the manifest.
+ */
+export function writeSnapshot(dir: string, spec: SnapshotSpec): SnapshotManifest {
+  const records: SnapshotManifest['records'] = [];
+  for (const root of ['base', 'ablate'] as const) {
+    const store = spec.stores[root];
+    for (const kind of new Set(spec.records[root].map((p) => p.split('/')[0])))
+      for (const r of store.listRecords<unknown>(kind))
+        if (matches(spec.records[root], `${kind}/${r.key}`))
+          records.push({ root, kind, key: r.key, value: r.value });
+  }
+  const files: SnapshotManifest['files'] = [];
+  for (const root of ['base', 'ablate'] as const)
+    for (const rel of spec.files[root].flatMap((f) => filesUnder(spec.roots[root], f))) {
+      const bytes = readFileSync(join(spec.roots[root], rel));
+      const out = join(dir, 'files', root, `${rel}.gz`);
+      mkdirSync(dirname(out), { recursive: true });
+      writeFileAtomic(out, gzipSync(bytes, { level: 9 }));
+      files.push({ root, path: rel, sha256: sha256(bytes), bytes: bytes.length });
+    }
+  const metrics: SnapshotManifest['metrics'] = [];
+  for (const root of ['base', 'ablate'] as const)
+    for (const series of spec.metrics?.[root] ?? [])
+      metrics.push({ root, series, points: spec.stores[root].listMetrics(series) });
+  const t = spec.trajectories;
+  const trajs = spec.stores[t.root].listTrajectories({ tag: t.tag }).filter((x) => t.filter?.(x) ?? true);
+  writeFileAtomic(
+    join(dir, TRAJECTORIES),
+    gzipSync(trajs.map((x) => JSON.stringify(x)).join('\n'), { level: 9 }),
+  );
+  const manifest: SnapshotManifest = {
+    format: 'rmsweb-ablation-base',
+    version: 1,
+    base: spec.base,
+    roots: spec.roots,
+    records,
+    files,
+    metrics,
+    trajectories: { root: t.root, tag: t.tag, count: trajs.length },
+    commit: spec.commit,
+    createdAt: new Date().toISOString(),
+  };
+  writeFileAtomic(join(dir, MANIFEST), `${JSON.stringify(manifest, null, 1)}\n`);
+  return manifest;
+}
+
+/** Reads and validates a snapshot's manifest; errors name the file and field. */
+export function readSnapshot(dir: string): SnapshotManifest {
+  const file = join(dir, MANIFEST);
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (e) {
+    throw new InputError(`cannot read the base snapshot: ${(e as Error).message}`, { file });
+  }
+  const m = SnapshotManifest.safeParse(raw);
+  if (!m.success) throw new InputError(`not a base snapshot: ${describeZodIssues(m.error.issues)}`, { file });
+  return m.data;
+}
+
+/**
+ * Lays a snapshot out into run folders at `roots` (which may differ from where it was taken:
+ * paths in records are rewritten to them). Each file is checked against its sha256. Records and
+ * files already present are left as they are: restoring never overwrites a run.
+ */
+export function restoreSnapshot(
+  dir: string,
+  roots: Record<SnapshotRoot, string>,
+  stores: Record<SnapshotRoot, RunStore>,
+): { files: number; records: number; trajectories: number } {
+  const m = readSnapshot(dir);
+  const rewrite = (v: unknown): unknown =>
+    JSON.parse(
+      JSON.stringify(v)
+        .replaceAll(
+          JSON.stringify(`${m.roots.ablate}/`).slice(1, -1),
+          JSON.stringify(`${roots.ablate}/`).slice(1, -1),
+        )
+        .replaceAll(
+          JSON.stringify(`${m.roots.base}/`).slice(1, -1),
+          JSON.stringify(`${roots.base}/`).slice(1, -1),
+        ),
+    );
+  let files = 0;
+  for (const f of m.files) {
+    const dest = join(roots[f.root], f.path);
+    if (existsSync(dest)) continue;
+    const src = join(dir, 'files', f.root, `${f.path}.gz`);
+    if (!existsSync(src))
+      throw new InputError(`the base snapshot lacks ${relative(dir, src)}`, { file: src });
+    let bytes: Buffer;
+    try {
+      bytes = gunzipSync(readFileSync(src));
+    } catch (e) {
+      throw new InputError(`the base snapshot's ${f.path} cannot be read: ${(e as Error).message}`, {
+        file: src,
+      });
+    }
+    if (sha256(bytes) !== f.sha256)
+      throw new InputError(`the base snapshot's ${f.path} does not match its sha256`, { file: src });
+    mkdirSync(dirname(dest), { recursive: true });
+    writeFileAtomic(dest, bytes);
+    files++;
+  }
+  let records = 0;
+  for (const r of m.records) {
+    const store = stores[r.root];
+    if (store.getRecord(r.kind, r.key) !== null) continue;
+    store.putRecord(r.kind, r.key, rewrite(r.value));
+    records++;
+  }
+  for (const x of m.metrics)
+    if (stores[x.root].listMetrics(x.series).length === 0)
+      for (const p of x.points) stores[x.root].appendMetric(x.series, p.step, p.values);
+  let trajectories = 0;
+  const store = stores[m.trajectories.root];
+  if (store.countTrajectories({ tag: m.trajectories.tag }) === 0) {
+    const text = gunzipSync(readFileSync(join(dir, TRAJECTORIES))).toString('utf8');
+    for (const line of text.split('\n').filter((l) => l.trim())) {
+      store.saveTrajectory(Trajectory.parse(JSON.parse(line)));
+      trajectories++;
+    }
+  }
+  return { files, records, trajectories };
+}
+
+/** The stage-record pattern of a stage name (for SnapshotSpec.records). */
+export const stagePattern = (name: string) => `${STAGE_RECORD}/${name}`;
