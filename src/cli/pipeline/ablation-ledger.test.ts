@@ -72,7 +72,7 @@ describe('AblationLedger', () => {
   it('names the file of a damaged ledger and the field that is wrong', () => {
     const file = join(dir, 'c.json');
     writeFileSync(file, '{"format":"rmsweb-ablation-ledger"');
-    expect(() => AblationLedger.open(file, setup)).toThrow(/cannot read the ablation ledger/);
+    expect(() => AblationLedger.open(file, setup)).toThrow(/cannot read an ablation ledger/);
     const l = AblationLedger.open(join(dir, 'd.json'), setup);
     l.putUnit('sft', unit(0.1));
     const doc = JSON.parse(readFileSync(l.file, 'utf8'));

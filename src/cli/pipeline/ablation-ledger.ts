@@ -1,8 +1,9 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
-import { describeZodIssues, InputError } from '../../core/errors.ts';
+import { InputError } from '../../core/errors.ts';
 import { sha256 } from '../../core/ids.ts';
+import { readJsonFile } from '../../core/json-file.ts';
 import { writeFileAtomic } from '../../store/index.ts';
 import type { SeedRun } from './ablation-stats.ts';
 import type { RlRunResult } from './rl-stage.ts';
@@ -184,17 +185,8 @@ export class AblationLedger {
       l.save();
       return l;
     }
-    let raw: unknown;
-    try {
-      raw = JSON.parse(readFileSync(file, 'utf8'));
-    } catch (e) {
-      throw new InputError(`cannot read the ablation ledger: ${(e as Error).message}`, { file });
-    }
-    const parsed = LedgerSchema.safeParse(raw);
-    if (!parsed.success)
-      throw new InputError(`not an ablation ledger: ${describeZodIssues(parsed.error.issues)}`, { file });
     // The schema checks what the table reads; the rest of each record is kept as written.
-    const d = parsed.data as unknown as LedgerFile;
+    const d = readJsonFile(file, LedgerSchema, 'an ablation ledger') as unknown as LedgerFile;
     const same = (what: string, a: unknown, b: unknown) => {
       if (a !== b)
         throw new InputError(

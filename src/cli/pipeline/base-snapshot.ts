@@ -2,8 +2,9 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node
 import { dirname, join, relative } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { z } from 'zod';
-import { describeZodIssues, InputError } from '../../core/errors.ts';
+import { InputError } from '../../core/errors.ts';
 import { sha256 } from '../../core/ids.ts';
+import { readJsonFile } from '../../core/json-file.ts';
 import { Trajectory } from '../../core/trajectory.ts';
 import { writeFileAtomic } from '../../store/index.ts';
 import type { RunStore } from '../../store/run-store.ts';
@@ -142,16 +143,7 @@ export function writeSnapshot(dir: string, spec: SnapshotSpec): SnapshotManifest
 
 /** Reads and validates a snapshot's manifest; errors name the file and field. */
 export function readSnapshot(dir: string): SnapshotManifest {
-  const file = join(dir, MANIFEST);
-  let raw: unknown;
-  try {
-    raw = JSON.parse(readFileSync(file, 'utf8'));
-  } catch (e) {
-    throw new InputError(`cannot read the base snapshot: ${(e as Error).message}`, { file });
-  }
-  const m = SnapshotManifest.safeParse(raw);
-  if (!m.success) throw new InputError(`not a base snapshot: ${describeZodIssues(m.error.issues)}`, { file });
-  return m.data;
+  return readJsonFile(join(dir, MANIFEST), SnapshotManifest, 'a base snapshot');
 }
 
 /**
