@@ -388,12 +388,13 @@ export async function runAblation(ctx: PipelineContext, opts: AblationOptions = 
       );
     };
 
+    /** Keeps a result in the ledger under `name`, with the wall time it cost (0 for what is only read off a store). */
+    const keep = (name: string, result: unknown, seconds = 0) =>
+      ledger.putStage(name, { seconds, result, commit: git.commit, finishedAt: new Date().toISOString() });
     /**
      * A stage several units share, run only when a unit that is not in the ledger needs it; the
      * ledger keeps its result (and wall time) for the units and the report that need no rerun.
      */
-    const putDerived = (name: string, result: unknown) =>
-      ledger.putStage(name, { seconds: 0, result, commit: git.commit, finishedAt: new Date().toISOString() });
     const shared = async <R>(name: string, needed: boolean, body: (scope: StageScope) => Promise<R>) => {
       const held = ledger.stage<R>(name);
       if (held && !needed) {
@@ -401,13 +402,7 @@ export async function runAblation(ctx: PipelineContext, opts: AblationOptions = 
         return held.result;
       }
       const r = await s.run(name, body);
-      if (!held)
-        ledger.putStage(name, {
-          seconds: s.timings[name] ?? 0,
-          result: r,
-          commit: git.commit,
-          finishedAt: new Date().toISOString(),
-        });
+      if (!held) keep(name, r, s.timings[name] ?? 0);
       return r;
     };
 
@@ -646,9 +641,9 @@ export async function runAblation(ctx: PipelineContext, opts: AblationOptions = 
     if (base.daggerRounds) await sftSeed('sft-plain', base.seed, () => plain(base.seed), 'eval-sft');
     // What the report reads of the base's run stores, kept in the ledger while they exist.
     if (!ledger.stage('base-mining') && mineRec)
-      putDerived('base-mining', miningOfBase(base, mineRec.successSteps ?? 0));
+      keep('base-mining', miningOfBase(base, mineRec.successSteps ?? 0));
     if (!ledger.stage('base-collect-episodes'))
-      putDerived(
+      keep(
         'base-collect-episodes',
         summaries(base.paths.collect, 'collect').map((t) => ({
           taskId: t.taskId,
@@ -791,12 +786,11 @@ export async function runAblation(ctx: PipelineContext, opts: AblationOptions = 
     );
     const nrLive = summaries(noReflectDir, 'collect').map((t) => ({ taskId: t.taskId, success: t.success }));
     if (nrLive.length && !nrHeld)
-      ledger.putStage('collect-noreflect-episodes', {
-        seconds: s.timings['collect-noreflect'] ?? s.finished('collect-noreflect')?.seconds ?? 0,
-        result: nrLive,
-        commit: git.commit,
-        finishedAt: new Date().toISOString(),
-      });
+      keep(
+        'collect-noreflect-episodes',
+        nrLive,
+        s.timings['collect-noreflect'] ?? s.finished('collect-noreflect')?.seconds ?? 0,
+      );
     const nrEpisodes = nrLive.length ? nrLive : (nrHeld?.result ?? []);
     if (nrHeld && !('collect-noreflect' in s.timings)) s.timings['collect-noreflect'] = nrHeld.seconds;
     const nrRow = row('sft-noreflect', nrUnits, { note: nrUnits[0]?.note });
