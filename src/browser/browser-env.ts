@@ -317,7 +317,11 @@ export class BrowserEnv {
             c.actionTimeoutMs,
           ),
         ]);
-        break;
+        // A navigation that began after the action settled can leave the new document half-parsed
+        // (its parser held at a script behind a loading stylesheet): its elements then sit unstyled
+        // at the body's edge. Observe it again once parsed, so the step sees the page it acts on.
+        if (ex.ready || attempt >= 2) break;
+        await page.waitForLoadState('domcontentloaded', { timeout: c.navigationTimeoutMs }).catch(() => {});
       } catch (e) {
         if (isClosedError(e)) {
           if (!this.browser.isConnected() || this.contextClosed)

@@ -37,6 +37,8 @@ export interface PageExtraction {
   layout: TextPlacement[];
   /** Elements dropped by the `maxElements` cap. */
   truncated: number;
+  /** False when the document was still being parsed (`readyState` `loading`) at extraction time. */
+  ready: boolean;
 }
 
 // The compact rows page/extract.js returns (see there): keys once per page, not once per element.
@@ -66,6 +68,7 @@ interface RawExtraction {
   elements: ElementRow[];
   texts: TextRow[];
   truncated: number;
+  ready: boolean;
 }
 
 /** Turns the page's compact rows into core Elements and TextBlocks. */
@@ -100,6 +103,7 @@ function expand(raw: RawExtraction): PageExtraction {
     texts,
     layout,
     truncated: raw.truncated,
+    ready: raw.ready,
   };
 }
 

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { Task } from '../core/task.ts';
 import type { SiteRequest, SiteResponse } from './site.ts';
 import { DEFAULT_WORLD_SEED } from './split.ts';
-import { WORLD_CSS, WORLD_JS } from './ui/assets.ts';
+import { WORLD_JS, worldStyle } from './ui/assets.ts';
 import { esc } from './ui/html.ts';
 import { World } from './world.ts';
 
@@ -106,7 +106,6 @@ export class WorldServer {
   private async route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     const path = url.pathname;
-    if (path === '/__assets/world.css') return send(res, 200, WORLD_CSS, 'text/css');
     if (path === '/__assets/world.js') return send(res, 200, WORLD_JS, 'application/javascript');
     if (path === '/favicon.ico') return send(res, 204, '', 'text/plain');
     const cookies = parseCookies(req.headers.cookie);
@@ -220,7 +219,7 @@ export class WorldServer {
     const links = [...this.world.sites.values()]
       .map((s) => `<li><a href="/${esc(s.id)}/">${esc(s.title)}</a></li>`)
       .join('');
-    return `<!doctype html><html><head><meta charset="utf-8"><title>rmsweb offline world</title><link rel="stylesheet" href="/__assets/world.css"></head><body><main class="wrap"><h1>rmsweb offline world</h1><ul>${links}</ul></main></body></html>`;
+    return `<!doctype html><html><head><meta charset="utf-8"><title>rmsweb offline world</title>${worldStyle()}</head><body><main class="wrap"><h1>rmsweb offline world</h1><ul>${links}</ul></main></body></html>`;
   }
 }
 
@@ -244,5 +243,5 @@ function send(
 }
 
 function notFound(path: string): string {
-  return `<!doctype html><html><head><title>Not found</title><link rel="stylesheet" href="/__assets/world.css"></head><body><main class="wrap"><h1>Page not found</h1><p>No page at ${esc(path)}.</p><p><a href="/">Home</a></p></main></body></html>`;
+  return `<!doctype html><html><head><title>Not found</title>${worldStyle()}</head><body><main class="wrap"><h1>Page not found</h1><p>No page at ${esc(path)}.</p><p><a href="/">Home</a></p></main></body></html>`;
 }

@@ -127,11 +127,29 @@ describe('world server', () => {
         const res = await fetch(url);
         const body = await res.text();
         if (res.status !== 200 || !body.includes('</html>')) failures.push(`${res.status} ${url}`);
+        else if (!inlineSheet(body)) failures.push(`${url}: links a stylesheet or lacks the inline one`);
       }
     };
     await Promise.all(Array.from({ length: 8 }, worker));
     expect(failures).toEqual([]);
   }, 120_000);
+
+  it('inlines its stylesheet on the index, not found and the mail attachment tab too', async () => {
+    const pages = ['/', '/no/such/page'];
+    const inbox = await (await fetch(`${server.url}/mail/folder/inbox`)).text();
+    const msgs = [...inbox.matchAll(/href="(\/mail\/message\/[^"]+)"/g)].map((m) => m[1]!);
+    for (const m of msgs) {
+      const body = await (await fetch(server.url + m)).text();
+      const a = /href="(\/mail\/attachment\/[^"]+)"/.exec(body)?.[1];
+      if (a) {
+        pages.push(a);
+        break;
+      }
+    }
+    expect(pages.some((p) => p.includes('/attachment/'))).toBe(true);
+    for (const p of pages) expect(inlineSheet(await (await fetch(server.url + p)).text()), p).toBe(true);
+    expect((await fetch(`${server.url}/__assets/world.css`)).status).toBe(404);
+  });
 
   it('ensureWorld reuses a running world with the same seed and starts one otherwise', async () => {
     expect(await probeWorld(server.port, DEFAULT_WORLD_SEED)).toBe(true);
@@ -149,3 +167,8 @@ describe('world server', () => {
     }
   });
 });
+
+/** A world page carries the shared sheet inline (so no parse waits on it) and links none. */
+function inlineSheet(html: string): boolean {
+  return html.includes('<style>') && html.includes('.cookie-banner{') && !/<link[^>]+stylesheet/i.test(html);
+}

@@ -99,6 +99,8 @@ export function toResult(cands, texts, frames, opts) {
   return JSON.stringify({
     url: location.href,
     title: document.title,
+    // False while the parser is still running (e.g. held at a script behind a loading sheet).
+    ready: document.readyState !== 'loading',
     scroll: {
       x: Math.round(scrollX),
       y: Math.round(scrollY),

@@ -1,6 +1,6 @@
 import { MONTH_NAMES } from '../../core/dates.ts';
 
-/** Shared stylesheet of the world's sites (served at /__assets/world.css). */
+/** Shared stylesheet of the world's sites, inlined into every page by {@link worldStyle}. */
 export const WORLD_CSS = `
 *{box-sizing:border-box}body{margin:0;font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1d2330;background:#f6f7f9}
 a{color:var(--accent,#2457d6)}.wrap{max-width:1100px;margin:0 auto;padding:0 16px}
@@ -31,6 +31,16 @@ table{border-collapse:collapse;width:100%;background:#fff}th,td{border-bottom:1p
 .spinner{padding:24px;color:#6b7280}.stars{color:#b7791f}.sidebar{display:grid;grid-template-columns:220px 1fr;gap:20px}.sidebar aside{background:#fff;border:1px solid #e3e6ea;border-radius:8px;padding:12px;height:fit-content}
 .steps{display:flex;gap:8px;margin-bottom:16px}.steps span{padding:4px 10px;border-radius:12px;background:#e8ebf0;font-size:13px}.steps span.active{background:var(--accent);color:#fff}
 `;
+
+/**
+ * The shared stylesheet as an inline `<style>` element for a page's head. Pages inline it rather
+ * than link it: a linked sheet still loading holds the parser at the next script, and an observation
+ * taken then saw every element of the unstyled page at the body's edge, so two runs of one episode
+ * could observe the same page differently.
+ */
+export function worldStyle(): string {
+  return `<style>${WORLD_CSS}</style>`;
+}
 
 /**
  * Shared client-side behaviour (served at /__assets/world.js): cookie banner and promo modal

@@ -1,3 +1,5 @@
+import { worldStyle } from './assets.ts';
+
 /** Escapes text for HTML content and attribute values. */
 export function esc(s: unknown): string {
   return String(s ?? '')
@@ -54,7 +56,7 @@ export function page(o: PageOptions): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${esc(o.title)}</title>
-<link rel="stylesheet" href="/__assets/world.css">
+${worldStyle()}
 <style>:root{--accent:${o.accent}}</style>
 ${o.head ?? ''}
 </head><body data-site="${esc(o.base.slice(1))}">

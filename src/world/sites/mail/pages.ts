@@ -1,3 +1,4 @@
+import { worldStyle } from '../../ui/assets.ts';
 import { esc, page, pagination } from '../../ui/html.ts';
 import { LABELS } from './content.ts';
 import type { Folder, MailData, Message } from './data.ts';
@@ -231,6 +232,6 @@ ${Object.keys(errors).length ? '<div class="alert" role="alert">Please fix the p
 
 /** An attachment opened in its own tab: a simple document viewer. */
 export function attachmentPage(name: string, lines: string[]): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${esc(name)}</title><link rel="stylesheet" href="/__assets/world.css"></head>
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${esc(name)}</title>${worldStyle()}</head>
 <body><main class="wrap" style="padding-top:20px"><p class="muted">${esc(name)} &middot; Preview</p><div class="doc">${lines.map((l, i) => (i === 0 ? `<h2>${esc(l)}</h2>` : `<p>${esc(l)}</p>`)).join('')}</div></main></body></html>`;
 }
