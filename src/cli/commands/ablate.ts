@@ -39,7 +39,8 @@ export function registerAblate(program: Command): void {
         '(those mine --verify confirmed); the same RL on the full corpus; ' +
         'Salvage-DS without salvage; DAPO; GRPO with the exact-match reward; SFT on data collected without reflection. ' +
         'The reflection rows compare plain SFT students on data collected with and without reflection. ' +
-        'When the base had relabelling rounds, the Salvage-DS run is also made from each seed’s plain SFT student and reported against it. ' +
+        'The RL rows start from the base’s starting student (on the full preset the one of SFT and its relabelling rounds that solved most held-out train tasks). ' +
+        'When that student had relabelling rounds, the Salvage-DS run is also made from each seed’s plain SFT student and reported against it. ' +
         'Each row is trained with --seeds seeds (the RL seeds; the SFT seeds of the reflection students) and evaluated ' +
         'on the same held-out world test tasks over the preset’s runs: pass@1 mean ± sd over seeds, the paired bootstrap ' +
         '95% CI of its difference to Salvage-DS (paired by test task), mean steps on solved tasks and RL cost. Also the ' +

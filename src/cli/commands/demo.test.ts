@@ -27,7 +27,8 @@ interface Report {
     stage: string;
     summary: { pass1: { mean: number }; perSite: Record<string, { mean: number }>; tasks: number };
   }>;
-  config: { preset: { dagger?: { rounds: number } } };
+  config: { preset: { dagger?: { rounds: number; select?: { valTasks: number } } } };
+  sections?: Array<{ title: string; lines: string[] }>;
   collection: { overall: { tasks: number; taskSuccessRate: number } };
   mining?: { criticalStates: number };
   rlCurves: Array<{ name: string; points: Array<{ step: number; values: Record<string, number> }> }>;
@@ -72,12 +73,21 @@ describe('rmsweb demo --preset tiny', () => {
       `train-sft-dagger${i + 1}`,
       `eval-sft-dagger${i + 1}`,
     ]).flat();
+    // The student RL starts from is chosen on a validation split of train tasks, each candidate its own stage.
+    const select = report.config.preset.dagger?.select;
+    expect(select, 'the tiny preset exercises the choice').toBeTruthy();
+    const choice = [
+      'val-sft',
+      ...Array.from({ length: rounds }, (_, i) => `val-sft-dagger${i + 1}`),
+      'select-student',
+    ];
     const stages = [
       'synth',
       'collect',
       'export-sft',
       'train-sft',
       ...dagger,
+      ...choice,
       'rollout',
       'mine',
       'rl-salvage-ds',
@@ -91,6 +101,12 @@ describe('rmsweb demo --preset tiny', () => {
       expect(run.stderr, stage).toContain(`[${stage}] running`);
     }
     expect(names).toHaveLength(2 + rounds + 1);
+    const studentSection = JSON.stringify(report.sections);
+    expect(studentSection).toMatch(
+      new RegExp(
+        `the student RL starts from, chosen on ${select?.valTasks} train tasks outside the collection`,
+      ),
+    );
     expect(names.at(-1)).toMatch(/Salvage-DS/);
     // RL metrics: the curve in the report, and rl-metrics.json beside the RL checkpoint.
     const curve = report.rlCurves.find((c) => c.name.startsWith('salvage-ds'));
@@ -194,23 +210,23 @@ describe('rmsweb ablate --preset tiny --from the demo', () => {
     expect(b.stderr).toMatch(/in the ledger \(pass@1/);
     expect(table(readFileSync(mdFile, 'utf8'))).toEqual(table(md));
 
-    // The demo folder is lost too, and three seeds were never measured: the snapshot lays out what
-    // they read (the student, the plain SFT student, the mined and verified states, the teacher's
-    // episodes), and only their own stages run.
+    // The demo folder is lost too, and up to three seeds were never measured: the snapshot lays out
+    // what they read (the student, the plain SFT student, the mined and verified states, the
+    // teacher's episodes), and only their own stages run. The confirmed row exists only when
+    // verification confirmed a state, the plain rows only when the validation split chose a
+    // relabelled student as the start.
     rmSync(ablateOut, { recursive: true, force: true });
     rmSync(from, { recursive: true, force: true });
     const doc = JSON.parse(readFileSync(ledgerFile, 'utf8'));
-    for (const k of ['dapo-mined', 'salvage-ds-confirmed', 'salvage-ds-plain']) delete doc.units[k];
+    const dropped = ['dapo-mined', 'salvage-ds-confirmed', 'salvage-ds-plain'].filter((k) => k in doc.units);
+    expect(dropped).toContain('dapo-mined');
+    for (const k of dropped) delete doc.units[k];
     writeFileSync(ledgerFile, JSON.stringify(doc));
     const c = ablate();
     expect(c.status, c.stderr.slice(-3000)).toBe(0);
     expect(c.stderr).toMatch(/\[snapshot\] --from .* was missing: restored \d+ files/);
     const ran = [...c.stderr.matchAll(/\[([\w-]+)\] running/g)].map((m) => m[1]).sort();
-    expect(ran).toEqual(
-      ['dapo-mined', 'salvage-ds-confirmed', 'salvage-ds-plain']
-        .flatMap((u) => [`rl-${u}`, `eval-${u}`, `step-accuracy-${u}`])
-        .sort(),
-    );
+    expect(ran).toEqual(dropped.flatMap((u) => [`rl-${u}`, `eval-${u}`, `step-accuracy-${u}`]).sort());
     expect(rowNames(readFileSync(mdFile, 'utf8'))).toEqual(rowNames(md));
     expect(readLedger().base.hash).toBe(ledger.base.hash);
 

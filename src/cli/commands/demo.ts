@@ -31,9 +31,11 @@ export function registerDemo(program: Command): void {
   const cmd = program
     .command('demo')
     .description(
-      'The whole pipeline on the offline world with embedded defaults: synthesize tasks, collect with reflection,\n' +
-        'export SFT data, train the student, roll it out, mine critical states, Salvage-DS, evaluate the teacher and\n' +
-        'both students on held-out test tasks, and write an HTML/markdown/JSON report. Rerun to resume.',
+      'The whole pipeline on the offline world with embedded defaults: synthesize tasks, collect with reflection, ' +
+        "export SFT data, train the student (SFT, then the preset's relabelling rounds; the full preset picks the one " +
+        'RL starts from on 120 train tasks outside the collection), roll it out, mine critical states, Salvage-DS, ' +
+        'evaluate the teacher and the students on held-out test tasks, and write an HTML/markdown/JSON report. ' +
+        'Rerun to resume.',
     )
     .option(
       '--preset <name>',

@@ -46,7 +46,7 @@ import {
 import { hasSnapshot, restoreSnapshot, stagePattern, writeSnapshot } from './base-snapshot.ts';
 import { type PipelineContext, type PipelinePaths, pipelinePaths } from './context.ts';
 import { collectStage } from './data-stages.ts';
-import { runBaseStages } from './demo.ts';
+import { runBaseStages, SELECT_STAGE, type StudentSelection } from './demo.ts';
 import { type EvalStageResult, evalStage } from './eval-stage.ts';
 import { type PipelinePreset, rlSteps } from './presets.ts';
 import { commandLine, gitState } from './provenance.ts';
@@ -73,8 +73,13 @@ export const ABLATION_RL: Array<RlVariant & { name: RowId }> = [
 interface Base {
   paths: PipelinePaths;
   trainTasks: Task[];
-  /** DAgger rounds of the base student (0: the SFT student is the base). */
+  /** DAgger rounds the base ran (their rollouts are mined). */
   daggerRounds: number;
+  /**
+   * DAgger rounds of the student the RL rows start from (0: the SFT student): the base's
+   * validation choice when it made one, else its last round.
+   */
+  startRound: number;
   /** Seed the base student was trained with. */
   seed: number;
   /** The folder's finished stage records, when taken from `--from`. */
@@ -128,7 +133,14 @@ function openFrom(ctx: PipelineContext, dir: string): Base {
     throw new InputError(`--from ${dir}: no pipeline settings recorded`, { field: '--from' });
   }
   const rounds = settings.preset.dagger?.rounds ?? 0;
-  const needed = ['collect', 'train-sft', ...(rounds ? [`train-sft-dagger${rounds}`] : []), 'mine'];
+  const chooses = rounds > 0 && !!settings.preset.dagger?.select;
+  const needed = [
+    'collect',
+    'train-sft',
+    ...(rounds ? [`train-sft-dagger${rounds}`] : []),
+    ...(chooses ? [SELECT_STAGE] : []),
+    'mine',
+  ];
   for (const stage of needed) {
     let invalid = '';
     if (!readStageRecord(store, stage, (why) => (invalid = why))) {
@@ -153,10 +165,15 @@ function openFrom(ctx: PipelineContext, dir: string): Base {
     settings.preset.trainTasks,
     settings.seed,
   );
+  // A demo made before the choice existed started RL after its last round.
+  const startRound = chooses
+    ? (readStageRecord<StudentSelection>(store, SELECT_STAGE)?.result.chosen ?? rounds)
+    : rounds;
   return {
     paths,
     trainTasks,
-    daggerRounds: settings.preset.dagger?.rounds ?? 0,
+    daggerRounds: rounds,
+    startRound,
     seed: settings.seed,
     from: { dir: paths.root, store, preset: settings.preset.name },
   };
@@ -268,13 +285,14 @@ export async function runAblation(ctx: PipelineContext, opts: AblationOptions = 
       paths: ctx.paths,
       trainTasks: ctx.trainTasks(),
       daggerRounds: b.dagger.length,
+      startRound: b.startRound,
       seed: ctx.settings.seed,
     };
   }
   const baseStore = base.from?.store ?? ctx.store;
-  // The supervised student every RL row starts from: after the last DAgger round when there is one.
-  const studentDir = base.daggerRounds ? base.paths.sftDagger(base.daggerRounds) : base.paths.sft;
-  const studentStage = base.daggerRounds ? `train-sft-dagger${base.daggerRounds}` : 'train-sft';
+  // The supervised student every RL row starts from (see Base.startRound).
+  const studentDir = base.startRound ? base.paths.sftDagger(base.startRound) : base.paths.sft;
+  const studentStage = base.startRound ? `train-sft-dagger${base.startRound}` : 'train-sft';
   try {
     const test = ctx.testTasks();
     const sameEval = (r: EvalStageResult) =>
@@ -343,7 +361,10 @@ export async function runAblation(ctx: PipelineContext, opts: AblationOptions = 
       const agg = aggregateSeeds(runs);
       const r: AblationRowResult = {
         id,
-        row: base.daggerRounds && id === 'sft' ? 'SFT + relabelling' : ROW_TITLES[id],
+        row:
+          base.startRound && id === 'sft'
+            ? `SFT + relabelling${base.daggerRounds > 1 ? ` (round ${base.startRound})` : ''}`
+            : ROW_TITLES[id],
         pass1: agg.pass1,
         meanStepsSolved: agg.meanStepsSolved,
         rollouts: agg.rollouts,
@@ -488,7 +509,7 @@ export async function runAblation(ctx: PipelineContext, opts: AblationOptions = 
         studentDir,
         base.seed,
         { rollouts: 0, rlSeconds: 0, trainSeconds: sftRec?.result.trainSeconds ?? 0 },
-        base.daggerRounds ? `eval-sft-dagger${base.daggerRounds}` : 'eval-sft',
+        base.startRound ? `eval-sft-dagger${base.startRound}` : 'eval-sft',
       );
       return {
         run: ev.run,
@@ -612,7 +633,9 @@ export async function runAblation(ctx: PipelineContext, opts: AblationOptions = 
     const verify = () =>
       shared(
         'verify-critical',
-        seeds.some((seed) => !ledger.unit(seedName(confirmedV.name, seed))),
+        // A verification that confirmed no state leaves the confirmed row without units for good.
+        ledger.stage<{ confirmed: number }>('verify-critical')?.result.confirmed !== 0 &&
+          seeds.some((seed) => !ledger.unit(seedName(confirmedV.name, seed))),
         (scope) =>
           verifyCriticalStage(ctx, scope, {
             runs: [
@@ -638,7 +661,7 @@ export async function runAblation(ctx: PipelineContext, opts: AblationOptions = 
         async () => studentDir,
         minedPrior(ctx.settings.seed),
       );
-    if (base.daggerRounds) await sftSeed('sft-plain', base.seed, () => plain(base.seed), 'eval-sft');
+    if (base.startRound) await sftSeed('sft-plain', base.seed, () => plain(base.seed), 'eval-sft');
     // What the report reads of the base's run stores, kept in the ledger while they exist.
     if (!ledger.stage('base-mining') && mineRec)
       keep('base-mining', miningOfBase(base, mineRec.successSteps ?? 0));
@@ -653,7 +676,7 @@ export async function runAblation(ctx: PipelineContext, opts: AblationOptions = 
         })),
       );
     if (minedCount > 0) verified = await verify();
-    if (base.daggerRounds)
+    if (base.startRound)
       for (const seed of seeds) {
         const needed =
           !ledger.unit(seedName('sft-plain', seed)) ||
@@ -673,15 +696,17 @@ export async function runAblation(ctx: PipelineContext, opts: AblationOptions = 
         records: {
           base: [
             'pipeline/settings',
-            ...['collect', 'train-sft', 'train-sft-dagger*', 'mine', 'eval-teacher'].map(stagePattern),
+            ...['collect', 'train-sft', 'train-sft-dagger*', SELECT_STAGE, 'mine', 'eval-teacher'].map(
+              stagePattern,
+            ),
           ],
           ablate: ['verify-critical', 'train-sft-seed*', `rl-${fullV.name}*`].map(stagePattern),
         },
         metrics: { base: [], ablate: seeds.map((x) => `rl/${seedName(fullV.name, x)}`) },
         files: {
+          // The start student is the plain SFT one when the validation split chose it: once is enough.
           base: [
-            relative(base.paths.root, studentDir),
-            relative(base.paths.root, base.paths.sft),
+            ...new Set([relative(base.paths.root, studentDir), relative(base.paths.root, base.paths.sft)]),
             'mined/critical.jsonl',
           ],
           ablate: [
@@ -731,14 +756,15 @@ export async function runAblation(ctx: PipelineContext, opts: AblationOptions = 
     // reflection, each over the training seeds. When the base student had DAgger rounds, the
     // comparison is made at plain SFT: relabelling asks the teacher at the student's own states,
     // which blurs the difference the row measures, and costs about an hour a seed on the full preset.
-    if (base.daggerRounds) {
+    // When the validation split chose plain SFT as the start, the SFT row is that student already.
+    if (base.startRound) {
       const plainUnits: LedgerUnit[] = [];
       for (const seed of seeds)
         plainUnits.push(
           await sftSeed('sft-plain', seed, () => plain(seed), seed === base.seed ? 'eval-sft' : undefined),
         );
       row('sft-plain', plainUnits, {
-        note: `the base student before its ${base.daggerRounds} relabelling round(s), retrained once per seed on the same collection`,
+        note: `the base student before its ${base.startRound} relabelling round(s), retrained once per seed on the same collection`,
       });
       // The same Salvage-DS run from each plain SFT student: whether the gain over the starting
       // student holds without the relabelling rounds (on the full preset the rounds lowered the
@@ -821,7 +847,7 @@ export async function runAblation(ctx: PipelineContext, opts: AblationOptions = 
     const setup = [
       `- preset ${ctx.preset.name}; ${test.length} world test tasks x ${ctx.preset.eval.runs} runs (max ${ctx.preset.eval.maxSteps} steps), each run under its own world perturbation seed; seed ${ctx.settings.seed}; training seeds ${seeds.join(', ')}`,
       `- teacher (heuristic, no notes) on the same test tasks: pass@1 ${(100 * teacher.summary.pass1.mean).toFixed(1)}%${teacherPrior ? ' (reused)' : ''}`,
-      `- base (collection with reflection, SFT${base.daggerRounds ? ` + ${base.daggerRounds} DAgger round(s)` : ''}, mined states): ${base.from ? `${base.from.dir} (preset ${base.from.preset})` : 'this folder'}; ${minedCount} critical states`,
+      `- base (collection with reflection, SFT${base.daggerRounds ? ` + ${base.daggerRounds} DAgger round(s)${base.startRound !== base.daggerRounds ? `, RL rows starting after round ${base.startRound} (the validation split's choice)` : ''}` : ''}, mined states): ${base.from ? `${base.from.dir} (preset ${base.from.preset})` : 'this folder'}; ${minedCount} critical states`,
       ...(notRun.length ? [`- not run, so absent from the table: ${notRun.join('; ')}`] : []),
       `- RL budget: ${ctx.preset.rl.epochs} passes over the states (steps clamped to [${ctx.preset.rl.minSteps}, ${ctx.preset.rl.maxSteps}]), batch ${ctx.preset.rl.batchSize} states, group ${ctx.preset.rl.groupSize}`,
     ];

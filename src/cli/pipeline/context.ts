@@ -123,6 +123,18 @@ export class PipelineContext {
     );
   }
 
+  /**
+   * The validation split: `n` world train tasks (of the preset's sites) outside the collection pool,
+   * for choices that must not look at test tasks. Seeded, and disjoint from the pool by construction.
+   */
+  valTasks(n: number): Task[] {
+    const pool = new Set(this.trainTasks().map((t) => t.id));
+    const rest = worldTasksOf('train', this.settings.worldSeed, this.preset.sites).filter(
+      (t) => !pool.has(t.id),
+    );
+    return sampleTasks(rest, n, this.settings.seed);
+  }
+
   /** Held-out world test tasks for evaluation (never seen in collection or training). */
   testTasks(): Task[] {
     return sampleTasks(

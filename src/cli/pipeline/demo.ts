@@ -47,10 +47,40 @@ export interface BaseResults {
   sft: SftStageResult | null;
   /** DAgger rounds after it (the preset's `dagger.rounds`; empty for 0). */
   dagger: DaggerRound[];
-  /** Checkpoint folder of the final supervised student: the last DAgger round's, else the SFT one. RL starts here. */
+  /**
+   * Checkpoint folder of the supervised student RL starts from: the validation split's choice when
+   * the preset chooses (see {@link StudentSelection}), else the last DAgger round's, else SFT's.
+   */
   student: string | null;
+  /** DAgger rounds behind `student` (0: the SFT student). */
+  startRound: number;
+  /** How `student` was chosen, when the preset chooses on a validation split. */
+  selection: StudentSelection | null;
   rollout: RolloutResult | null;
   mine: MineStats | null;
+}
+
+/** The choice of the supervised student RL starts from, on train tasks outside the collection pool. */
+export interface StudentSelection {
+  /** Validation tasks, one greedy run each, under run 0's world perturbation. */
+  tasks: number;
+  maxSteps: number;
+  candidates: Array<{ round: number; label: string; pass1: number }>;
+  /** DAgger rounds of the chosen student (0: SFT). */
+  chosen: number;
+}
+
+/** The stage that records the choice of {@link StudentSelection}. */
+export const SELECT_STAGE = 'select-student';
+
+/**
+ * The candidate with the best validation pass@1; a tie goes to the fewer rounds (the simpler
+ * student, and the one whose choice does not ride on noise).
+ */
+export function chooseStudent(candidates: StudentSelection['candidates']): number {
+  let best = candidates[0]!;
+  for (const c of candidates) if (c.pass1 > best.pass1 + 1e-9) best = c;
+  return best.round;
 }
 
 /**
@@ -68,7 +98,13 @@ export async function trainStudentStages(
     /** Seed of the SFT runs and rollouts (default the pipeline's): `ablate --seeds` retrains with others. */
     seed?: number;
   },
-): Promise<{ sft: SftStageResult; dagger: DaggerRound[]; student: string }> {
+): Promise<{
+  sft: SftStageResult;
+  dagger: DaggerRound[];
+  student: string;
+  startRound: number;
+  selection: StudentSelection | null;
+}> {
   const s = ctx.stages;
   const sfx = o.suffix ?? '';
   const sft = await s.run(`train-sft${sfx}`, (scope) =>
@@ -94,7 +130,7 @@ export async function trainStudentStages(
           checkpoint: prev,
           dir,
           maxSteps: ctx.preset.dagger.maxSteps,
-          student: round === 1 ? 'student-sft' : `student-sft-dagger${round - 1}`,
+          student: studentName(round - 1),
           expertNotes: notes,
           ...(o.seed !== undefined ? { seed: o.seed } : {}),
         }),
@@ -113,7 +149,45 @@ export async function trainStudentStages(
       student = retrained.dir;
     }
   }
-  return { sft, dagger, student };
+  const select = ctx.preset.dagger.select;
+  if (!dagger.length || !select) return { sft, dagger, student, startRound: dagger.length, selection: null };
+  // Each candidate's validation run is its own stage, so an interrupted choice resumes.
+  const val = ctx.valTasks(select.valTasks);
+  const candidates: StudentSelection['candidates'] = [];
+  for (const [round, dir] of [sft.dir, ...dagger.map((d) => d.sft.dir)].entries()) {
+    const label = `val-${round ? `sft-dagger${round}` : 'sft'}${sfx}`;
+    const e = await s.run(label, (scope) =>
+      evalStage(ctx, scope, {
+        label,
+        agent: `policy:${dir}`,
+        agentName: label,
+        tasks: val,
+        runs: 1,
+        maxSteps: select.maxSteps,
+      }),
+    );
+    candidates.push({ round, label, pass1: e.summary.pass1.mean });
+  }
+  const selection = await s.run(`${SELECT_STAGE}${sfx}`, async (scope) => {
+    const chosen = chooseStudent(candidates);
+    scope.log(
+      `${candidates.map((c) => `${c.label} ${(100 * c.pass1).toFixed(1)}%`).join(', ')} on ${val.length} validation train tasks: RL starts from ${chosen ? `DAgger round ${chosen}` : 'SFT'}`,
+    );
+    return { tasks: val.length, maxSteps: select.maxSteps, candidates, chosen } satisfies StudentSelection;
+  });
+  const startRound = selection.chosen;
+  return {
+    sft,
+    dagger,
+    student: startRound ? dagger[startRound - 1]!.sft.dir : sft.dir,
+    startRound,
+    selection,
+  };
+}
+
+/** The name rollouts and reports give the supervised student after `round` DAgger rounds. */
+export function studentName(round: number): string {
+  return round ? `student-sft-dagger${round}` : 'student-sft';
 }
 
 /**
@@ -143,9 +217,19 @@ export async function runBaseStages(
     s.log(
       '[train-sft] the teacher solved none of the collection tasks: no SFT data, so the student stages are skipped',
     );
-    return { collect, sft: null, dagger: [], student: null, rollout: null, mine: null, ...extra };
+    return {
+      collect,
+      sft: null,
+      dagger: [],
+      student: null,
+      startRound: 0,
+      selection: null,
+      rollout: null,
+      mine: null,
+      ...extra,
+    };
   }
-  const { sft, dagger, student } = await trainStudentStages(ctx, {
+  const { sft, dagger, student, startRound, selection } = await trainStudentStages(ctx, {
     collectDir: ctx.paths.collect,
     tasks: train,
   });
@@ -157,7 +241,7 @@ export async function runBaseStages(
           rolloutStage(ctx, scope, {
             tasks: train.slice(0, Math.max(1, p.rollout.tasks)),
             checkpoint: student,
-            student: dagger.length ? `student-sft-dagger${dagger.length}` : 'student-sft',
+            student: studentName(startRound),
           }),
         )
       : null;
@@ -174,7 +258,7 @@ export async function runBaseStages(
       statsOut: ctx.paths.criticalStats,
     }),
   );
-  return { collect, sft, dagger, student, rollout, mine, ...extra };
+  return { collect, sft, dagger, student, startRound, selection, rollout, mine, ...extra };
 }
 
 export interface DemoResult {
@@ -286,7 +370,7 @@ export async function runDemo(ctx: PipelineContext): Promise<DemoResult> {
       })
     : null;
 
-  const stages = demoStageResults(evals, base.collect.stats, base.dagger.length);
+  const stages = demoStageResults(evals, base.collect.stats, base.dagger.length, base.startRound);
   const timings = { ...s.timings, 'sum of stages': Object.values(s.timings).reduce((a, b) => a + b, 0) };
   const lead = demoLead(ctx, base, stages);
   const data: ReportData = {
@@ -344,19 +428,26 @@ function demoLead(ctx: PipelineContext, base: BaseResults, stages: StageResult[]
   );
 }
 
-function demoStageResults(evals: EvalStageResult[], collection: RunStats, rounds: number): StageResult[] {
+function demoStageResults(
+  evals: EvalStageResult[],
+  collection: RunStats,
+  rounds: number,
+  startRound: number,
+): StageResult[] {
+  const dagger = (r: number) => (rounds > 1 ? `SFT + relabelling (round ${r})` : 'SFT + relabelling');
+  const start = startRound ? dagger(startRound) : 'SFT';
   const notes: Record<string, string> = {
     teacher: `heuristic teacher, one attempt per task, no notes (collection with reflection solved ${pct(collection.overall.taskSuccessRate)} of its train tasks)`,
     sft: 'student after SFT on the teacher’s verified successes (notes stripped)',
-    'salvage-ds': `the ${rounds ? 'SFT + relabelling' : 'SFT'} student + Salvage-DS on mined critical states`,
+    'salvage-ds': `the ${start} student + Salvage-DS on mined critical states${startRound < rounds ? ' (the validation split chose it as the start)' : ''}`,
   };
   const names: Record<string, string> = {
     teacher: 'teacher (no reflection)',
     sft: 'SFT on teacher data',
-    'salvage-ds': `SFT${rounds ? ' + relabelling' : ''} + Salvage-DS`,
+    'salvage-ds': `${start} + Salvage-DS`,
   };
   for (let r = 1; r <= rounds; r++) {
-    names[`sft-dagger${r}`] = rounds > 1 ? `SFT + relabelling (round ${r})` : 'SFT + relabelling';
+    names[`sft-dagger${r}`] = dagger(r);
     notes[`sft-dagger${r}`] =
       `retrained on the teacher data plus the states ${r > 1 ? `${r} students` : 'the SFT student'} reached on train tasks, each labelled by the teacher with its solving note (DAgger)`;
   }
@@ -410,8 +501,13 @@ function studentLines(b: BaseResults, rl: RlRunResult | null, steps: StepReport 
           : '')
       );
     }),
+    ...(b.selection
+      ? [
+          `- the student RL starts from, chosen on ${b.selection.tasks} train tasks outside the collection (one greedy run, max ${b.selection.maxSteps} steps): ${b.selection.candidates.map((c) => `${c.round ? `round ${c.round}` : 'SFT'} ${pct(c.pass1)}`).join(', ')} -> ${b.selection.chosen ? `round ${b.selection.chosen}` : 'SFT'}`,
+        ]
+      : []),
     b.rollout
-      ? `- rollouts of the final student on train tasks (for mining): ${b.rollout.successes}/${b.rollout.episodes} succeeded`
+      ? `- rollouts of the starting student on train tasks (for mining): ${b.rollout.successes}/${b.rollout.episodes} succeeded`
       : '- mining reads the relabelled DAgger rollouts (no separate rollout stage in this preset)',
   ];
   if (rl) {

@@ -16,7 +16,7 @@ export interface EvalStageResult {
 }
 
 /**
- * pass@1 of an agent over the preset's runs on world test tasks (`runEval`, as `rmsweb eval`),
+ * pass@1 of an agent over the preset's runs on world test tasks (or the validation split's) (`runEval`, as `rmsweb eval`),
  * episodes keyed by label in the pipeline store so an interrupted evaluation resumes. Screenshots
  * are off: neither the heuristic teacher nor the student reads them.
  */
@@ -28,9 +28,16 @@ export async function evalStage(
     agent: string;
     tasks: Task[] /** Shown in tables; default the spec. */;
     agentName?: string;
+    /** Runs and step cap instead of the preset's evaluation ones (the validation split's one greedy run). */
+    runs?: number;
+    maxSteps?: number;
   },
 ): Promise<EvalStageResult> {
-  const p = ctx.preset.eval;
+  const p = {
+    ...ctx.preset.eval,
+    ...(o.runs ? { runs: o.runs } : {}),
+    ...(o.maxSteps ? { maxSteps: o.maxSteps } : {}),
+  };
   const rt = await ctx.world(false);
   const total = o.tasks.length * p.runs;
   const bar = scope.progress(total);

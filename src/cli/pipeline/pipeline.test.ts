@@ -16,6 +16,7 @@ import {
   startLines,
 } from './ablation-table.ts';
 import { PipelineContext } from './context.ts';
+import { chooseStudent } from './demo.ts';
 import { PRESETS, presetByName, rlSteps } from './presets.ts';
 import { commandLine } from './provenance.ts';
 import { PipelineInterrupted, readStageRecord, StageRunner } from './stage.ts';
@@ -74,6 +75,50 @@ describe('PipelineContext tasks', () => {
     const b = make();
     expect(b.trainTasks().map((t) => t.id)).toEqual(train.map((t) => t.id));
     b.store.close();
+  });
+});
+
+describe('choosing the student RL starts from', () => {
+  it('draws the validation split from train tasks outside the collection pool, seeded', () => {
+    const make = (seed: number) =>
+      new PipelineContext(
+        {
+          command: 'demo',
+          out: join(dir, `val-${seed}`),
+          preset: presetByName('full'),
+          seed,
+          worldSeed: 1,
+          quiet: true,
+        },
+        new AbortController().signal,
+      );
+    const a = make(0);
+    const pool = new Set(a.trainTasks().map((t) => t.id));
+    const val = a.valTasks(120);
+    const test = new Set(a.testTasks().map((t) => t.id));
+    a.store.close();
+    expect(val).toHaveLength(120);
+    expect(val.every((t) => t.split === 'train' && !pool.has(t.id) && !test.has(t.id))).toBe(true);
+    expect(new Set(val.map((t) => t.site)).size).toBe(6);
+    const again = make(0);
+    expect(again.valTasks(120).map((t) => t.id)).toEqual(val.map((t) => t.id));
+    again.store.close();
+    const other = make(1);
+    expect(other.valTasks(120).map((t) => t.id)).not.toEqual(val.map((t) => t.id));
+    other.store.close();
+  });
+
+  it('takes the best validation pass@1, and the fewer rounds on a tie', () => {
+    const c = (round: number, pass1: number) => ({ round, label: `r${round}`, pass1 });
+    expect(chooseStudent([c(0, 0.4), c(1, 0.5), c(2, 0.45)])).toBe(1);
+    expect(chooseStudent([c(0, 0.4), c(1, 0.5), c(2, 0.5)])).toBe(1);
+    expect(chooseStudent([c(0, 0.5), c(1, 0.5)])).toBe(0);
+    expect(chooseStudent([c(0, 0.3), c(1, 0.31), c(2, 0.6)])).toBe(2);
+  });
+
+  it('chooses on the full preset, not on quick (its one round was chosen on a validation split by hand)', () => {
+    expect(PRESETS.full.dagger.select?.valTasks).toBeGreaterThanOrEqual(100);
+    expect(PRESETS.quick.dagger.select).toBeUndefined();
   });
 });
 

@@ -106,6 +106,14 @@ const EvalStageResult = z.looseObject({
   setup: z.object({ taskIds: z.array(z.string()), runs: count, maxSteps: count }),
 });
 
+/** The choice of the student RL starts from (demo.ts `StudentSelection`). */
+const StudentSelection = z.object({
+  tasks: count,
+  maxSteps: count,
+  candidates: z.array(z.object({ round: count, label: z.string(), pass1: z.number() })).min(1),
+  chosen: count,
+});
+
 const StepAccuracies = z.object({ heldOut: maybeNumber, critical: maybeNumber });
 /** The demo stores the SFT and RL students' accuracies; the ablation one entry per row. */
 const StepAccuracyResult = z.union([
@@ -119,7 +127,8 @@ const StepAccuracyResult = z.union([
 ]);
 
 /**
- * Stage name -> result schema. A name ending in '*' covers a family: `eval-*` every evaluation row,
+ * Stage name -> result schema. A name ending in '*' covers a family: `eval-*` every evaluation row
+ * (`val-*` those on the validation split),
  * `train-sft-*` the no-reflection and DAgger students, `dagger-rollout*` every DAgger round.
  */
 const STAGE_RESULTS: ReadonlyArray<[string, z.ZodType]> = [
@@ -137,6 +146,8 @@ const STAGE_RESULTS: ReadonlyArray<[string, z.ZodType]> = [
   ['step-accuracy-*', StepAccuracies],
   ['rl-*', RlRunResult],
   ['eval-*', EvalStageResult],
+  ['val-*', EvalStageResult],
+  ['select-student*', StudentSelection],
 ];
 
 /** The schema of a stage's stored result; throws for a stage no schema is registered for. */
