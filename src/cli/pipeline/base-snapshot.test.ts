@@ -117,10 +117,17 @@ describe('base snapshots', () => {
     expect(existsSync(join(base, 'mined', 'critical.jsonl'))).toBe(false);
     bs.close();
     as.close();
-    rmSync(join(snap, 'manifest.json'));
+    const manifest = readSnapshot(snap);
+    rmSync(join(snap, 'manifest.json.gz'));
     expect(hasSnapshot(snap)).toBe(false);
+    // A snapshot written before the manifest was gzipped still reads.
+    writeFileSync(join(snap, 'manifest.json'), JSON.stringify(manifest));
+    expect(hasSnapshot(snap)).toBe(true);
+    expect(readSnapshot(snap)).toEqual(manifest);
     writeFileSync(join(snap, 'manifest.json'), '{"format":"other"}');
     expect(() => readSnapshot(snap)).toThrow(InputError);
     expect(() => readSnapshot(snap)).toThrow(/not a base snapshot: format/);
+    writeFileSync(join(snap, 'manifest.json.gz'), 'not gzip');
+    expect(() => readSnapshot(snap)).toThrow(/manifest\.json\.gz.*cannot read a base snapshot/);
   });
 });

@@ -2,9 +2,8 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node
 import { dirname, join, relative } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { z } from 'zod';
-import { InputError } from '../../core/errors.ts';
+import { describeZodIssues, InputError } from '../../core/errors.ts';
 import { sha256 } from '../../core/ids.ts';
-import { readJsonFile } from '../../core/json-file.ts';
 import { Trajectory } from '../../core/trajectory.ts';
 import { writeFileAtomic } from '../../store/index.ts';
 import type { RunStore } from '../../store/run-store.ts';
@@ -73,7 +72,10 @@ export interface SnapshotSpec {
   commit: string | null;
 }
 
-const MANIFEST = 'manifest.json';
+// Gzipped: the records the table quotes make the manifest ~9 MB of JSON, committed once a base.
+const MANIFEST = 'manifest.json.gz';
+// Snapshots written before the manifest was gzipped: still read.
+const MANIFEST_PLAIN = 'manifest.json';
 const TRAJECTORIES = 'trajectories.jsonl.gz';
 
 function filesUnder(root: string, rel: string): string[] {
@@ -90,7 +92,7 @@ const matches = (patterns: string[], id: string) =>
 
 /** Whether `dir` holds a snapshot (its manifest). */
 export function hasSnapshot(dir: string): boolean {
-  return existsSync(join(dir, MANIFEST));
+  return existsSync(join(dir, MANIFEST)) || existsSync(join(dir, MANIFEST_PLAIN));
 }
 
 /**
@@ -137,13 +139,25 @@ export function writeSnapshot(dir: string, spec: SnapshotSpec): SnapshotManifest
     commit: spec.commit,
     createdAt: new Date().toISOString(),
   };
-  writeFileAtomic(join(dir, MANIFEST), `${JSON.stringify(manifest, null, 1)}\n`);
+  writeFileAtomic(join(dir, MANIFEST), gzipSync(`${JSON.stringify(manifest, null, 1)}\n`, { level: 9 }));
   return manifest;
 }
 
 /** Reads and validates a snapshot's manifest; errors name the file and field. */
 export function readSnapshot(dir: string): SnapshotManifest {
-  return readJsonFile(join(dir, MANIFEST), SnapshotManifest, 'a base snapshot');
+  const gz = existsSync(join(dir, MANIFEST));
+  const file = join(dir, gz ? MANIFEST : MANIFEST_PLAIN);
+  let raw: unknown;
+  try {
+    const bytes = readFileSync(file);
+    raw = JSON.parse((gz ? gunzipSync(bytes) : bytes).toString('utf8'));
+  } catch (e) {
+    throw new InputError(`cannot read a base snapshot: ${(e as Error).message}`, { file });
+  }
+  const parsed = SnapshotManifest.safeParse(raw);
+  if (!parsed.success)
+    throw new InputError(`not a base snapshot: ${describeZodIssues(parsed.error.issues)}`, { file });
+  return parsed.data;
 }
 
 /**
