@@ -195,6 +195,10 @@ describe('rmsweb ablate --preset tiny --from the demo', () => {
     const a = ablate();
     expect(a.status, a.stderr.slice(-3000)).toBe(0);
     const md = readFileSync(mdFile, 'utf8');
+    // The copy to commit names the run folders by role; the run folder's own copy keeps their paths.
+    expect(md).not.toContain(from);
+    expect(md).toContain("--from <the demo's data folder>");
+    expect(readFileSync(join(ablateOut, 'ablation.md'), 'utf8')).toContain(from);
     // Every row of the table has its seed in the ledger, with the per-task outcomes the paired CIs resample.
     const json = JSON.parse(readFileSync(join(results, 'ablation-tiny.json'), 'utf8')) as { rows: unknown[] };
     const ledger = readLedger();

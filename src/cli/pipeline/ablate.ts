@@ -49,7 +49,7 @@ import { collectStage } from './data-stages.ts';
 import { runBaseStages, SELECT_STAGE, type StudentSelection } from './demo.ts';
 import { type EvalStageResult, evalStage } from './eval-stage.ts';
 import { type PipelinePreset, rlSteps } from './presets.ts';
-import { commandLine, gitState } from './provenance.ts';
+import { commandLine, gitState, nameFoldersByRole, repoRoot } from './provenance.ts';
 import { type RlRunResult, type RlVariant, rlStage } from './rl-stage.ts';
 import { readStageRecord, type StageScope } from './stage.ts';
 import { type StepProbes, stepAccuracies, stepProbes } from './step-accuracy.ts';
@@ -902,8 +902,17 @@ export async function runAblation(ctx: PipelineContext, opts: AblationOptions = 
         markdown: join(opts.resultsDir, `ablation-${ctx.preset.name}.md`),
         json: join(opts.resultsDir, `ablation-${ctx.preset.name}.json`),
       };
-      writeFileAtomic(files.results.markdown, markdown);
-      writeFileAtomic(files.results.json, json);
+      // The results copy is committed: machine paths of the run folders become their roles.
+      const folders = [
+        { dir: ctx.paths.root, role: "the ablation's data folder" },
+        ...(base.from ? [{ dir: base.from.dir, role: "the demo's data folder" }] : []),
+      ];
+      const repo = repoRoot(opts.resultsDir);
+      writeFileAtomic(files.results.markdown, nameFoldersByRole(markdown, command, folders, repo).text);
+      writeFileAtomic(
+        files.results.json,
+        nameFoldersByRole(json, JSON.stringify(command).slice(1, -1), folders, repo).text,
+      );
     }
     const report: ReportData = {
       title,

@@ -18,7 +18,7 @@ import {
 import { PipelineContext } from './context.ts';
 import { chooseStudent } from './demo.ts';
 import { PRESETS, presetByName, rlSteps } from './presets.ts';
-import { commandLine } from './provenance.ts';
+import { commandLine, nameFoldersByRole } from './provenance.ts';
 import { PipelineInterrupted, readStageRecord, StageRunner } from './stage.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'rmsweb-pipeline-'));
@@ -369,6 +369,33 @@ describe('ablate --from', () => {
   it('records the command line as typed, quoting what a shell would split', () => {
     expect(commandLine(['node', 'rmsweb', 'ablate', '--preset', 'tiny', '--out', '/tmp/a b'])).toBe(
       "rmsweb ablate --preset tiny --out '/tmp/a b'",
+    );
+  });
+
+  it('names run folders by role in a results file, by repo path when inside the repo', () => {
+    const repo = '/home/u/rmsweb';
+    const command = 'rmsweb ablate --from /data/demo --out runs/abl --results results/';
+    const text = [
+      `- command: \`${command}\``,
+      '- base: /data/demo (preset full); model /data/demo/models/sft',
+      '- another run: /data/demo2 and /data/demo.old',
+      '- out: /home/u/rmsweb/runs/abl/ablation.md',
+    ].join('\n');
+    const folders = [
+      { dir: '/home/u/rmsweb/runs/abl', role: "the ablation's data folder" },
+      { dir: '/data/demo', role: "the demo's data folder" },
+    ];
+    const r = nameFoldersByRole(text, command, folders, repo);
+    expect(r.command).toBe("rmsweb ablate --from <the demo's data folder> --out runs/abl --results results/");
+    expect(r.text.split('\n')).toEqual([
+      `- command: \`${r.command}\``,
+      "- base: <the demo's data folder> (preset full); model <the demo's data folder>/models/sft",
+      '- another run: /data/demo2 and /data/demo.old',
+      '- out: runs/abl/ablation.md',
+    ]);
+    // Outside git every folder is named by its role.
+    expect(nameFoldersByRole('/home/u/rmsweb/runs/abl', '', folders, null).text).toBe(
+      "<the ablation's data folder>",
     );
   });
 

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { dirname } from 'node:path';
+import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The source tree's git commit and whether it had uncommitted changes (null/false outside git). */
@@ -23,4 +23,50 @@ export function gitState(cwd = dirname(fileURLToPath(import.meta.url))): {
 export function commandLine(argv = process.argv): string {
   const q = (a: string) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replaceAll("'", "'\\''")}'`);
   return ['rmsweb', ...argv.slice(2).map(q)].join(' ');
+}
+
+/** The git work tree that holds `dir` (null outside git). */
+export function repoRoot(dir: string): string | null {
+  try {
+    return execFileSync('git', ['rev-parse', '--show-toplevel'], {
+      cwd: dir,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Text of a results file to commit: a run folder outside the repo is named by its role
+ * (`<the demo's data folder>`), since its machine path means nothing on another machine; one
+ * inside the repo is named by its path relative to the repo root. Applies to absolute paths
+ * anywhere in the text, and to the folder as typed where it is a whole argument of `command`.
+ */
+export function nameFoldersByRole(
+  text: string,
+  command: string,
+  folders: Array<{ dir: string; role: string }>,
+  repo: string | null,
+): { text: string; command: string } {
+  const pairs: Array<[string, string]> = [];
+  for (const f of folders) {
+    const abs = resolve(f.dir);
+    const rel = repo ? relative(repo, abs) : '..';
+    const name = rel !== '' && !rel.startsWith('..') && !isAbsolute(rel) ? rel : `<${f.role}>`;
+    pairs.push([abs, name], [f.dir, name]);
+  }
+  const cmd = command
+    .split(' ')
+    .map((tok) => pairs.find(([from]) => from === tok || `${from}/` === tok)?.[1] ?? tok)
+    .join(' ');
+  let out = command ? text.replaceAll(command, cmd) : text;
+  // Longest first, so a folder inside another is named by its own role; never inside a longer
+  // name (/data/demo leaves /data/demo2 alone).
+  for (const [from, to] of pairs
+    .filter(([from]) => isAbsolute(from))
+    .sort((a, b) => b[0].length - a[0].length))
+    out = out.replace(new RegExp(`${from.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\w.-])`, 'g'), to);
+  return { text: out, command: cmd };
 }
