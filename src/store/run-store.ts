@@ -382,6 +382,15 @@ export class RunStore {
     ).map((r) => r.series);
   }
 
+  /**
+   * Moves the write-ahead log into the database file and truncates it, so that `store.sqlite`
+   * alone holds the whole store (to copy it as a file).
+   */
+  checkpoint(): void {
+    this.assertWritable();
+    this.db.pragma('wal_checkpoint(TRUNCATE)');
+  }
+
   /** Closes the database; further calls fail. Safe to call twice. */
   close(): void {
     if (this.closed) return;

@@ -49,10 +49,11 @@ export function registerAblate(program: Command): void {
         'stage, so a rerun resumes and a rerun with more --seeds trains only the new ones; until every row is in, ' +
         'ablation.partial.md holds the rows measured so far. Every finished (row, seed) also goes to a small ledger ' +
         '(ablation-<preset>.ledger.json beside --results, else in --out) keyed to the base by hash; commit it with the ' +
-        'results: a rerun on the same base skips every seed it holds, and a ledger of another base is refused. With --from, once the ' +
-        'stages that read the demo’s run stores have run (verification, plain SFT retrains, full-corpus RL), a snapshot of what the ' +
-        'remaining seeds read of the base goes beside the ledger (ablation-<preset>.base/); commit it too: when the --from folder is ' +
-        'gone, it is laid out there again and the ablation resumes on the same base.',
+        'results: a rerun on the same base skips every seed it holds, and a ledger of another base is refused. With --from, a ' +
+        'snapshot of the base goes beside the ledger (ablation-<preset>.base/): first with the demo’s run stores (tens of MB), ' +
+        'then, once the stages that read them have run (verification, plain SFT retrains, full-corpus RL), only what the ' +
+        'remaining seeds read (a few MB). Commit it each time: when the --from folder is gone, it is laid out there again and ' +
+        'the ablation resumes on the same base.',
     )
     .option(
       '--preset <name>',

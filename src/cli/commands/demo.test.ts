@@ -1,8 +1,9 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { readSnapshot } from '../pipeline/base-snapshot.ts';
 
 // The CI smoke test of the whole pipeline: `rmsweb demo --preset tiny` end to end in a real
 // browser against the offline world, then a rerun that must resume instead of redoing work.
@@ -157,25 +158,27 @@ describe('rmsweb ablate --preset tiny --from the demo', () => {
   const ablateOut = join(dir, 'ablate');
   // A copy of the demo, so this test can lose it as a machine would.
   const from = join(dir, 'demo-for-ablate');
+  const args = (o: { from: string; results: string; out: string }) => [
+    'bin/rmsweb.js',
+    'ablate',
+    '--preset',
+    'tiny',
+    '--from',
+    o.from,
+    '--seeds',
+    '1',
+    '--results',
+    o.results,
+    '--out',
+    o.out,
+  ];
+  const env = { ...process.env, FORCE_COLOR: '0' };
   const ablate = () =>
-    spawnSync(
-      process.execPath,
-      [
-        'bin/rmsweb.js',
-        'ablate',
-        '--preset',
-        'tiny',
-        '--from',
-        from,
-        '--seeds',
-        '1',
-        '--results',
-        results,
-        '--out',
-        ablateOut,
-      ],
-      { encoding: 'utf8', timeout: 540_000, env: { ...process.env, FORCE_COLOR: '0' } },
-    );
+    spawnSync(process.execPath, args({ from, results, out: ablateOut }), {
+      encoding: 'utf8',
+      timeout: 540_000,
+      env,
+    });
   const ledgerFile = join(results, 'ablation-tiny.ledger.json');
   const readLedger = () =>
     JSON.parse(readFileSync(ledgerFile, 'utf8')) as {
@@ -204,7 +207,11 @@ describe('rmsweb ablate --preset tiny --from the demo', () => {
     const ledger = readLedger();
     expect(Object.keys(ledger.units).length).toBe(json.rows.length);
     for (const u of Object.values(ledger.units)) expect(Object.keys(u.run.perTask).length).toBeGreaterThan(0);
+    // First the base with its run stores, then, once the stages that read them have run, the small one.
+    expect(a.stderr).toMatch(/\[snapshot\] .*ablation-tiny\.base: the base with its \d+ run stores/);
     expect(a.stderr).toMatch(/\[snapshot\] .*ablation-tiny\.base: \d+ files/);
+    expect(readSnapshot(join(results, 'ablation-tiny.base')).phase).toBe('complete');
+    expect(existsSync(join(results, 'ablation-tiny.base', 'files', 'base', 'collect'))).toBe(false);
 
     // The ablation's run folder is lost, the committed ledger stays: nothing runs again.
     rmSync(ablateOut, { recursive: true, force: true });
@@ -243,6 +250,45 @@ describe('rmsweb ablate --preset tiny --from the demo', () => {
     expect(d.status).toBe(2);
     expect(d.stderr).toMatch(/measured on another base \(student differ\)/);
     expect(readLedger().base.hash).toBe('another');
+  });
+
+  it('survives the loss of the machine before the small snapshot exists: the base comes back from the one with its run stores', {
+    timeout: 1_500_000,
+  }, async () => {
+    const before = first();
+    expect(before.status, before.stderr.slice(-3000)).toBe(0);
+    const o = {
+      from: join(dir, 'demo-lost-early'),
+      results: join(dir, 'results-lost-early'),
+      out: join(dir, 'ablate-lost-early'),
+    };
+    cpSync(out, o.from, { recursive: true });
+    // The machine goes as soon as the first snapshot is written, before any stage reads the stores.
+    const killed = await new Promise<string>((done) => {
+      const p = spawn(process.execPath, args(o), { env, stdio: ['ignore', 'ignore', 'pipe'] });
+      let err = '';
+      p.stderr.setEncoding('utf8');
+      p.stderr.on('data', (d: string) => {
+        err += d;
+        if (/run stores/.test(err)) p.kill('SIGKILL');
+      });
+      p.on('close', () => done(err));
+    });
+    expect(killed).toMatch(/\[snapshot\] .*the base with its \d+ run stores/);
+    const snap = join(o.results, 'ablation-tiny.base');
+    expect(readSnapshot(snap).phase).toBe('stores');
+    expect(existsSync(join(snap, 'files', 'base', 'collect', 'store.sqlite.gz'))).toBe(true);
+    rmSync(o.from, { recursive: true, force: true });
+    rmSync(o.out, { recursive: true, force: true });
+    const r = spawnSync(process.execPath, args(o), { encoding: 'utf8', timeout: 900_000, env });
+    expect(r.status, r.stderr.slice(-3000)).toBe(0);
+    expect(r.stderr).toMatch(/\[snapshot\] --from .* was missing: restored \d+ files/);
+    // The stages that read the collection ran on the restored stores, then the small snapshot replaced the large.
+    expect(r.stderr).toMatch(/\[verify-critical\] running/);
+    expect(readSnapshot(snap).phase).toBe('complete');
+    expect(rowNames(readFileSync(join(o.results, 'ablation-tiny.md'), 'utf8'))).toEqual(
+      rowNames(readFileSync(mdFile, 'utf8')),
+    );
   });
 });
 

@@ -43,7 +43,7 @@ import {
   type TargetCheck,
   targetVerdict,
 } from './ablation-table.ts';
-import { hasSnapshot, restoreSnapshot, stagePattern, writeSnapshot } from './base-snapshot.ts';
+import { hasSnapshot, readSnapshot, restoreSnapshot, stagePattern, writeSnapshot } from './base-snapshot.ts';
 import { type PipelineContext, type PipelinePaths, pipelinePaths } from './context.ts';
 import { collectStage } from './data-stages.ts';
 import { runBaseStages, SELECT_STAGE, type StudentSelection } from './demo.ts';
@@ -652,6 +652,79 @@ export async function runAblation(ctx: PipelineContext, opts: AblationOptions = 
     // first: verification, the plain SFT retrains and the full-corpus RL runs. What is left after
     // them reads only checkpoints and mined states, so a sitting that ends later loses less.
     // The seeds that reuse the base's own evaluations go first, while its store is certain to be there.
+    const fullV = ABLATION_RL.find((x) => x.data === 'full-corpus')!;
+    /** The phase of the snapshot beside the ledger, or null when there is none. */
+    const snapshotPhase = () => (hasSnapshot(snapshotDir) ? readSnapshot(snapshotDir).phase : null);
+    /**
+     * Writes the base snapshot beside the ledger. `stores` (before the stages that read the base's
+     * run stores) also keeps those stores; `complete` (after them) keeps what they made instead.
+     */
+    const takeSnapshot = (phase: 'stores' | 'complete') => {
+      const runStores = [
+        base.paths.collect,
+        base.paths.rollout,
+        ...Array.from({ length: base.daggerRounds }, (_, i) => base.paths.dagger(i + 1)),
+      ].filter((d) => existsSync(join(d, 'store.sqlite')));
+      if (phase === 'stores')
+        for (const d of runStores) {
+          // The write-ahead log of a store left open by a killed run must be in the file copied.
+          const st = RunStore.open(d, { create: false });
+          try {
+            st.checkpoint();
+          } finally {
+            st.close();
+          }
+        }
+      const complete = phase === 'complete';
+      const m = writeSnapshot(snapshotDir, {
+        base: ledger.baseHash,
+        phase,
+        roots: { base: base.paths.root, ablate: ctx.paths.root },
+        stores: { base: baseStore, ablate: ctx.store },
+        records: {
+          base: [
+            'pipeline/settings',
+            ...['collect', 'train-sft', 'train-sft-dagger*', SELECT_STAGE, 'mine', 'eval-teacher'].map(
+              stagePattern,
+            ),
+          ],
+          ablate: complete
+            ? ['verify-critical', 'train-sft-seed*', `rl-${fullV.name}*`].map(stagePattern)
+            : [],
+        },
+        metrics: {
+          base: [],
+          ablate: complete ? seeds.map((x) => `rl/${seedName(fullV.name, x)}`) : [],
+        },
+        files: {
+          // The start student is the plain SFT one when the validation split chose it: once is enough.
+          base: [
+            ...new Set([relative(base.paths.root, studentDir), relative(base.paths.root, base.paths.sft)]),
+            'mined/critical.jsonl',
+            ...(complete ? [] : runStores.map((d) => relative(base.paths.root, join(d, 'store.sqlite')))),
+          ],
+          ablate: complete
+            ? [
+                'verified/critical.jsonl',
+                ...seeds.filter((x) => x !== base.seed).map((x) => `models/sft-seed${x}`),
+                ...seeds.map((x) => `models/${seedName(fullV.name, x)}`),
+              ]
+            : [],
+        },
+        trajectories: {
+          root: 'base',
+          tag: evalTag('teacher'),
+          filter: (t) => t.round === 0 && t.verdict?.success === true,
+        },
+        commit: git.commit,
+      });
+      const mb = m.files.reduce((a, f) => a + f.bytes, 0) / 1e6;
+      s.log(
+        complete
+          ? `[snapshot] ${snapshotDir}: ${m.files.length} files (${mb.toFixed(1)} MB before gzip), ${m.records.length} records, ${m.trajectories.count} teacher episodes; commit it with the ledger`
+          : `[snapshot] ${snapshotDir}: the base with its ${runStores.length} run stores (${mb.toFixed(1)} MB before gzip), kept until the stages that read them have run; commit it with the ledger`,
+      );
+    };
     const minedV = ABLATION_RL.find((x) => x.name === REFERENCE_ROW)!;
     if (minedCount > 0)
       await rlSeed(
@@ -675,6 +748,7 @@ export async function runAblation(ctx: PipelineContext, opts: AblationOptions = 
           notes: t.notes,
         })),
       );
+    if (base.from && !hasSnapshot(snapshotDir)) takeSnapshot('stores');
     if (minedCount > 0) verified = await verify();
     if (base.startRound)
       for (const seed of seeds) {
@@ -683,50 +757,11 @@ export async function runAblation(ctx: PipelineContext, opts: AblationOptions = 
           (minedCount > 0 && !ledger.unit(seedName('salvage-ds-plain', seed)));
         if (seed !== base.seed && needed) await trainSft(`-seed${seed}`, base.paths.collect, seed);
       }
-    const fullV = ABLATION_RL.find((x) => x.data === 'full-corpus')!;
     for (const seed of seeds)
       if (!ledger.unit(seedName(fullV.name, seed)))
         await rlRun(fullV.name, fullV, seed, async () => studentDir);
     full = null; // the corpus is large; the row's units reload it only if they must
-    if (base.from && !hasSnapshot(snapshotDir)) {
-      const m = writeSnapshot(snapshotDir, {
-        base: ledger.baseHash,
-        roots: { base: base.paths.root, ablate: ctx.paths.root },
-        stores: { base: baseStore, ablate: ctx.store },
-        records: {
-          base: [
-            'pipeline/settings',
-            ...['collect', 'train-sft', 'train-sft-dagger*', SELECT_STAGE, 'mine', 'eval-teacher'].map(
-              stagePattern,
-            ),
-          ],
-          ablate: ['verify-critical', 'train-sft-seed*', `rl-${fullV.name}*`].map(stagePattern),
-        },
-        metrics: { base: [], ablate: seeds.map((x) => `rl/${seedName(fullV.name, x)}`) },
-        files: {
-          // The start student is the plain SFT one when the validation split chose it: once is enough.
-          base: [
-            ...new Set([relative(base.paths.root, studentDir), relative(base.paths.root, base.paths.sft)]),
-            'mined/critical.jsonl',
-          ],
-          ablate: [
-            'verified/critical.jsonl',
-            ...seeds.filter((x) => x !== base.seed).map((x) => `models/sft-seed${x}`),
-            ...seeds.map((x) => `models/${seedName(fullV.name, x)}`),
-          ],
-        },
-        trajectories: {
-          root: 'base',
-          tag: evalTag('teacher'),
-          filter: (t) => t.round === 0 && t.verdict?.success === true,
-        },
-        commit: git.commit,
-      });
-      const mb = m.files.reduce((a, f) => a + f.bytes, 0) / 1e6;
-      s.log(
-        `[snapshot] ${snapshotDir}: ${m.files.length} files (${mb.toFixed(1)} MB before gzip), ${m.records.length} records, ${m.trajectories.count} teacher episodes; commit it with the ledger`,
-      );
-    }
+    if (base.from && snapshotPhase() !== 'complete') takeSnapshot('complete');
 
     const notRun: string[] = [];
     for (const v of ABLATION_RL) {

@@ -74,6 +74,7 @@ describe('base snapshots', () => {
       'base:models/sft/weights.bin',
     ]);
     expect(m.trajectories.count).toBe(1);
+    expect(m.phase).toBe('complete');
   });
 
   it('restore into other folders: files checked and laid out, paths in records rewritten, episodes back', () => {
@@ -102,6 +103,53 @@ describe('base snapshots', () => {
     });
     bs.close();
     as.close();
+  });
+
+  it('of phase stores carry a run store whole (its log checkpointed in), and the complete one replaces them', () => {
+    const f = folders('stores');
+    // A sub-run store still open, its last writes only in the write-ahead log.
+    const cs = RunStore.open(join(f.base, 'collect'));
+    cs.saveTrajectory(makeTrajectory({ id: 'traj_c1', tags: ['collect'], success: true }));
+    cs.checkpoint();
+    const snap = join(dir, 'stores', 'results', 'ablation-tiny.base');
+    const spec = (phase: 'stores' | 'complete') => ({
+      base: 'hash1',
+      phase,
+      roots: { base: f.base, ablate: f.ablate },
+      stores: { base: f.bs, ablate: f.as },
+      records: { base: ['pipeline/settings'], ablate: [] },
+      files: {
+        base: ['models/sft', ...(phase === 'stores' ? ['collect/store.sqlite'] : [])],
+        ablate: phase === 'complete' ? ['verified/critical.jsonl'] : [],
+      },
+      trajectories: { root: 'base' as const, tag: 'eval:teacher' },
+      commit: null,
+    });
+    writeSnapshot(snap, spec('stores'));
+    cs.close();
+    expect(readSnapshot(snap).phase).toBe('stores');
+    const base = join(dir, 'stores', 'elsewhere', 'demo');
+    const ablate = join(dir, 'stores', 'elsewhere', 'ablate');
+    const bs = RunStore.open(base);
+    const as = RunStore.open(ablate);
+    expect(restoreSnapshot(snap, { base, ablate }, { base: bs, ablate: as }).files).toBe(3);
+    const restored = RunStore.open(join(base, 'collect'), { create: false, readonly: true });
+    expect(restored.listTrajectories({ tag: 'collect' }).map((t) => t.id)).toEqual(['traj_c1']);
+    restored.close();
+    bs.close();
+    as.close();
+
+    writeSnapshot(snap, spec('complete'));
+    f.bs.close();
+    f.as.close();
+    const m = readSnapshot(snap);
+    expect(m.phase).toBe('complete');
+    expect(m.files.map((x) => `${x.root}:${x.path}`).sort()).toEqual([
+      'ablate:verified/critical.jsonl',
+      'base:models/sft/config.json',
+      'base:models/sft/weights.bin',
+    ]);
+    expect(existsSync(join(snap, 'files', 'base', 'collect'))).toBe(false);
   });
 
   it('refuse a damaged file, naming it, before laying it out', () => {

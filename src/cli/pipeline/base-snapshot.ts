@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { z } from 'zod';
@@ -17,6 +17,12 @@ import { STAGE_RECORD } from './stage.ts';
  * ablation folders are lost with their machine, `restoreSnapshot` lays them out again, and the
  * ablation resumes from the ledger on exactly the base it was measured on. What it does not hold
  * (the collection, rollouts and DAgger rounds, hundreds of MB) no unfinished seed reads by then.
+ *
+ * Before those stages, the ablation writes a larger snapshot of phase `stores`: the same base
+ * files and records plus the base's run stores themselves (their `store.sqlite` files, without the
+ * screenshots, which no ablation stage reads), so that a machine lost during the first hours of
+ * the ablation, before the small snapshot exists, loses only the ablation's stages and not the
+ * base. The `complete` snapshot replaces it.
  */
 
 /** Which run folder a snapshotted file or record belongs to. */
@@ -52,6 +58,11 @@ const SnapshotManifest = z.object({
     .default([]),
   /** Trajectories kept (in trajectories.jsonl.gz) and the tag that selected them. */
   trajectories: z.object({ root: z.enum(['base', 'ablate']), tag: z.string(), count: z.number().int() }),
+  /**
+   * `stores`: taken before the stages that read the base's run stores, so it holds those stores;
+   * `complete`: taken after them (snapshots from before phases existed are complete).
+   */
+  phase: z.enum(['stores', 'complete']).default('complete'),
   commit: z.string().nullable(),
   createdAt: z.string(),
 });
@@ -69,6 +80,8 @@ export interface SnapshotSpec {
   metrics?: Record<SnapshotRoot, string[]>;
   /** Trajectories to keep: those of `root` with this tag (and success, round 0 when set). */
   trajectories: { root: SnapshotRoot; tag: string; filter?: (t: Trajectory) => boolean };
+  /** Default `complete`. */
+  phase?: SnapshotManifest['phase'];
   commit: string | null;
 }
 
@@ -97,9 +110,13 @@ export function hasSnapshot(dir: string): boolean {
 
 /**
  * Writes the snapshot into `dir` (files gzipped under files/<root>/, then the manifest last, so a
- * snapshot cut short has no manifest and is written again). Returns the manifest.
+ * snapshot cut short has no manifest and is written again). A snapshot already in `dir` (the
+ * `stores` phase) is replaced: its manifest goes first, so a replacement cut short is written again
+ * too. Returns the manifest.
  */
 export function writeSnapshot(dir: string, spec: SnapshotSpec): SnapshotManifest {
+  for (const f of [MANIFEST, MANIFEST_PLAIN, 'files', TRAJECTORIES])
+    rmSync(join(dir, f), { recursive: true, force: true });
   const records: SnapshotManifest['records'] = [];
   for (const root of ['base', 'ablate'] as const) {
     const store = spec.stores[root];
@@ -136,6 +153,7 @@ export function writeSnapshot(dir: string, spec: SnapshotSpec): SnapshotManifest
     files,
     metrics,
     trajectories: { root: t.root, tag: t.tag, count: trajs.length },
+    phase: spec.phase ?? 'complete',
     commit: spec.commit,
     createdAt: new Date().toISOString(),
   };
