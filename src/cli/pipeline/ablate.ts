@@ -629,6 +629,12 @@ export async function runAblation(ctx: PipelineContext, opts: AblationOptions = 
               : undefined;
           };
     const confirmedV = ABLATION_RL.find((x) => x.data === 'confirmed')!;
+    /** The base's run folders the states were mined from (verification replays them; the first snapshot keeps them). */
+    const baseRuns = [
+      base.paths.collect,
+      base.paths.rollout,
+      ...Array.from({ length: base.daggerRounds }, (_, i) => base.paths.dagger(i + 1)),
+    ];
     /** Causal verification of the mined states (the confirmed row's data), once. */
     const verify = () =>
       shared(
@@ -638,11 +644,7 @@ export async function runAblation(ctx: PipelineContext, opts: AblationOptions = 
           seeds.some((seed) => !ledger.unit(seedName(confirmedV.name, seed))),
         (scope) =>
           verifyCriticalStage(ctx, scope, {
-            runs: [
-              base.paths.collect,
-              base.paths.rollout,
-              ...Array.from({ length: base.daggerRounds }, (_, i) => base.paths.dagger(i + 1)),
-            ],
+            runs: baseRuns,
             critical: base.paths.critical,
             out: join(ctx.paths.root, 'verified', 'critical.jsonl'),
             seed: base.seed,
@@ -653,18 +655,12 @@ export async function runAblation(ctx: PipelineContext, opts: AblationOptions = 
     // them reads only checkpoints and mined states, so a sitting that ends later loses less.
     // The seeds that reuse the base's own evaluations go first, while its store is certain to be there.
     const fullV = ABLATION_RL.find((x) => x.data === 'full-corpus')!;
-    /** The phase of the snapshot beside the ledger, or null when there is none. */
-    const snapshotPhase = () => (hasSnapshot(snapshotDir) ? readSnapshot(snapshotDir).phase : null);
     /**
      * Writes the base snapshot beside the ledger. `stores` (before the stages that read the base's
      * run stores) also keeps those stores; `complete` (after them) keeps what they made instead.
      */
     const takeSnapshot = (phase: 'stores' | 'complete') => {
-      const runStores = [
-        base.paths.collect,
-        base.paths.rollout,
-        ...Array.from({ length: base.daggerRounds }, (_, i) => base.paths.dagger(i + 1)),
-      ].filter((d) => existsSync(join(d, 'store.sqlite')));
+      const runStores = baseRuns.filter((d) => existsSync(join(d, 'store.sqlite')));
       if (phase === 'stores')
         for (const d of runStores) {
           // The write-ahead log of a store left open by a killed run must be in the file copied.
@@ -761,7 +757,8 @@ export async function runAblation(ctx: PipelineContext, opts: AblationOptions = 
       if (!ledger.unit(seedName(fullV.name, seed)))
         await rlRun(fullV.name, fullV, seed, async () => studentDir);
     full = null; // the corpus is large; the row's units reload it only if they must
-    if (base.from && snapshotPhase() !== 'complete') takeSnapshot('complete');
+    if (base.from && (!hasSnapshot(snapshotDir) || readSnapshot(snapshotDir).phase === 'stores'))
+      takeSnapshot('complete');
 
     const notRun: string[] = [];
     for (const v of ABLATION_RL) {
