@@ -399,7 +399,7 @@ export async function runAblation(ctx: PipelineContext, opts: AblationOptions = 
       writeFileAtomic(
         join(ctx.paths.root, 'ablation.partial.md'),
         [
-          `# ${ctx.preset.name} ablation: the ${rows.length} rows measured so far (${new Date().toISOString()})`,
+          `# ${ctx.preset.name} ablation: the ${rows.length} ${rows.length === 1 ? 'row' : 'rows'} measured so far (${new Date().toISOString()})`,
           '',
           seedsTable(rows),
           '',
