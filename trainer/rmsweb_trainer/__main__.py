@@ -121,12 +121,19 @@ def _run(a: argparse.Namespace) -> int:
     s.save(a.out, {**meta, "metrics": metrics, "seconds": round(time.time() - started, 2)})
     if a.metrics and dist.main:
         with open(a.metrics, "a", encoding="utf-8") as f:
-            f.write(json.dumps({"event": "done", "out": a.out, "seconds": round(time.time() - started, 2), "steps": len(metrics)}) + "\n")
+            f.write(
+                json.dumps(
+                    {"event": "done", "out": a.out, "seconds": round(time.time() - started, 2), "steps": len(metrics)}
+                )
+                + "\n"
+            )
     return 0
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m rmsweb_trainer", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        prog="python -m rmsweb_trainer", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     sub = p.add_subparsers(dest="cmd", required=True)
     sub.add_parser("check")
     t = sub.add_parser("tiny")

@@ -12,7 +12,7 @@ over-long reply that does not parse already scores -1.
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any
 
 import torch
 
@@ -49,7 +49,7 @@ _GATES = defaults("salvage-ds")
 def dapo_loss(o: dict[str, Any], total_tokens: int):
     """-sum over every token of the clipped surrogate / total tokens of the step (token level)."""
 
-    def loss(rows: list[Row], b: Batch, logits: torch.Tensor, ref_logits: Optional[torch.Tensor]):
+    def loss(rows: list[Row], b: Batch, logits: torch.Tensor, ref_logits: torch.Tensor | None):
         lp = token_logprobs(logits, b)
         old = torch.zeros_like(lp)
         for i, r in enumerate(rows):
@@ -73,7 +73,7 @@ def train_dapo(
     examples: list[RlExample],
     *,
     reward: RewardFn | str = "polarized",
-    metrics_path: Optional[str] = None,
+    metrics_path: str | None = None,
     on_metrics=None,
     dist=None,
     **options: Any,

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 from .reward import Action, Observation, from_browser_use
 
@@ -22,7 +22,7 @@ class Chat:
 
     system: str
     user: str
-    assistant: Optional[str] = None
+    assistant: str | None = None
 
 
 @dataclass
@@ -112,9 +112,7 @@ def _rl_example(row: dict[str, Any], where: str) -> RlExample:
     obs = extra.get("observation") if isinstance(extra.get("observation"), dict) else {}
     if isinstance(obs.get("elements"), str):  # parquet stores the nested observation as JSON text
         obs = {**obs, "elements": json.loads(obs["elements"])}
-    return RlExample(
-        chat=chat, truth=truth, truth_wire=gt, observation=obs, id=str(extra.get("critical_state_id", ""))
-    )
+    return RlExample(chat=chat, truth=truth, truth_wire=gt, observation=obs, id=str(extra.get("critical_state_id", "")))
 
 
 def load_rl(path: str | Path) -> list[RlExample]:

@@ -9,7 +9,7 @@ are averaged within each reply (1/|o| sum_t), then over replies.
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any
 
 import torch
 
@@ -46,7 +46,7 @@ def grpo_loss(o: dict[str, Any]):
     """-mean(clipped surrogate) + beta * mean(k3), each reply's tokens averaged first; rows carry
     their 1/N weight in `coef`."""
 
-    def loss(rows: list[Row], b: Batch, logits: torch.Tensor, ref_logits: Optional[torch.Tensor]):
+    def loss(rows: list[Row], b: Batch, logits: torch.Tensor, ref_logits: torch.Tensor | None):
         lp = token_logprobs(logits, b)
         old = torch.zeros_like(lp)
         for i, r in enumerate(rows):
@@ -78,7 +78,7 @@ def train_grpo(
     examples: list[RlExample],
     *,
     reward: RewardFn | str = "polarized",
-    metrics_path: Optional[str] = None,
+    metrics_path: str | None = None,
     on_metrics=None,
     dist=None,
     **options: Any,
@@ -126,4 +126,3 @@ def train_grpo(
             on_metrics(m)
     s.log.close()
     return s, metrics
-

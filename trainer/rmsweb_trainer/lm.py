@@ -10,10 +10,11 @@ import json
 import math
 import os
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator, Optional
+from typing import Any
 
 import torch
 import torch.nn.functional as F
@@ -36,7 +37,7 @@ class Dist:
         return self.rank == 0
 
 
-def setup_dist(device: Optional[str] = None) -> Dist:
+def setup_dist(device: str | None = None) -> Dist:
     """Initializes torch.distributed when launched with WORLD_SIZE > 1 (NCCL on GPUs, gloo on CPUs)."""
     world = int(os.environ.get("WORLD_SIZE", "1"))
     rank = int(os.environ.get("RANK", "0"))
@@ -95,7 +96,9 @@ def add_lora(model: Any, rank: int, alpha: float, dropout: float) -> Any:
 
     names = {n.split(".")[-1] for n, m in model.named_modules() if isinstance(m, torch.nn.Linear)}
     targets = sorted(names & {"q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj", "c_attn", "c_proj", "c_fc"})  # fmt: skip
-    cfg = LoraConfig(r=rank, lora_alpha=alpha, lora_dropout=dropout, target_modules=targets or None, task_type="CAUSAL_LM")
+    cfg = LoraConfig(
+        r=rank, lora_alpha=alpha, lora_dropout=dropout, target_modules=targets or None, task_type="CAUSAL_LM"
+    )
     return get_peft_model(model, cfg)
 
 
@@ -322,7 +325,7 @@ class MetricsLog:
     """One JSON object per line: {"event": "step", ...metrics} per step and a final {"event": "done"}.
     The rmsweb CLI tails this file to stream progress and copies the steps into the run store."""
 
-    def __init__(self, path: Optional[str], dist: Dist):
+    def __init__(self, path: str | None, dist: Dist):
         self.f = open(path, "a", encoding="utf-8") if (path and dist.main) else None  # noqa: SIM115
         self.started = time.time()
 

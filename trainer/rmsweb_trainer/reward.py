@@ -12,7 +12,8 @@ from __future__ import annotations
 import json
 import math
 import unicodedata
-from typing import Any, Callable, Optional
+from collections.abc import Callable
+from typing import Any
 from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit
 
 import regex
@@ -21,7 +22,7 @@ from .options import OPTIONS
 
 Action = dict[str, Any]
 Observation = dict[str, Any]
-RewardFn = Callable[[Optional[Action], Action, Observation], float]
+RewardFn = Callable[[Action | None, Action, Observation], float]
 
 # ------------------------------------------------------------------------------ action schema
 
@@ -55,7 +56,7 @@ _TYPES: dict[str, Any] = {
 }
 
 
-def normalize_action(a: Any) -> Optional[Action]:
+def normalize_action(a: Any) -> Action | None:
     """An internal action with its defaults applied, or None when it is not a valid action."""
     if not isinstance(a, dict) or a.get("type") not in ACTION_PARAMS:
         return None
@@ -88,7 +89,7 @@ def normalize_action(a: Any) -> Optional[Action]:
     return out
 
 
-def from_browser_use(obj: Any) -> Optional[Action]:
+def from_browser_use(obj: Any) -> Action | None:
     """Browser Use's ``{"click": {"index": 3}}`` as an internal action, or None when invalid."""
     if not isinstance(obj, dict) or len(obj) != 1:
         return None
@@ -105,7 +106,7 @@ def to_browser_use(a: Action) -> dict[str, Any]:
     return {a["type"]: params}
 
 
-def parse_completion(text: str) -> Optional[Action]:
+def parse_completion(text: str) -> Action | None:
     """The first action of a generated AgentOutput (the JSON reply the prompt asks for), or None.
 
     Like LlmAgent, only the first action counts. A reply with text around the JSON object is accepted
@@ -192,7 +193,7 @@ def argument_similarity(a: str, b: str) -> float:
 _TRACKING = regex.compile(r"^(utm_.*|fbclid|gclid|msclkid|mc_eid|ref_src|_ga)$", regex.I)
 
 
-def normalize_url(url: str, base: Optional[str] = None) -> str:
+def normalize_url(url: str, base: str | None = None) -> str:
     raw = url.strip()
     if raw in ("", "#") or regex.match(r"^javascript:", raw, regex.I):
         return ""
@@ -232,7 +233,7 @@ def _el(e: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def element_at(obs: Observation, index: int) -> Optional[dict[str, Any]]:
+def element_at(obs: Observation, index: int) -> dict[str, Any] | None:
     for e in obs.get("elements", []):
         if e.get("index") == index:
             return _el(e)
@@ -281,7 +282,7 @@ def _href_of(e: dict[str, Any], obs: Observation) -> str:
     return normalize_url(href, obs.get("url")) if href else ""
 
 
-def elements_equivalent(a: Optional[dict[str, Any]], b: Optional[dict[str, Any]], obs: Observation) -> bool:
+def elements_equivalent(a: dict[str, Any] | None, b: dict[str, Any] | None, obs: Observation) -> bool:
     """Equivalence of two elements of one observation (sameObservationEquivalent in TS)."""
     if a is None or b is None:
         return False
@@ -351,7 +352,7 @@ def polarize(s: float, power: float = OPTIONS["polarized"]["power"]) -> float:
     return math.copysign(abs(x) ** power, x) if x != 0 else 0.0
 
 
-def _text_argument(a: Action) -> Optional[str]:
+def _text_argument(a: Action) -> str | None:
     t = a["type"]
     if t in ("input", "select_dropdown", "done"):
         return a["text"]
@@ -385,7 +386,7 @@ def polarized_reward(power: float = OPTIONS["polarized"]["power"]) -> RewardFn:
     if not (0 < power <= 1):
         raise ValueError(f"polarized reward power must be in (0, 1], got {power}")
 
-    def reward(sampled: Optional[Action], truth: Action, obs: Observation) -> float:
+    def reward(sampled: Action | None, truth: Action, obs: Observation) -> float:
         if sampled is None:
             return -1.0
         s, t = normalize_action(sampled), normalize_action(truth)
@@ -427,7 +428,7 @@ def _js_number(x: float) -> str:
     return repr(x) if isinstance(x, float) else str(x)
 
 
-def exact_reward(sampled: Optional[Action], truth: Action, obs: Observation) -> float:
+def exact_reward(sampled: Action | None, truth: Action, obs: Observation) -> float:
     """1 when the sampled action is structurally identical to the truth (defaults applied), else 0."""
     if sampled is None:
         return 0.0
@@ -487,7 +488,7 @@ def trigram_similarity(a: str, b: str) -> float:
     return 1.0 if na + nb == 0 else 2 * common / (na + nb)
 
 
-def textsim_reward(sampled: Optional[Action], truth: Action, obs: Observation) -> float:
+def textsim_reward(sampled: Action | None, truth: Action, obs: Observation) -> float:
     """Trigram Dice similarity of the two described actions, in [0, 1]; 0 for a parse failure."""
     if sampled is None:
         return 0.0

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional
+from typing import Any
 
 import torch
 
@@ -73,7 +74,7 @@ class Group:
     example: RlExample
     prompt: list[int]
     completions: list[list[int]]
-    actions: list[Optional[Action]]
+    actions: list[Action | None]
     rewards: list[float]
     truth_ids: list[int] = field(default_factory=list)
 
@@ -132,12 +133,12 @@ class Row:
     kind: str  # "pg" (a sampled completion) or "salvage" (the ground truth)
     advantage: float = 0.0
     coef: float = 0.0  # the row's weight in the step's loss
-    old: Optional[torch.Tensor] = None  # [Lc] sampling-time per-token log-probs
+    old: torch.Tensor | None = None  # [Lc] sampling-time per-token log-probs
 
 
 #: A loss over a micro-batch: (rows, batch, policy logits [B, Lc, V], reference logits or None)
 #: -> (summed weighted loss, {metric: summed weighted value}).
-RowLoss = Callable[[list[Row], Batch, torch.Tensor, Optional[torch.Tensor]], tuple[torch.Tensor, dict[str, float]]]
+RowLoss = Callable[[list[Row], Batch, torch.Tensor, torch.Tensor | None], tuple[torch.Tensor, dict[str, float]]]
 
 
 def micro_batches(rows: list[Row], size: int) -> list[list[Row]]:
@@ -163,7 +164,7 @@ def fill_old_logprobs(model: Any, rows: list[Row], pad: int, device: torch.devic
 
 def backward_rows(
     model: Any,
-    reference: Optional[Reference],
+    reference: Reference | None,
     rows: list[Row],
     loss: RowLoss,
     *,

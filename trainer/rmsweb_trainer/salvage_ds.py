@@ -15,12 +15,12 @@ short one.
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any
 
 import torch
 
 from .data import RlExample
-from .lm import Batch, exact_kl, finite, k3, seq_mean, token_logprobs, empty_metrics, all_mean
+from .lm import Batch, all_mean, empty_metrics, exact_kl, finite, k3, seq_mean, token_logprobs
 from .options import defaults
 from .reward import RewardFn
 from .rollouts import (
@@ -55,7 +55,7 @@ def salvage_ds_loss(o: dict[str, Any]):
     """The per-micro-batch loss: each row carries its own weight (`coef`), so summing over micro-batches
     gives the step's loss: wPg * (policy + beta * k3) + wSalvage * (CE + betaBrake * KL)."""
 
-    def loss(rows: list[Row], b: Batch, logits: torch.Tensor, ref_logits: Optional[torch.Tensor]):
+    def loss(rows: list[Row], b: Batch, logits: torch.Tensor, ref_logits: torch.Tensor | None):
         lp = token_logprobs(logits, b)
         coef = torch.tensor([r.coef for r in rows], device=lp.device)
         is_pg = torch.tensor([r.kind == "pg" for r in rows], device=lp.device)
@@ -127,7 +127,7 @@ def train_salvage_ds(
     examples: list[RlExample],
     *,
     reward: RewardFn | str = "polarized",
-    metrics_path: Optional[str] = None,
+    metrics_path: str | None = None,
     on_metrics=None,
     dist=None,
     **options: Any,
@@ -152,7 +152,9 @@ def train_salvage_ds(
         # ---- the two gates
         contrast, competence, passing, salvaged = route(groups, o)
         n = max(1, len(groups))
-        m["charts/mean_reward"] = sum(r for g in groups for r in g.rewards) / max(1, sum(len(g.rewards) for g in groups))
+        m["charts/mean_reward"] = sum(r for g in groups for r in g.rewards) / max(
+            1, sum(len(g.rewards) for g in groups)
+        )
         m["charts/contrast_gate_pass"] = sum(contrast) / n
         m["charts/competence_gate_pass"] = sum(competence) / n
         m["charts/salvage_share"] = len(salvaged) / n

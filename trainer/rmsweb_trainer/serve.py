@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any, Optional
+from typing import Any
 
 import torch
 
@@ -57,7 +57,7 @@ def generate(model: Any, tok: Any, req: dict[str, Any], max_prompt: int, stops: 
     }
 
 
-def serve(path: str, device: str = "auto", dtype: str = "auto", max_prompt: Optional[int] = None) -> int:
+def serve(path: str, device: str = "auto", dtype: str = "auto", max_prompt: int | None = None) -> int:
     from .options import OPTIONS
 
     dist = setup_dist(device)

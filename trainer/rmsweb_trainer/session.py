@@ -4,7 +4,7 @@ under torchrun), the frozen reference, Adam, the sampler and the metrics log."""
 from __future__ import annotations
 
 import random
-from typing import Any, Optional
+from typing import Any
 
 import torch
 
@@ -21,9 +21,9 @@ class Session:
         o: dict[str, Any],
         *,
         reference: bool,
-        reward: Optional[RewardFn | str] = None,
-        metrics_path: Optional[str] = None,
-        dist: Optional[Dist] = None,
+        reward: RewardFn | str | None = None,
+        metrics_path: str | None = None,
+        dist: Dist | None = None,
     ):
         self.o = o
         self.dist = dist or Dist(device=next(model.parameters()).device)
@@ -71,5 +71,5 @@ class Session:
             torch.distributed.barrier()
 
 
-def setup(device: Optional[str] = None) -> Dist:
+def setup(device: str | None = None) -> Dist:
     return setup_dist(device)

@@ -9,7 +9,7 @@ SFT on its ground truth would.
 from __future__ import annotations
 
 import random
-from typing import Any, Optional
+from typing import Any
 
 import torch
 
@@ -29,7 +29,7 @@ SFT_DEFAULTS = defaults("sft")
 # ================================================================================== the loss
 
 
-def sft_loss(rows: list[Row], b: Batch, logits: torch.Tensor, _ref: Optional[torch.Tensor]):
+def sft_loss(rows: list[Row], b: Batch, logits: torch.Tensor, _ref: torch.Tensor | None):
     """sum over rows of coef * mean token NLL of the reply (coef = 1 / batch rows)."""
     coef = torch.tensor([r.coef for r in rows], device=logits.device)
     nll = -seq_mean(token_logprobs(logits, b), b.mask)
@@ -60,7 +60,7 @@ def train_sft(
     tok: Any,
     chats: list[Chat],
     *,
-    metrics_path: Optional[str] = None,
+    metrics_path: str | None = None,
     on_metrics=None,
     dist=None,
     **options: Any,

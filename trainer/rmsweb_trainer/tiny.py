@@ -4,8 +4,9 @@ transformer (Llama architecture), just small and untrained."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 import torch
 

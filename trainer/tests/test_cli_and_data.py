@@ -19,7 +19,10 @@ def _rl_rows():
     return [
         {
             "data_source": "rmsweb/world",
-            "prompt": [{"role": "system", "content": SYSTEM}, {"role": "user", "content": f"<task>{t}</task>\n<image>"}],
+            "prompt": [
+                {"role": "system", "content": SYSTEM},
+                {"role": "user", "content": f"<task>{t}</task>\n<image>"},
+            ],
             "images": [],
             "ability": "web_navigation",
             "reward_model": {"style": "rule", "ground_truth": json.dumps(a)},
@@ -50,7 +53,9 @@ def test_bad_input_names_file_line_and_field(tmp_path):
     (tmp_path / "sft.jsonl").write_text('{"messages": [{"role": "user", "content": "hi"}]}\n')
     with pytest.raises(InputError, match="sft.jsonl:1: field messages has no assistant"):
         load_sft(tmp_path / "sft.jsonl")
-    assert main(["rl", "--model", str(tmp_path), "--data", str(tmp_path / "bad.jsonl"), "--out", str(tmp_path / "o")]) == 2
+    assert (
+        main(["rl", "--model", str(tmp_path), "--data", str(tmp_path / "bad.jsonl"), "--out", str(tmp_path / "o")]) == 2
+    )
 
 
 def test_cli_tiny_then_rl_and_sft(tmp_path):
@@ -67,12 +72,49 @@ def test_cli_tiny_then_rl_and_sft(tmp_path):
     tiny, out, metrics = tmp_path / "tiny", tmp_path / "rl-out", tmp_path / "m.jsonl"
     assert main(["tiny", "--out", str(tiny), "--data", str(tmp_path / "rl.jsonl"), "--vocab", "300"]) == 0
     args = ["--steps", "1", "--batch", "2", "--group-size", "2", "--max-new-tokens", "6", "--threads", "1"]
-    assert main(["rl", "--model", str(tiny), "--data", str(tmp_path / "rl.jsonl"), "--out", str(out), "--metrics", str(metrics), *args]) == 0
+    assert (
+        main(
+            [
+                "rl",
+                "--model",
+                str(tiny),
+                "--data",
+                str(tmp_path / "rl.jsonl"),
+                "--out",
+                str(out),
+                "--metrics",
+                str(metrics),
+                *args,
+            ]
+        )
+        == 0
+    )
     events = [json.loads(x) for x in metrics.read_text().splitlines()]
     assert [e["event"] for e in events] == ["step", "done"] and "charts/salvage_share" in events[0]
-    assert (out / "config.json").exists() and json.loads((out / "rmsweb-trainer.json").read_text())["algo"] == "salvage-ds"
+    assert (out / "config.json").exists() and json.loads((out / "rmsweb-trainer.json").read_text())[
+        "algo"
+    ] == "salvage-ds"
     sft_out = tmp_path / "sft-out"
-    assert main(["sft", "--model", str(out), "--data", str(tmp_path / "sft.jsonl"), "--out", str(sft_out), "--epochs", "1", "--batch", "2", "--threads", "1"]) == 0
+    assert (
+        main(
+            [
+                "sft",
+                "--model",
+                str(out),
+                "--data",
+                str(tmp_path / "sft.jsonl"),
+                "--out",
+                str(sft_out),
+                "--epochs",
+                "1",
+                "--batch",
+                "2",
+                "--threads",
+                "1",
+            ]
+        )
+        == 0
+    )
     assert (sft_out / "model.safetensors").exists()
 
 
@@ -91,6 +133,8 @@ def test_two_step_smoke_run_on_the_local_gemma_gguf(tmp_path):
     from .conftest import make_examples
 
     model, tok = load_model(GGUF, torch.device("cpu"))
-    _, metrics = train_salvage_ds(model, tok, make_examples(), steps=2, batchSize=1, groupSize=2, maxNewTokens=24, lr=1e-6)
+    _, metrics = train_salvage_ds(
+        model, tok, make_examples(), steps=2, batchSize=1, groupSize=2, maxNewTokens=24, lr=1e-6
+    )
     assert len(metrics) == 2 and metrics[0]["charts/kl_ref"] == 0.0
     assert all(m["losses/total"] == m["losses/total"] for m in metrics)  # finite

@@ -9,10 +9,18 @@ import math
 import pytest
 import torch
 
-from rmsweb_trainer.data import truth_completion
 from rmsweb_trainer.dapo import DAPO_DEFAULTS, train_dapo
+from rmsweb_trainer.data import truth_completion
 from rmsweb_trainer.grpo import GRPO_DEFAULTS, train_grpo
-from rmsweb_trainer.lm import METRIC_NAMES, Reference, completion_ids, completion_logits, exact_kl, make_batch, prompt_ids
+from rmsweb_trainer.lm import (
+    METRIC_NAMES,
+    Reference,
+    completion_ids,
+    completion_logits,
+    exact_kl,
+    make_batch,
+    prompt_ids,
+)
 from rmsweb_trainer.options import OPTIONS
 from rmsweb_trainer.rollouts import (
     Group,
@@ -87,7 +95,9 @@ def _grads(model):
 
 
 def test_salvage_gradient_equals_the_sft_gradient_with_beta_brake_zero(model, tokenizer, examples):
-    pairs = [(prompt_ids(tokenizer, e.chat, 4096), completion_ids(tokenizer, e.chat, truth_completion(e))) for e in examples]
+    pairs = [
+        (prompt_ids(tokenizer, e.chat, 4096), completion_ids(tokenizer, e.chat, truth_completion(e))) for e in examples
+    ]
     ref = Reference(model, lora=False)
     o = {**SALVAGE_DS_DEFAULTS, "betaBrake": 0.0}
     rows = [Row(p, c, "salvage", coef=1 / len(pairs)) for p, c in pairs]
@@ -161,11 +171,15 @@ def test_grpo_and_dapo_run(tokenizer, examples):
     from rmsweb_trainer.tiny import build_model
 
     cycle = itertools.cycle([1.0, -1.0, 0.0])
-    _, g = train_grpo(build_model(tokenizer), tokenizer, examples, reward=lambda a, t, o: next(cycle), updateEpochs=2, **FAST)
+    _, g = train_grpo(
+        build_model(tokenizer), tokenizer, examples, reward=lambda a, t, o: next(cycle), updateEpochs=2, **FAST
+    )
     # at ratio 1 the surrogate of zero-mean advantages is 0; the second epoch moves off it
     assert g[0]["charts/groups_trained"] == 2 and g[0]["losses/policy"] != 0
     # DAPO drops zero-variance groups (a random model scores -1 everywhere) and refills up to maxRefills
-    _, d = train_dapo(build_model(tokenizer), tokenizer, examples, steps=1, batchSize=2, groupSize=2, maxNewTokens=8, maxRefills=1)
+    _, d = train_dapo(
+        build_model(tokenizer), tokenizer, examples, steps=1, batchSize=2, groupSize=2, maxNewTokens=8, maxRefills=1
+    )
     assert d[0]["charts/groups_trained"] == 0 and d[0]["charts/refill_rounds"] == 1
     assert d[0]["charts/rollouts_sampled"] == 8 and d[0]["charts/zero_variance_share"] == 1
 
@@ -184,7 +198,9 @@ def test_sft_lowers_the_loss_and_saves_a_checkpoint(model, tokenizer, examples, 
 
 
 def test_lora_run_merges_into_a_plain_checkpoint(model, tokenizer, examples, tmp_path):
-    s, metrics = train_salvage_ds(model, tokenizer, examples, lora=True, loraRank=2, steps=1, batchSize=1, groupSize=2, maxNewTokens=6)
+    s, metrics = train_salvage_ds(
+        model, tokenizer, examples, lora=True, loraRank=2, steps=1, batchSize=1, groupSize=2, maxNewTokens=6
+    )
     assert metrics[0]["charts/kl_ref"] == 0.0
     trainable = [n for n, p in s.model.named_parameters() if p.requires_grad]
     assert trainable and all("lora" in n for n in trainable)
