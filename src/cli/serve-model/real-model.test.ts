@@ -33,6 +33,14 @@ import { localModelPath, localModelSkipReason } from './testing/local-model.ts';
 const skip = localModelSkipReason();
 if (skip) console.warn(`real-model tests skipped: ${skip}`);
 
+// Under CI the model is installed first (.ci/run), so a missing model is a broken set-up, not a
+// reason to skip: the suite fails, naming what is missing.
+describe.runIf(skip !== null && Boolean(process.env.CI))('the real local model under CI', () => {
+  it('is installed (bash scripts/get-local-model.sh)', () => {
+    expect.fail(`CI must install the local model before npm test: ${skip}`);
+  });
+});
+
 const MINUTES = 60_000;
 /**
  * The agent's tasks: three sites whose pages are short (a step's prompt is mostly the page, and
