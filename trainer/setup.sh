@@ -10,4 +10,10 @@ PY="${PYTHON:-python3}"
 .venv/bin/pip install --quiet --disable-pip-version-check torch==2.13.0
 .venv/bin/pip install --quiet --disable-pip-version-check -r requirements.txt
 .venv/bin/python -c 'import torch, sys; v = torch.__version__.split("+")[0]; sys.exit(0 if v == "2.13.0" else f"torch {torch.__version__} installed, expected 2.13.0")'
-PYTHONPATH=. .venv/bin/python -m rmsweb_trainer check
+# The package is used from the checkout (its options table is the repo's src/rl/options.json): a .pth
+# file puts trainer/ on the venv's path, so `trainer/.venv/bin/python -m rmsweb_trainer` works from any
+# directory without PYTHONPATH.
+site=$(.venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+here="$PWD"
+printf '%s\n' "$here" >"$site/rmsweb_trainer.pth"
+(cd / && "$here/.venv/bin/python" -m rmsweb_trainer check)
