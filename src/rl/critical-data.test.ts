@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import * as tf from '@tensorflow/tfjs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Action } from '../core/action.ts';
 import { makeAgentOutput } from '../core/agent-output.ts';
 import { CriticalState } from '../core/critical-state.ts';
@@ -13,8 +14,12 @@ import {
   loadCriticalStates,
   loadFullCorpus,
   parseCriticalStates,
+  type RlExample,
   trajectoryExamples,
 } from './critical-data.ts';
+import { runRl } from './run-rl.ts';
+import { TinyPolicy } from './testing/tiny-policy.ts';
+import { toyExamples } from './testing/toy-data.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'rmsweb-rl-data-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -76,6 +81,76 @@ describe('critical-state data', () => {
     expect(() => parseCriticalStates(bad, 'c.jsonl')).toThrow(/c\.jsonl, line 2, field label/);
     expect(() => parseCriticalStates('{oops', 'c.jsonl')).toThrow(/c\.jsonl, line 1: not valid JSON/);
     await expect(loadCriticalStates(join(dir, 'missing.jsonl'))).rejects.toSatisfy(InputError.isInstance);
+  });
+});
+
+describe('the order RL reads mined states in', () => {
+  beforeAll(async () => {
+    await tf.setBackend('cpu');
+  });
+  // Two bases that mined the same states: the ids are random per run, and the miner listed them
+  // in another order (the store's episode order differs).
+  const base = (toys: RlExample[], run: string, order: number[]) =>
+    order
+      .map((i) => {
+        const e = toys[i];
+        return JSON.stringify(
+          CriticalState.parse({
+            id: `cs-${run}-${i}`,
+            task: { ...task, id: e.state.task.id, objective: e.state.task.objective, site: 'toy' },
+            success: {
+              trajectoryId: `ok-${run}-${i}`,
+              stepIndex: i % 3,
+              observation: e.state.observation,
+              action: e.truth,
+            },
+            failure: {
+              trajectoryId: `fail-${run}-${i}`,
+              stepIndex: i % 3,
+              observation: e.state.observation,
+              action: { type: 'scroll', direction: 'down' },
+            },
+            comparability: { url: 1, elements: 1, memory: 1, progress: 1, total: 1 },
+            label: 'lookalike-element',
+            labelSource: 'rules',
+          }),
+        );
+      })
+      .join('\n');
+  const toys = toyExamples(12, 4);
+  const a = parseCriticalStates(base(toys, 'a', [...toys.keys()]), 'a.jsonl');
+  const b = parseCriticalStates(base(toys, 'b', [...toys.keys()].reverse()), 'b.jsonl');
+  const content = (xs: RlExample[]) => xs.map((x) => JSON.stringify([x.state, x.truth]));
+
+  it('is canonical: the same states in two orders, under other ids, give the same data order', () => {
+    expect(a.map((x) => x.id)).not.toEqual(b.map((x) => x.id));
+    expect(content(a)).toEqual(content(b));
+    // Not the file order of either base.
+    expect(content(a)).not.toEqual(content(toys));
+  });
+
+  it('trains the tiny policy to identical weights from either base', () => {
+    const train = (examples: RlExample[]) => {
+      const r = runRl({
+        algo: 'dapo',
+        reward: 'polarized',
+        policy: new TinyPolicy({ seed: 3 }),
+        examples,
+        steps: 4,
+        batchSize: 3,
+        groupSize: 4,
+        seed: 7,
+      });
+      const w = r.policy.trainableVariables().map((v) => Array.from(v.dataSync()));
+      r.policy.dispose();
+      return { w, rollouts: r.rolloutsSampled };
+    };
+    const ra = train(a);
+    const rb = train(b);
+    expect(rb.rollouts).toBe(ra.rollouts);
+    expect(rb.w).toEqual(ra.w);
+    // The same states in another order train other weights: the order is what the sort fixes.
+    expect(train([...a].reverse()).w).not.toEqual(ra.w);
   });
 });
 

@@ -44,13 +44,46 @@ export interface CriticalFilter {
   confirmedOnly?: boolean;
 }
 
-/** Parses critical-state JSONL text; errors name the file, the 1-based line and the failing field. */
+/**
+ * The canonical sort key of a critical state: its content (task, label, both sides' step indices
+ * and actions, comparability, then the success side's state), never its ids. State and trajectory
+ * ids are random per run and the miner's output order follows the store's episode order, so two
+ * bases that mined the same states (the same ledger hash) could list them in different orders, and
+ * RL, which draws its batches by position, would then train on different batches from one seed.
+ */
+export function criticalStateKey(cs: CriticalState): string {
+  return JSON.stringify([
+    cs.task.id,
+    cs.label,
+    cs.success.stepIndex,
+    cs.success.action,
+    cs.failure.stepIndex,
+    cs.failure.action,
+    cs.comparability,
+    cs.success.observation,
+    cs.success.history,
+    cs.success.historyUrls ?? null,
+  ]);
+}
+
+/** Sorts critical states by {@link criticalStateKey} (stable: equal keys keep their order). */
+export function canonicalOrder(states: readonly CriticalState[]): CriticalState[] {
+  return states
+    .map((cs) => ({ cs, key: criticalStateKey(cs) }))
+    .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+    .map((x) => x.cs);
+}
+
+/**
+ * Parses critical-state JSONL text into RL examples in canonical order ({@link canonicalOrder}),
+ * whatever order the file lists them in; errors name the file, the 1-based line and the failing field.
+ */
 export function parseCriticalStates(
   text: string,
   file = '<input>',
   filter: CriticalFilter = {},
 ): RlExample[] {
-  const out: RlExample[] = [];
+  const states: CriticalState[] = [];
   const lines = text.split('\n');
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i].trim();
@@ -70,9 +103,9 @@ export function parseCriticalStates(
       });
     }
     if (filter.confirmedOnly && r.data.verification?.label !== 'confirmed') continue;
-    out.push(criticalStateExample(r.data));
+    states.push(r.data);
   }
-  return out;
+  return canonicalOrder(states).map(criticalStateExample);
 }
 
 /** Loads a critical-states JSONL file (as written by `rmsweb mine`). */
