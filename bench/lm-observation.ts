@@ -1,0 +1,101 @@
+/**
+ * How much of the teacher's decision survives the compact LM observation (src/agent/lm-prompt.ts):
+ * over every step of a collection's verified successes, at several token budgets, the share of steps
+ * whose acted-on element is among the elements shown (click, input, select, scroll on an element),
+ * the share of `done` answers whose text appears in what is shown, and the rendered size.
+ *
+ *   npx tsx bench/lm-observation.ts --run DIR [--budgets 256,384,512,768,1024]
+ *
+ * The issue's target: the teacher's element survives in at least 98% of steps at the default budget.
+ */
+
+import type { HistoryEntry } from '../src/agent/agent.ts';
+import { renderLmObservation } from '../src/agent/lm-prompt.ts';
+import { RunStore } from '../src/store/run-store.ts';
+
+const args = process.argv.slice(2);
+const arg = (name: string): string | undefined => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? args[i + 1] : undefined;
+};
+const runDir = arg('run');
+if (!runDir) {
+  console.error('usage: npx tsx bench/lm-observation.ts --run DIR [--budgets 256,384,512,768,1024]');
+  process.exit(2);
+}
+const budgets = (arg('budgets') ?? '256,384,512,768,1024').split(',').map(Number);
+
+const store = RunStore.open(runDir, { readonly: true });
+interface Tally {
+  elementSteps: number;
+  elementKept: number;
+  doneSteps: number;
+  doneShown: number;
+  tokens: number[];
+  misses: string[];
+}
+const tallies = new Map<number, Tally>(
+  budgets.map((b) => [
+    b,
+    { elementSteps: 0, elementKept: 0, doneSteps: 0, doneShown: 0, tokens: [], misses: [] },
+  ]),
+);
+let trajectories = 0;
+let steps = 0;
+let fullTokens = 0;
+for (const s of store.listTrajectorySummaries({ success: true })) {
+  const t = store.getTrajectory(s.id);
+  if (!t) continue;
+  trajectories++;
+  const history: HistoryEntry[] = [];
+  for (const step of t.steps) {
+    steps++;
+    fullTokens += Math.ceil(step.observation.text.length / 3.2);
+    const a = step.action;
+    const index = 'index' in a && typeof a.index === 'number' ? a.index : null;
+    for (const [budget, tally] of tallies) {
+      const r = renderLmObservation({ task: t.task, observation: step.observation, history }, budget);
+      tally.tokens.push(r.tokens);
+      if (index !== null) {
+        tally.elementSteps++;
+        if (r.keptElements.includes(index)) tally.elementKept++;
+        else if (tally.misses.length < 8) {
+          const e = step.observation.elements.find((x) => x.index === index);
+          tally.misses.push(
+            `${t.task.id} step ${step.index}: ${a.type} [${index}] ${e?.tag} "${e?.name || e?.text}"`,
+          );
+        }
+      } else if (a.type === 'done' && a.text.trim()) {
+        tally.doneSteps++;
+        if (r.user.toLowerCase().includes(a.text.trim().toLowerCase())) tally.doneShown++;
+      }
+    }
+    history.push({
+      stepIndex: step.index,
+      url: step.observation.url,
+      observation: step.observation,
+      output: step.output,
+      action: step.action,
+      result: step.result,
+    });
+  }
+}
+store.close();
+
+const pct = (a: number, b: number) => (b ? `${((100 * a) / b).toFixed(1)}%` : 'n/a');
+const q = (xs: number[], p: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))];
+console.log(
+  `${trajectories} verified successes, ${steps} steps; the full page text averages ${Math.round(fullTokens / Math.max(1, steps))} estimated tokens a step`,
+);
+console.log('| budget | element kept | done answer shown | tokens mean | tokens p95 |');
+console.log('|---|---|---|---|---|');
+for (const [budget, t] of tallies) {
+  const mean = t.tokens.reduce((x, y) => x + y, 0) / Math.max(1, t.tokens.length);
+  console.log(
+    `| ${budget} | ${pct(t.elementKept, t.elementSteps)} (${t.elementKept}/${t.elementSteps}) | ${pct(t.doneShown, t.doneSteps)} (${t.doneShown}/${t.doneSteps}) | ${mean.toFixed(0)} | ${q(t.tokens, 0.95)} |`,
+  );
+}
+for (const [budget, t] of tallies) {
+  if (t.misses.length) console.log(`\nmissed at ${budget}:\n  ${t.misses.join('\n  ')}`);
+}
