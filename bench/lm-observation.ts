@@ -33,11 +33,12 @@ interface Tally {
   doneShown: number;
   tokens: number[];
   misses: string[];
+  doneMisses: string[];
 }
 const tallies = new Map<number, Tally>(
   budgets.map((b) => [
     b,
-    { elementSteps: 0, elementKept: 0, doneSteps: 0, doneShown: 0, tokens: [], misses: [] },
+    { elementSteps: 0, elementKept: 0, doneSteps: 0, doneShown: 0, tokens: [], misses: [], doneMisses: [] },
   ]),
 );
 let trajectories = 0;
@@ -68,6 +69,7 @@ for (const s of store.listTrajectorySummaries({ success: true })) {
       } else if (a.type === 'done' && a.text.trim()) {
         tally.doneSteps++;
         if (r.user.toLowerCase().includes(a.text.trim().toLowerCase())) tally.doneShown++;
+        else if (tally.doneMisses.length < 6) tally.doneMisses.push(`${t.task.id}: done "${a.text.trim()}"`);
       }
     }
     history.push({
@@ -98,4 +100,5 @@ for (const [budget, t] of tallies) {
 }
 for (const [budget, t] of tallies) {
   if (t.misses.length) console.log(`\nmissed at ${budget}:\n  ${t.misses.join('\n  ')}`);
+  if (t.doneMisses.length) console.log(`answers not shown at ${budget}:\n  ${t.doneMisses.join('\n  ')}`);
 }
