@@ -2,7 +2,8 @@
  * How much of the teacher's decision survives the compact LM observation (src/agent/lm-prompt.ts):
  * over every step of a collection's verified successes, at several token budgets, the share of steps
  * whose acted-on element is among the elements shown (click, input, select, scroll on an element),
- * the share of `done` answers whose text appears in what is shown, and the rendered size.
+ * the share of `done` answers whose words that the page shows are all still shown (a composed answer
+ * is not on the page as such), and the rendered size.
  *
  *   npx tsx bench/lm-observation.ts --run DIR [--budgets 256,384,512,768,1024]
  *
@@ -10,7 +11,7 @@
  */
 
 import type { HistoryEntry } from '../src/agent/agent.ts';
-import { renderLmObservation } from '../src/agent/lm-prompt.ts';
+import { estimateTokens, renderLmObservation } from '../src/agent/lm-prompt.ts';
 import { RunStore } from '../src/store/run-store.ts';
 
 const args = process.argv.slice(2);
@@ -25,6 +26,25 @@ if (!runDir) {
 }
 const budgets = (arg('budgets') ?? '256,384,512,768,1024').split(',').map(Number);
 
+const words = (text: string) => new Set(text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []);
+/** Words too common to say whether an answer survived. */
+const COMMON = new Set([
+  'the',
+  'a',
+  'an',
+  'of',
+  'for',
+  'to',
+  'in',
+  'and',
+  'it',
+  'is',
+  'per',
+  'your',
+  'has',
+  'been',
+  'was',
+]);
 const store = RunStore.open(runDir, { readonly: true });
 interface Tally {
   elementSteps: number;
@@ -51,7 +71,7 @@ for (const s of store.listTrajectorySummaries({ success: true })) {
   const history: HistoryEntry[] = [];
   for (const step of t.steps) {
     steps++;
-    fullTokens += Math.ceil(step.observation.text.length / 3.2);
+    fullTokens += estimateTokens(step.observation.text);
     const a = step.action;
     const index = 'index' in a && typeof a.index === 'number' ? a.index : null;
     for (const [budget, tally] of tallies) {
@@ -67,9 +87,20 @@ for (const s of store.listTrajectorySummaries({ success: true })) {
           );
         }
       } else if (a.type === 'done' && a.text.trim()) {
+        // A composed answer ("595 calories per serving") is not on the page as such: what must survive
+        // the cut are the answer's words that the full page shows.
+        const pageWords = words(
+          `${step.observation.text} ${step.observation.texts.map((b) => b.text).join(' ')}`,
+        );
+        const needed = [...words(a.text)].filter((w) => pageWords.has(w) && !COMMON.has(w));
+        if (!needed.length) continue;
         tally.doneSteps++;
-        if (r.user.toLowerCase().includes(a.text.trim().toLowerCase())) tally.doneShown++;
-        else if (tally.doneMisses.length < 6) tally.doneMisses.push(`${t.task.id}: done "${a.text.trim()}"`);
+        const shown = words(r.user);
+        if (needed.every((w) => shown.has(w))) tally.doneShown++;
+        else if (tally.doneMisses.length < Number(process.env.MISSES ?? 6))
+          tally.doneMisses.push(
+            `${t.task.id}: done "${a.text.trim()}" (missing: ${needed.filter((w) => !shown.has(w)).join(', ')})`,
+          );
       }
     }
     history.push({
@@ -90,7 +121,7 @@ const q = (xs: number[], p: number) =>
 console.log(
   `${trajectories} verified successes, ${steps} steps; the full page text averages ${Math.round(fullTokens / Math.max(1, steps))} estimated tokens a step`,
 );
-console.log('| budget | element kept | done answer shown | tokens mean | tokens p95 |');
+console.log('| budget | element kept | answer words on the page kept | tokens mean | tokens p95 |');
 console.log('|---|---|---|---|---|');
 for (const [budget, t] of tallies) {
   const mean = t.tokens.reduce((x, y) => x + y, 0) / Math.max(1, t.tokens.length);

@@ -117,7 +117,10 @@ describe('renderLmObservation', () => {
     const a = renderLmObservation({ task: task('Open the invoice'), observation: page, history: [] }, 250);
     const b = renderLmObservation({ task: task('Open the invoice'), observation: page, history: [] }, 600);
     for (const i of a.keptElements) expect(b.keptElements).toContain(i);
-    expect(b.keptElements.length).toBeGreaterThan(a.keptElements.length);
+    for (const i of a.keptTexts) expect(b.keptTexts).toContain(i);
+    expect(b.keptElements.length + b.keptTexts.length).toBeGreaterThan(
+      a.keptElements.length + a.keptTexts.length,
+    );
   });
 
   it('is deterministic, shows the last four actions with their elements, and never shows notes', () => {
@@ -141,6 +144,6 @@ describe('renderLmObservation', () => {
 
   it('estimates tokens conservatively from characters', () => {
     expect(estimateTokens('')).toBe(0);
-    expect(estimateTokens('x'.repeat(32))).toBe(10);
+    expect(estimateTokens('x'.repeat(27))).toBe(10);
   });
 });
