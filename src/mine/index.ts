@@ -1,4 +1,14 @@
 export { type AlignedPair, alignRuns } from './align.ts';
+export { type BranchJournal, openJournal } from './branch-journal.ts';
+export {
+  type BranchJob,
+  type BranchResult,
+  branchResultFromTrajectory,
+  branchSpecOf,
+  type LocalBranchRunner,
+  type RemoteBranchRunner,
+  runLocalBranch,
+} from './branches.ts';
 export {
   type ComparabilityWeights,
   comparability,
@@ -35,6 +45,17 @@ export {
   toCriticalState,
 } from './mine.ts';
 export { type PairingSummary, pairTrajectories, type RunKind, type RunPair, runKind } from './pairing.ts';
+export {
+  type BranchSpec,
+  DEFAULT_REPLAY_THRESHOLD,
+  divergedComparability,
+  isReplayWait,
+  MAX_REPLAY_WAITS,
+  mapAction,
+  REPLAY_DIVERGED,
+  replayBranchAgent,
+  replayComparability,
+} from './replay.ts';
 export { describeAction, rulesTagger, tagByRules } from './rules-tagger.ts';
 export {
   elementKey,
@@ -45,30 +66,7 @@ export {
 } from './state-features.ts';
 export { emptyMineStats, formatMineStats, type MineStats, type SiteMineStats } from './stats.ts';
 export { LABEL_ORDER, TAXONOMY, type Tagger, type TagResult } from './taxonomy.ts';
-export {
-  type BranchJob,
-  type BranchJournal,
-  type BranchResult,
-  type BranchSpec,
-  baselineTargets,
-  branchResultFromTrajectory,
-  branchSpecOf,
-  DEFAULT_REPLAY_THRESHOLD,
-  type LocalBranchRunner,
-  mapAction,
-  minerTargets,
-  REPLAY_DIVERGED,
-  type RemoteBranchRunner,
-  replayBranchAgent,
-  replayComparability,
-  targetStateId,
-  VERIFY_METHODS,
-  type VerifiedTarget,
-  type VerifyMethod,
-  type VerifyOptions,
-  type VerifyTarget,
-  verifyTargets,
-} from './verify.ts';
+export { type VerifiedTarget, type VerifyOptions, verifyTargets } from './verify.ts';
 export {
   formatVerification,
   type MethodSummary,
@@ -76,3 +74,11 @@ export {
   type VerificationSummary,
   type VerifyRow,
 } from './verify-stats.ts';
+export {
+  baselineTargets,
+  minerTargets,
+  targetStateId,
+  VERIFY_METHODS,
+  type VerifyMethod,
+  type VerifyTarget,
+} from './verify-targets.ts';

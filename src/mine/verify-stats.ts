@@ -1,4 +1,5 @@
-import { VERIFY_METHODS, type VerifiedTarget, type VerifyMethod } from './verify.ts';
+import type { VerifiedTarget } from './verify.ts';
+import { VERIFY_METHODS, type VerifyMethod } from './verify-targets.ts';
 
 /** Counts of one group of verified states. */
 export interface VerifyRow {

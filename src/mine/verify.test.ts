@@ -1,20 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { elementAt } from '../core/index.ts';
+import type { BranchJournal } from './branch-journal.ts';
+import type { BranchResult } from './branches.ts';
 import { page } from './fixtures.ts';
 import { mineCriticalStates } from './mine.ts';
+import { MAX_REPLAY_WAITS, mapAction } from './replay.ts';
 import { HOME, LOOKALIKE_FAILURE, RESULTS, SUCCESS } from './scenarios.test-helpers.ts';
 import { continuation, FakeShop, verifyCart } from './verify.test-helpers.ts';
-import {
-  type BranchJournal,
-  type BranchResult,
-  baselineTargets,
-  MAX_REPLAY_WAITS,
-  mapAction,
-  minerTargets,
-  type VerifyOptions,
-  verifyTargets,
-} from './verify.ts';
+import { type VerifyOptions, verifyTargets } from './verify.ts';
 import { formatVerification, summarizeVerification } from './verify-stats.ts';
+import { baselineTargets, minerTargets } from './verify-targets.ts';
 
 function options(over: Partial<VerifyOptions> & { env?: () => FakeShop } = {}): VerifyOptions {
   return {

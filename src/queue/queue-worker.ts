@@ -6,7 +6,7 @@ import { InputError, RmswebError } from '../core/errors.ts';
 import { newId } from '../core/ids.ts';
 import type { Task } from '../core/task.ts';
 import type { Trajectory, Verdict } from '../core/trajectory.ts';
-import { replayBranchAgent } from '../mine/verify.ts';
+import { replayBranchAgent } from '../mine/replay.ts';
 import {
   DEFAULT_QUEUE_NAME,
   type EpisodeJobData,

@@ -2,18 +2,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BranchJournal } from '../mine/branch-journal.ts';
+import type { BranchResult } from '../mine/branches.ts';
 import { DEFAULT_COMPARABILITY_WEIGHTS } from '../mine/comparability.ts';
 import { mineCriticalStates } from '../mine/mine.ts';
 import { LOOKALIKE_FAILURE, SUCCESS } from '../mine/scenarios.test-helpers.ts';
 import { continuation, FakeShop, verifyCart } from '../mine/verify.test-helpers.ts';
-import {
-  type BranchJournal,
-  type BranchResult,
-  baselineTargets,
-  minerTargets,
-  type VerifyTarget,
-  verifyTargets,
-} from '../mine/verify.ts';
+import { verifyTargets } from '../mine/verify.ts';
+import { baselineTargets, minerTargets, type VerifyTarget } from '../mine/verify-targets.ts';
 import { RunStore } from '../store/run-store.ts';
 import { EpisodeQueue } from './episode-queue.ts';
 import { type QueueWorkerHandle, startQueueWorker } from './queue-worker.ts';

@@ -1,12 +1,12 @@
 import type { Task } from '../core/task.ts';
 import type { Trajectory } from '../core/trajectory.ts';
-import type { ComparabilityWeights } from '../mine/comparability.ts';
 import {
   type BranchJob,
   branchResultFromTrajectory,
   branchSpecOf,
   type RemoteBranchRunner,
-} from '../mine/verify.ts';
+} from '../mine/branches.ts';
+import type { ComparabilityWeights } from '../mine/comparability.ts';
 import type { EpisodeQueue } from './episode-queue.ts';
 import type { RuntimeSpec } from './job-data.ts';
 

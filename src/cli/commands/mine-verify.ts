@@ -1,23 +1,12 @@
-import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { dirname } from 'node:path';
-import { z } from 'zod';
 import { solvingNotes } from '../../collect/solving-notes.ts';
+import type { CriticalState, Task, Trajectory } from '../../core/index.ts';
 import {
-  Action,
-  type CriticalState,
-  InputError,
-  type Task,
-  type Trajectory,
-  VerificationBranch,
-} from '../../core/index.ts';
-import {
-  type BranchJournal,
-  type BranchResult,
   baselineTargets,
   DEFAULT_COMPARABILITY_WEIGHTS,
   DEFAULT_REPLAY_THRESHOLD,
   type LocalBranchRunner,
   minerTargets,
+  openJournal,
   type RemoteBranchRunner,
   summarizeVerification,
   type VerificationSummary,
@@ -69,54 +58,6 @@ export function baselinesPathFor(out: string): string {
   return `${out.replace(/\.jsonl?$/i, '')}.baselines.jsonl`;
 }
 
-const JournalLine = z.object({
-  key: z.string(),
-  reproduced: z.boolean(),
-  comparability: z.number(),
-  detail: z.string(),
-  branch: VerificationBranch.extend({ action: Action }).nullable(),
-  wallMs: z.number(),
-});
-
-/**
- * An append-only JSONL journal of finished branches: a rerun of the same command skips them. A
- * torn last line (the process was killed mid-write) is ignored; any other bad line is an input error.
- */
-export function openJournal(path: string): BranchJournal & { size: number } {
-  const map = new Map<string, BranchResult>();
-  if (existsSync(path)) {
-    const lines = readFileSync(path, 'utf8').split('\n');
-    lines.forEach((line, i) => {
-      if (!line.trim()) return;
-      let raw: unknown;
-      try {
-        raw = JSON.parse(line);
-      } catch {
-        if (i >= lines.length - 2) return;
-        throw new InputError('verification journal line is not JSON', { file: path, line: i + 1 });
-      }
-      const r = JournalLine.safeParse(raw);
-      if (!r.success)
-        throw new InputError(`verification journal line is invalid: ${r.error.issues[0]?.message}`, {
-          file: path,
-          line: i + 1,
-          field: r.error.issues[0]?.path.join('.'),
-        });
-      map.set(r.data.key, r.data);
-    });
-  } else mkdirSync(dirname(path), { recursive: true });
-  return {
-    get size() {
-      return map.size;
-    },
-    get: (k) => map.get(k),
-    put: (r) => {
-      map.set(r.key, r);
-      appendFileSync(path, `${JSON.stringify(r)}\n`);
-    },
-  };
-}
-
 /** The collection settings of the first run that has them (world seed, step budget). */
 function collectConfig(runs: string[]): { worldSeed?: number; maxSteps?: number } {
   for (const dir of runs) {
@@ -142,7 +83,7 @@ function collectConfig(runs: string[]): { worldSeed?: number; maxSteps?: number 
 
 /**
  * Verifies the miner's critical states (and, unless turned off, the two baselines on the same pairs)
- * in this process's browser: see src/mine/verify.ts. Returns the miner's states with their
+ * in this process's browser or on queue workers: see src/mine/verify.ts. Returns the miner's states with their
  * verification attached, the baselines' results, and the summary.
  */
 export async function runMineVerify(
