@@ -87,10 +87,11 @@ def _run(a: argparse.Namespace) -> int:
     import torch
 
     from . import data as d
-    from .lm import load_model, setup_dist
+    from .lm import setup_dist
 
     if a.threads:
         torch.set_num_threads(a.threads)
+    _check_paths(a)
     dist = setup_dist(a.device)
     started = time.time()
     if a.cmd == "rl":
@@ -103,7 +104,7 @@ def _run(a: argparse.Namespace) -> int:
     else:
         chats = d.load_sft(a.data)
         o = _options(a, SFT_KEYS)
-    model, tok = load_model(a.model, dist.device, a.dtype)
+    model, tok = _load(a.model, dist.device, a.dtype)
     meta: dict[str, Any] = {"command": a.cmd, "model": a.model, "data": a.data, "options": o}
     if a.cmd == "rl":
         from .dapo import train_dapo
@@ -113,12 +114,13 @@ def _run(a: argparse.Namespace) -> int:
         fn = {"salvage-ds": train_salvage_ds, "grpo": train_grpo, "dapo": train_dapo}[a.algo]
         meta.update(algo=a.algo, reward=a.reward, examples=len(examples))
         s, metrics = fn(model, tok, examples, reward=a.reward, metrics_path=a.metrics, dist=dist, **o)
+        s.save(a.out, {**meta, "metrics": metrics, "seconds": round(time.time() - started, 2)})
     else:
-        from .sft import train_sft
+        from .sft import save_sft, train_sft
 
-        meta.update(algo="sft", examples=len(chats))
-        s, metrics = train_sft(model, tok, chats, metrics_path=a.metrics, dist=dist, **o)
-    s.save(a.out, {**meta, "metrics": metrics, "seconds": round(time.time() - started, 2)})
+        meta.update(algo="sft", examples=len(chats), trainer="trl.SFTTrainer")
+        trainer, metrics = train_sft(model, tok, chats, metrics_path=a.metrics, dist=dist, **o)
+        save_sft(trainer, tok, a.out, {**meta, "metrics": metrics, "seconds": round(time.time() - started, 2)})
     if a.metrics and dist.main:
         with open(a.metrics, "a", encoding="utf-8") as f:
             f.write(
@@ -170,13 +172,45 @@ def main(argv: list[str] | None = None) -> int:
         if a.cmd == "tiny":
             return _tiny(a)
         if a.cmd == "serve":
+            from .data import check_model_path
             from .serve import serve
 
+            check_model_path(a.model)
             return serve(a.model, a.device, a.dtype, a.max_prompt_tokens)
         return _run(a)
-    except (InputError, FileNotFoundError, ValueError) as e:
+    except InputError as e:
+        # one line; the rmsweb CLI reads the option back from it
+        print(f"error: {e.option}: {e}" if e.option else f"error: {e}", file=sys.stderr)
+        return 2
+    except (FileNotFoundError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+
+
+def _check_paths(a: argparse.Namespace) -> None:
+    """--model, --data and --out, checked before anything is loaded or written."""
+    from pathlib import Path
+
+    from .data import InputError, check_model_path
+
+    check_model_path(a.model)
+    if not Path(a.data).is_file():
+        raise InputError(f"{a.data}: no such file", "--data")
+    out = Path(a.out)
+    if out.exists() and not out.is_dir():
+        raise InputError(f"{out}: exists and is not a folder", "--out")
+
+
+def _load(path: str, device: Any, dtype: str) -> tuple[Any, Any]:
+    """load_model, its failures on a checked path reported as --model's (one line, no traceback)."""
+    from .data import ModelError
+    from .lm import load_model
+
+    try:
+        return load_model(path, device, dtype)
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise ModelError(f"{path}: transformers cannot load it ({type(e).__name__}: {first})") from None
 
 
 def _tiny(a: argparse.Namespace) -> int:

@@ -13,7 +13,46 @@ from .reward import Action, Observation, from_browser_use
 
 
 class InputError(ValueError):
-    """Bad input data: the message names the file, line and field. The CLI exits 2 on it."""
+    """Bad input data: the message names the file, line and field. The CLI exits 2 on it, printing
+    `error: OPTION: MESSAGE` when the error belongs to a command-line option (the rmsweb CLI reads
+    the option back from that line), else `error: MESSAGE`."""
+
+    option: str | None = None
+
+    def __init__(self, message: str, option: str | None = None):
+        super().__init__(message)
+        if option is not None:
+            self.option = option
+
+
+class ModelError(InputError):
+    """`--model` is not a model this trainer can load: the message names the file and why."""
+
+    option = "--model"
+
+
+def check_model_path(path: str | Path) -> Path:
+    """Checks `--model` before anything is read or written: a Hugging Face folder whose config.json
+    is a JSON object naming a model_type, or a .gguf file (its first bytes are GGUF's magic)."""
+    p = Path(path)
+    if not p.exists():
+        raise ModelError(f"{p}: no such file or folder")
+    if p.is_dir():
+        cfg = p / "config.json"
+        if not cfg.is_file():
+            raise ModelError(f"{p}: not a Hugging Face model folder (no config.json) nor a .gguf file")
+        try:
+            conf = json.loads(cfg.read_text(encoding="utf-8"))
+        except (json.JSONDecodeError, UnicodeDecodeError) as e:
+            raise ModelError(f"{cfg}: not valid JSON ({getattr(e, 'msg', e)})") from None
+        if not isinstance(conf, dict) or not isinstance(conf.get("model_type"), str):
+            raise ModelError(f"{cfg}: field model_type is missing (not a transformers model config)")
+        return p
+    with p.open("rb") as f:
+        magic = f.read(4)
+    if magic != b"GGUF":
+        raise ModelError(f"{p}: not a GGUF file (it does not start with GGUF) nor a Hugging Face model folder")
+    return p
 
 
 @dataclass

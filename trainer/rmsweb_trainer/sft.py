@@ -1,23 +1,29 @@
-"""Supervised fine-tuning, the baseline every RL run starts from: cross-entropy of the assistant
-reply of each TRL row (`rmsweb export sft --format trl`), given its system and user messages.
+"""Supervised fine-tuning, the baseline every RL run starts from, on TRL's SFTTrainer: the loss is
+on the assistant reply of each TRL row (`rmsweb export sft --format trl`) only, given its system and
+user messages (TRL's `completion_only_loss` over a prompt-completion dataset).
 
-The loss of a batch is the mean over its rows of each reply's mean token NLL - the same reduction
-as Salvage-DS's salvage term, so with betaBrake 0 a salvaged state pulls on the weights exactly as
-SFT on its ground truth would.
+rmsweb tokenizes the rows itself, exactly as the RL trainer tokenizes a prompt and its reply (the
+chat template's generation prompt, the prompt left-truncated to maxPromptTokens so the page and the
+generation prompt survive), and hands TRL `input_ids` + `completion_mask`; TRL masks the prompt out
+of the labels, batches, accumulates, shards (DDP, FSDP, DeepSpeed through `accelerate launch`) and
+steps. The loss of a batch is the mean over its rows of each reply's mean token NLL - the reduction
+of Salvage-DS's salvage term, so a salvaged state pulls on the weights exactly as SFT on its ground
+truth would - where TRL's own `loss_type="nll"` would average over all the batch's tokens (long
+replies would then weigh more); `RmswebSFTTrainer.compute_loss` is that one difference.
 """
 
 from __future__ import annotations
 
+import math
 import random
 from typing import Any
 
 import torch
+import torch.nn.functional as F
 
 from .data import Chat
-from .lm import Batch, completion_ids, completion_logits, finite, make_batch, prompt_ids, seq_mean, token_logprobs
+from .lm import Dist, MetricsLog, completion_ids, prompt_ids, seq_mean, token_logprobs
 from .options import defaults
-from .rollouts import Row, backward_rows, micro_batches
-from .session import Session
 
 # ================================================================================== options
 
@@ -25,34 +31,218 @@ from .session import Session
 #: defaults); plus the torch section (maxPromptTokens, lora, ..., microBatch).
 SFT_DEFAULTS = defaults("sft")
 
+#: How each rmsweb option (and `python -m rmsweb_trainer sft` flag) lands on TRL's SFTConfig or
+#: peft's LoraConfig; `rmsweb train sft --help` prints the same table.
+SFT_CONFIG_FIELDS = {
+    "epochs": "num_train_epochs",
+    "batchSize": "per_device_train_batch_size x gradient_accumulation_steps (rows per optimizer step, per process)",
+    "microBatch": "per_device_train_batch_size (rows per forward pass; the largest divisor of batchSize <= it)",
+    "lr": "learning_rate (optim adamw_torch, weight_decay 0, lr_scheduler_type constant: plain Adam)",
+    "seed": "seed and data_seed (also the train/validation split)",
+    "valFrac": "the eval_dataset's share of the rows (eval_strategy epoch)",
+    "maxPromptTokens": "max_length None: the prompt is left-truncated before TRL sees it",
+    "lora": "peft_config (LoraConfig on the attention and MLP projections)",
+    "loraRank": "LoraConfig.r",
+    "loraAlpha": "LoraConfig.lora_alpha",
+    "loraDropout": "LoraConfig.lora_dropout",
+}
+
+
+def micro_split(batch: int, micro: int) -> tuple[int, int]:
+    """(per_device_train_batch_size, gradient_accumulation_steps) whose product is `batch`: the
+    largest micro-batch <= `micro` that divides it (0 or >= batch: one pass)."""
+    if micro <= 0 or micro >= batch:
+        return batch, 1
+    m = max(d for d in range(1, micro + 1) if batch % d == 0)
+    return m, batch // m
+
+
+# ================================================================================== the data
+
+
+def encode(tok: Any, chats: list[Chat], max_prompt_tokens: int) -> list[tuple[list[int], list[int]]]:
+    """(prompt ids, reply ids) of each chat: the RL trainer's tokenization of a prompt and its reply."""
+    return [(prompt_ids(tok, c, max_prompt_tokens), completion_ids(tok, c, c.assistant or "")) for c in chats]
+
+
+def sft_rows(pairs: list[tuple[list[int], list[int]]]) -> list[dict[str, list[int]]]:
+    """TRL's tokenized prompt-completion rows: the sequence and which of its tokens are the reply."""
+    return [{"input_ids": p + c, "completion_mask": [0] * len(p) + [1] * len(c)} for p, c in pairs]
+
+
+def split(pairs: list[Any], seed: int, val_frac: float) -> tuple[list[Any], list[Any]]:
+    """(train, validation): a seeded shuffle, the first valFrac of it held out (none for one row)."""
+    order = list(range(len(pairs)))
+    random.Random(seed).shuffle(order)
+    n_val = int(len(pairs) * val_frac) if len(pairs) > 1 else 0
+    return [pairs[i] for i in order[n_val:]], [pairs[i] for i in order[:n_val]]
+
 
 # ================================================================================== the loss
 
 
-def sft_loss(rows: list[Row], b: Batch, logits: torch.Tensor, _ref: torch.Tensor | None):
-    """sum over rows of coef * mean token NLL of the reply (coef = 1 / batch rows)."""
+def reply_nll(logits: torch.Tensor, labels: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """([B] mean NLL of each row's reply tokens, [B] their count). `labels` are TRL's: the input ids
+    with -100 where no loss applies; position t's logits predict label t+1."""
+    target = labels[:, 1:]
+    mask = target != -100
+    rows = mask.nonzero()[:, 0]
+    # only the reply positions go through the softmax: a 4k-token page x 128k vocabulary would not fit
+    nll = F.cross_entropy(logits[:, :-1][mask].float(), target[mask], reduction="none")
+    count = mask.sum(1)
+    total = torch.zeros(labels.shape[0], device=logits.device, dtype=nll.dtype).index_add(0, rows, nll)
+    return total / count.clamp(min=1), count
+
+
+def sft_loss(rows: list[Any], b: Any, logits: torch.Tensor, _ref: torch.Tensor | None):
+    """The same loss in the RL trainer's row form (lm.Batch, completion logits): sum over rows of
+    coef * mean token NLL of the reply. Salvage-DS's salvage term is checked against it."""
     coef = torch.tensor([r.coef for r in rows], device=logits.device)
-    nll = -seq_mean(token_logprobs(logits, b), b.mask)
-    value = (coef * nll).sum()
+    value = (coef * -seq_mean(token_logprobs(logits, b), b.mask)).sum()
     return value, {"nll": float(value.detach())}
 
 
-def encode(tok: Any, chats: list[Chat], max_prompt_tokens: int) -> list[tuple[list[int], list[int]]]:
-    return [(prompt_ids(tok, c, max_prompt_tokens), completion_ids(tok, c, c.assistant or "")) for c in chats]
+def _trainer_class() -> type:
+    from trl import SFTTrainer
+
+    class RmswebSFTTrainer(SFTTrainer):
+        """SFTTrainer with rmsweb's reduction: the mean over rows of each reply's mean token NLL."""
+
+        # the mean over a micro-batch's rows; the Trainer divides it by the accumulation steps
+        loss_is_scaled_for_ga = False
+
+        def __init__(self, *args: Any, **kwargs: Any):
+            super().__init__(*args, **kwargs)
+            self.step_loss = 0.0
+            self.step_tokens = 0
+
+        def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):
+            out = model(input_ids=inputs["input_ids"], attention_mask=inputs["attention_mask"], use_cache=False)
+            nll, _ = reply_nll(out.logits, inputs["labels"])
+            loss = nll.mean()
+            if model.training:
+                steps = getattr(self, "current_gradient_accumulation_steps", self.args.gradient_accumulation_steps)
+                self.step_loss += float(loss.detach()) / steps
+                self.step_tokens += int(inputs["attention_mask"].sum())
+            return (loss, out) if return_outputs else loss
+
+    return RmswebSFTTrainer
 
 
-@torch.no_grad()
-def mean_nll(model: Any, rows: list[tuple[list[int], list[int]]], pad: int, device, micro: int) -> float:
-    if not rows:
-        return float("nan")
-    total = 0.0
-    for chunk in micro_batches(rows, micro):  # type: ignore[arg-type]
-        b = make_batch(chunk, pad, device)
-        total += float((-seq_mean(token_logprobs(completion_logits(model, b), b), b.mask)).sum())
-    return total / len(rows)
+def lora_config(model: Any, o: dict[str, Any]) -> Any:
+    """peft's LoraConfig on the model's attention and MLP projections (what `--lora` trains)."""
+    from peft import LoraConfig
+
+    names = {n.split(".")[-1] for n, m in model.named_modules() if isinstance(m, torch.nn.Linear)}
+    targets = sorted(names & {"q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj", "c_attn", "c_proj", "c_fc"})  # fmt: skip
+    return LoraConfig(
+        r=o["loraRank"],
+        lora_alpha=o["loraAlpha"],
+        lora_dropout=o["loraDropout"],
+        target_modules=targets or None,
+        task_type="CAUSAL_LM",
+    )
 
 
-# =============================================================================== training loop
+def sft_config(o: dict[str, Any], *, has_val: bool, cpu: bool, work_dir: str) -> Any:
+    """TRL's SFTConfig for rmsweb's options (the mapping is SFT_CONFIG_FIELDS)."""
+    from trl import SFTConfig
+
+    per_device, accumulate = micro_split(o["batchSize"], o["microBatch"])
+    return SFTConfig(
+        output_dir=work_dir,
+        num_train_epochs=o["epochs"],
+        per_device_train_batch_size=per_device,
+        per_device_eval_batch_size=per_device,
+        gradient_accumulation_steps=accumulate,
+        learning_rate=o["lr"],
+        optim="adamw_torch",
+        weight_decay=0.0,
+        lr_scheduler_type="constant",
+        warmup_steps=0,
+        max_grad_norm=0.0,  # the loop it replaces did not clip
+        seed=o["seed"],
+        data_seed=o["seed"],
+        completion_only_loss=True,
+        max_length=None,
+        eval_strategy="epoch" if has_val else "no",
+        save_strategy="no",
+        logging_strategy="no",
+        report_to="none",
+        disable_tqdm=True,
+        # the model comes in the dtype it was loaded in (bf16 on GPUs); no autocast on top
+        bf16=False,
+        fp16=False,
+        gradient_checkpointing=False,
+        use_cpu=cpu,
+        dataloader_drop_last=False,
+        remove_unused_columns=True,
+    )
+
+
+def build_trainer(
+    model: Any, tok: Any, train: list[Any], val: list[Any], o: dict[str, Any], *, cpu: bool, work_dir: str
+) -> Any:
+    """An RmswebSFTTrainer over (prompt ids, reply ids) pairs."""
+    from datasets import Dataset
+
+    cls = _trainer_class()
+    return cls(
+        model=model,
+        args=sft_config(o, has_val=bool(val), cpu=cpu, work_dir=work_dir),
+        train_dataset=Dataset.from_list(sft_rows(train)),
+        eval_dataset=Dataset.from_list(sft_rows(val)) if val else None,
+        processing_class=tok,
+        peft_config=lora_config(model, o) if o["lora"] else None,
+    )
+
+
+# =============================================================================== training
+
+
+def _metrics_callback(
+    trainer: Any, log: MetricsLog, n_train: int, n_val: int, epochs: list[dict[str, Any]], on_metrics
+):
+    from transformers import TrainerCallback
+
+    class Metrics(TrainerCallback):
+        """Writes the events the rmsweb CLI reads: {"event": "step"} per optimizer step and
+        {"event": "epoch"} with the validation loss per epoch."""
+
+        def __init__(self):
+            self.losses: list[float] = []
+            self.epoch = 1
+
+        def on_step_end(self, args, state, control, **kw):
+            loss, tokens = trainer.step_loss, trainer.step_tokens
+            trainer.step_loss, trainer.step_tokens = 0.0, 0
+            if not math.isfinite(loss):
+                raise FloatingPointError(f"non-finite loss {loss} at step {state.global_step} (diverged: lower --lr)")
+            self.losses.append(loss)
+            log.write("step", step=state.global_step, epoch=self.epoch, **{"losses/sft": loss}, tokens=tokens)
+
+        def _epoch(self, val: float | None) -> None:
+            m = {
+                "epoch": self.epoch,
+                "losses/train": sum(self.losses) / max(1, len(self.losses)),
+                "losses/val": val,
+                "train": n_train,
+                "val": n_val,
+            }
+            epochs.append(m)
+            log.write("epoch", **m)
+            if on_metrics:
+                on_metrics(m)
+            self.losses, self.epoch = [], self.epoch + 1
+
+        def on_epoch_end(self, args, state, control, **kw):
+            if not n_val:
+                self._epoch(None)
+
+        def on_evaluate(self, args, state, control, metrics=None, **kw):
+            self._epoch(float((metrics or {})["eval_loss"]))
+
+    return Metrics()
 
 
 def train_sft(
@@ -62,44 +252,49 @@ def train_sft(
     *,
     metrics_path: str | None = None,
     on_metrics=None,
-    dist=None,
+    dist: Dist | None = None,
+    work_dir: str | None = None,
     **options: Any,
-) -> tuple[Session, list[dict[str, float]]]:
-    """Trains `model` in place; logs {"event": "step"} per optimizer step and {"event": "epoch"}
-    with the validation loss per epoch. Returns (the run's session, per-epoch metrics)."""
+) -> tuple[Any, list[dict[str, Any]]]:
+    """Trains `model` with TRL's SFTTrainer; logs {"event": "step"} per optimizer step and
+    {"event": "epoch"} with the validation loss per epoch. Returns (the trainer, per-epoch metrics).
+    Its `model` is the trained one (a peft model with --lora); `save_sft` writes the checkpoint."""
+    import tempfile
+
     o = defaults("sft", **options)
-    s = Session(model, tok, o, reference=False, metrics_path=metrics_path, dist=dist)
-    rows = encode(tok, chats, o["maxPromptTokens"])
-    order = list(range(len(rows)))
-    random.Random(o["seed"]).shuffle(order)
-    n_val = int(len(rows) * o["valFrac"]) if len(rows) > 1 else 0
-    val = [rows[i] for i in order[:n_val]]
-    train = [rows[i] for i in order[n_val:]]
-    rng = random.Random(o["seed"] + 1)
-    epochs, step = [], 0
-    for epoch in range(1, o["epochs"] + 1):
-        rng.shuffle(train)
-        mine = train[s.dist.rank :: s.dist.world]
-        losses = []
-        for i in range(0, len(mine), o["batchSize"]):
-            chunk = mine[i : i + o["batchSize"]]
-            batch = [Row(p, c, "sft", coef=1 / len(chunk)) for p, c in chunk]
-            total, _ = backward_rows(s.model, None, batch, sft_loss, pad=s.pad, device=s.device, micro=s.micro)
-            s.step()
-            step += 1
-            losses.append(finite(total))
-            tokens = sum(len(p) + len(c) for p, c in chunk)
-            s.log.write("step", step=step, epoch=epoch, **{"losses/sft": total}, tokens=tokens)
-        m = {
-            "epoch": epoch,
-            "losses/train": sum(losses) / max(1, len(losses)),
-            "losses/val": mean_nll(s.model, val, s.pad, s.device, s.micro) if val else None,
-            "train": len(train),
-            "val": len(val),
-        }
-        epochs.append(m)
-        s.log.write("epoch", **m)
-        if on_metrics:
-            on_metrics(m)
-    s.log.close()
-    return s, epochs
+    dist = dist or Dist(device=next(model.parameters()).device)
+    # same seed, data and model give the same run: LoRA's init, the split and the data order
+    torch.manual_seed(o["seed"])
+    train, val = split(encode(tok, chats, o["maxPromptTokens"]), o["seed"], o["valFrac"])
+    # TRL wants an output_dir for checkpoints; rmsweb saves none mid-run, so a scratch folder
+    work = work_dir or tempfile.mkdtemp(prefix="rmsweb-sft-")
+    trainer = build_trainer(model, tok, train, val, o, cpu=dist.device.type == "cpu", work_dir=work)
+    log = MetricsLog(metrics_path, dist)
+    epochs: list[dict[str, Any]] = []
+    trainer.add_callback(_metrics_callback(trainer, log, len(train), len(val), epochs, on_metrics))
+    try:
+        trainer.train()
+    finally:
+        log.close()
+    return trainer, epochs
+
+
+def save_sft(trainer: Any, tok: Any, out: str, meta: dict[str, Any]) -> None:
+    """The Hugging Face checkpoint --out holds: config.json, model.safetensors, the tokenizer and
+    rmsweb-trainer.json (LoRA merged into the weights, so `--agent hf:DIR` loads it plainly).
+    Sharded runs (FSDP, ZeRO-3) save through the Trainer, which gathers the shards."""
+    import json
+    from pathlib import Path
+
+    from .lm import save_checkpoint
+
+    sharded = trainer.is_fsdp_enabled or (
+        trainer.is_deepspeed_enabled and trainer.accelerator.state.deepspeed_plugin.zero_stage == 3
+    )
+    if sharded:
+        trainer.save_model(out)
+        if trainer.accelerator.is_main_process:
+            Path(out, "rmsweb-trainer.json").write_text(json.dumps(meta, indent=2) + "\n")
+    elif trainer.accelerator.is_main_process:
+        save_checkpoint(trainer.model, tok, out, meta)
+    trainer.accelerator.wait_for_everyone()

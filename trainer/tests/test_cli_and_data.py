@@ -56,6 +56,73 @@ def test_bad_input_names_file_line_and_field(tmp_path):
     assert (
         main(["rl", "--model", str(tmp_path), "--data", str(tmp_path / "bad.jsonl"), "--out", str(tmp_path / "o")]) == 2
     )
+    assert not (tmp_path / "o").exists()
+
+
+def _refused(capsys, argv):
+    """Runs the CLI expecting exit 2; returns its stderr, checked to be one line (no traceback)."""
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert "Traceback" not in err and len(err.splitlines()) == 1, err
+    return err
+
+
+@pytest.mark.parametrize("cmd", ["sft", "rl"])
+def test_a_bad_model_is_reported_as_model_and_leaves_no_out_folder(tmp_path, capsys, cmd):
+    (tmp_path / "sft.jsonl").write_text(
+        json.dumps({"messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "yo"}]}) + "\n"
+    )
+    (tmp_path / "rl.jsonl").write_text("\n".join(json.dumps(r) for r in _rl_rows()) + "\n")
+    data = str(tmp_path / ("sft.jsonl" if cmd == "sft" else "rl.jsonl"))
+    garbage, empty, out = tmp_path / "garbage", tmp_path / "empty", tmp_path / "out"
+    garbage.mkdir()
+    empty.mkdir()
+    (garbage / "config.json").write_text("{not json")
+    (tmp_path / "model.gguf").write_text("not a gguf file")
+    (tmp_path / "notes.txt").write_text("hello")
+    cases = {
+        garbage: f"error: --model: {garbage / 'config.json'}: not valid JSON",
+        tmp_path / "missing": f"error: --model: {tmp_path / 'missing'}: no such file or folder",
+        empty: f"error: --model: {empty}: not a Hugging Face model folder (no config.json)",
+        tmp_path / "model.gguf": f"error: --model: {tmp_path / 'model.gguf'}: not a GGUF file",
+        tmp_path / "notes.txt": f"error: --model: {tmp_path / 'notes.txt'}: not a GGUF file",
+    }
+    for model, message in cases.items():
+        err = _refused(capsys, [cmd, "--model", str(model), "--data", data, "--out", str(out)])
+        assert err.startswith(message), err
+        assert not out.exists()
+
+
+def test_a_config_transformers_cannot_load_is_one_line_about_model(tmp_path):
+    # a separate process: what the rmsweb CLI sees (transformers logs warnings to stderr first)
+    import subprocess
+    import sys
+
+    model, out = tmp_path / "m", tmp_path / "out"
+    model.mkdir()
+    (model / "config.json").write_text('{"model_type": "no-such-architecture"}')
+    (tmp_path / "sft.jsonl").write_text(
+        json.dumps({"messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "yo"}]}) + "\n"
+    )
+    argv = ["sft", "--model", str(model), "--data", str(tmp_path / "sft.jsonl"), "--out", str(out)]
+    r = subprocess.run(
+        [sys.executable, "-m", "rmsweb_trainer", *argv], capture_output=True, text=True, cwd=REPO / "trainer"
+    )
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
+    assert r.stderr.strip().splitlines()[-1].startswith(f"error: --model: {model}: transformers cannot load it")
+    assert not out.exists()
+
+
+def test_bad_data_is_refused_before_the_out_folder_exists(tmp_path, capsys):
+    (tmp_path / "sft.jsonl").write_text('{"messages": [{"role": "user", "content": "hi"}]}\n')
+    tiny, out = tmp_path / "tiny", tmp_path / "out"
+    (tmp_path / "rl.jsonl").write_text("\n".join(json.dumps(r) for r in _rl_rows()) + "\n")
+    assert main(["tiny", "--out", str(tiny), "--data", str(tmp_path / "rl.jsonl"), "--vocab", "300"]) == 0
+    capsys.readouterr()
+    err = _refused(capsys, ["sft", "--model", str(tiny), "--data", str(tmp_path / "sft.jsonl"), "--out", str(out)])
+    assert "sft.jsonl:1: field messages has no assistant" in err and not out.exists()
+    err = _refused(capsys, ["sft", "--model", str(tiny), "--data", str(tmp_path / "none.jsonl"), "--out", str(out)])
+    assert err.startswith("error: --data:") and not out.exists()
 
 
 def test_cli_tiny_then_rl_and_sft(tmp_path):

@@ -32,7 +32,7 @@ from rmsweb_trainer.rollouts import (
     truth_kl,
 )
 from rmsweb_trainer.salvage_ds import SALVAGE_DS_DEFAULTS, build_rows, route, salvage_ds_loss, train_salvage_ds
-from rmsweb_trainer.sft import sft_loss, train_sft
+from rmsweb_trainer.sft import sft_loss
 
 FAST = {"steps": 2, "batchSize": 2, "groupSize": 3, "maxNewTokens": 12}
 
@@ -182,19 +182,6 @@ def test_grpo_and_dapo_run(tokenizer, examples):
     )
     assert d[0]["charts/groups_trained"] == 0 and d[0]["charts/refill_rounds"] == 1
     assert d[0]["charts/rollouts_sampled"] == 8 and d[0]["charts/zero_variance_share"] == 1
-
-
-def test_sft_lowers_the_loss_and_saves_a_checkpoint(model, tokenizer, examples, tmp_path):
-    from rmsweb_trainer.data import Chat
-    from rmsweb_trainer.lm import load_model
-
-    chats = [Chat(e.chat.system, e.chat.user, truth_completion(e)) for e in examples]
-    s, epochs = train_sft(model, tokenizer, chats, epochs=4, batchSize=4, lr=3e-3, valFrac=0)
-    assert epochs[-1]["losses/train"] < epochs[0]["losses/train"]
-    s.save(str(tmp_path / "ckpt"), {"algo": "sft"})
-    again, tok = load_model(str(tmp_path / "ckpt"), torch.device("cpu"))
-    for a, b in zip(s.model.parameters(), again.parameters()):
-        assert torch.equal(a.detach(), b.detach())
 
 
 def test_lora_run_merges_into_a_plain_checkpoint(model, tokenizer, examples, tmp_path):
