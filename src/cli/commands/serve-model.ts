@@ -3,8 +3,13 @@ import { z } from 'zod';
 import { InputError } from '../../core/errors.ts';
 import { intOption } from '../options.ts';
 import { parseOptions } from '../parse-options.ts';
+import { GRAMMAR_CACHE_SIZE } from '../serve-model/grammar-cache.ts';
+import { DEFAULT_MAX_BODY_BYTES } from '../serve-model/http.ts';
 import { LlamaBackend } from '../serve-model/llama-backend.ts';
+import { DEFAULT_SCHEMA_LIMITS } from '../serve-model/response-schema.ts';
 import { ModelServer, statsView } from '../serve-model/server.ts';
+
+const MIB = 1024 * 1024;
 
 const Options = z.object({
   gguf: z.string().min(1, 'is required (a .gguf file; bash scripts/get-local-model.sh prints one)'),
@@ -12,6 +17,12 @@ const Options = z.object({
   ctx: intOption(256, 131072).default(8192),
   threads: intOption(1, 256).default(1),
   maxString: intOption(0, 1_000_000).default(300),
+  maxSchemaBytes: intOption(1, 64 * MIB).default(DEFAULT_SCHEMA_LIMITS.maxBytes),
+  maxSchemaDepth: intOption(1, 512).default(DEFAULT_SCHEMA_LIMITS.maxDepth),
+  maxEnum: intOption(1, 1_000_000).default(DEFAULT_SCHEMA_LIMITS.maxEnum),
+  maxBodyMb: intOption(1, 4096).default(DEFAULT_MAX_BODY_BYTES / MIB),
+  timeout: intOption(0, 86_400).default(0),
+  grammarCache: intOption(1, 4096).default(GRAMMAR_CACHE_SIZE),
   quiet: z.boolean().default(false),
 });
 
@@ -26,7 +37,10 @@ export function registerServeModel(program: Command): void {
         '(with top_logprobs) are honoured; image parts are refused with code image_input_unsupported (the model\n' +
         'is text-only; rmsweb clients then resend text only). Each request logs its tokens and tokens/s on\n' +
         'stderr; GET /v1/stats gives the totals. Runs on the CPU with node-llama-cpp, installed outside the main\n' +
-        'install by scripts/get-local-model.sh, which also prints the bundled model (Gemma 3 270M, Q4_K_M).',
+        'install by scripts/get-local-model.sh, which also prints the bundled model (Gemma 3 270M, Q4_K_M).\n' +
+        'Abuse is refused before it reaches the model: a json_schema over the limits below, with an unknown type\n' +
+        'or a $ref to nothing gets a 400 naming the problem; a body over --max-body-mb a 413. A grammar-bound\n' +
+        'reply stops once its root value is complete.',
     )
     .option('--gguf <file>', 'the GGUF model file')
     .option('--port <n>', 'port on 127.0.0.1 (0 picks a free one)', '8088')
@@ -37,17 +51,57 @@ export function registerServeModel(program: Command): void {
       'cap every free string of a json_schema reply at N characters, so a small model cannot loop inside one (0: no cap)',
       '300',
     )
+    .option(
+      '--max-schema-bytes <n>',
+      'refuse (400) a json_schema over N bytes of JSON: turning a schema into a grammar holds the model',
+      String(DEFAULT_SCHEMA_LIMITS.maxBytes),
+    )
+    .option(
+      '--max-schema-depth <n>',
+      'refuse (400) a json_schema nested deeper than N subschemas',
+      String(DEFAULT_SCHEMA_LIMITS.maxDepth),
+    )
+    .option(
+      '--max-enum <n>',
+      'refuse (400) a json_schema with an enum, anyOf or oneOf of more than N entries (llama.cpp compiles ' +
+        'one of 20,000 in seconds, 200,000 in minutes)',
+      String(DEFAULT_SCHEMA_LIMITS.maxEnum),
+    )
+    .option(
+      '--max-body-mb <n>',
+      'answer 413 to a request body over N MiB',
+      String(DEFAULT_MAX_BODY_BYTES / MIB),
+    )
+    .option(
+      '--timeout <seconds>',
+      'answer 504 to a request not done in N s, queueing included, and stop its generation (0: no limit; ' +
+        'a client that hangs up always frees the model within a token or a prompt chunk)',
+      '0',
+    )
+    .option(
+      '--grammar-cache <n>',
+      'compiled grammars kept, least recently used dropped first',
+      String(GRAMMAR_CACHE_SIZE),
+    )
     .option('--quiet', 'no per-request log lines')
     .action(async (raw) => {
       const o = parseOptions(Options, { gguf: '', ...raw }, 'serve-model');
       const t0 = Date.now();
-      const backend = await LlamaBackend.open({ gguf: o.gguf, contextSize: o.ctx, threads: o.threads });
+      const backend = await LlamaBackend.open({
+        gguf: o.gguf,
+        contextSize: o.ctx,
+        threads: o.threads,
+        grammarCacheSize: o.grammarCache,
+      });
       let server: ModelServer;
       try {
         server = await ModelServer.start({
           backend,
           port: o.port,
           maxStringLength: o.maxString,
+          schemaLimits: { maxBytes: o.maxSchemaBytes, maxDepth: o.maxSchemaDepth, maxEnum: o.maxEnum },
+          maxBodyBytes: o.maxBodyMb * MIB,
+          timeoutMs: o.timeout * 1000,
           log: o.quiet ? undefined : (line) => process.stderr.write(`serve-model: ${line}\n`),
         });
       } catch (e) {

@@ -10,6 +10,20 @@ import {
   type BackendTokenLogprob,
   type ChatBackend,
 } from './backend.ts';
+import { GRAMMAR_CACHE_SIZE, GrammarCache } from './grammar-cache.ts';
+import type {
+  ChatHistoryItem,
+  ChatWrapper,
+  Context,
+  EvalOutput,
+  Grammar,
+  Llama,
+  LlamaModule,
+  Model,
+  Sequence,
+  Token,
+} from './llama-api.ts';
+import { GRAMMAR_FORMATS } from './response-schema.ts';
 
 /** node-llama-cpp lives outside the main install (its optional GPU builds weigh ~730 MB). */
 export const LLAMA_VERSION = '3.21.1';
@@ -17,71 +31,6 @@ const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 /** Where scripts/get-local-model.sh installs node-llama-cpp; `RMSWEB_LLAMA_PREFIX` overrides it. */
 export function llamaPrefix(env: NodeJS.ProcessEnv = process.env): string {
   return env.RMSWEB_LLAMA_PREFIX ? resolve(env.RMSWEB_LLAMA_PREFIX) : join(REPO_ROOT, '.local', 'llama');
-}
-
-// The slice of node-llama-cpp's API this file uses, typed here so the main job type-checks
-// without the package installed.
-type Token = number;
-type Tokenizer = (text: string, specialTokens?: boolean) => Token[];
-interface LlamaText {
-  tokenize(tokenizer: Tokenizer): Token[];
-}
-interface ChatWrapper {
-  readonly wrapperName: string;
-  generateContextState(o: { chatHistory: ChatHistoryItem[] }): { contextText: LlamaText };
-}
-type ChatHistoryItem =
-  | { type: 'system'; text: string }
-  | { type: 'user'; text: string }
-  | { type: 'model'; response: string[] };
-interface Grammar {
-  readonly __grammar?: never;
-}
-interface GrammarState {
-  readonly __state?: never;
-}
-interface EvalOutput {
-  token: Token;
-  confidence?: number;
-  probabilities?: Map<Token, number>;
-}
-interface Sequence {
-  readonly nextTokenIndex: number;
-  adaptStateToTokens(tokens: Token[], allowShift?: boolean): Promise<void>;
-  clearHistory(): Promise<void>;
-  evaluate(
-    tokens: Token[],
-    o: Record<string, unknown>,
-  ): AsyncGenerator<Token, void, undefined | Token | Token[]>;
-  evaluateWithMetadata(
-    tokens: Token[],
-    meta: { confidence?: boolean; probabilities?: boolean },
-    o: Record<string, unknown>,
-  ): AsyncGenerator<EvalOutput, void, undefined | Token | Token[]>;
-}
-interface Context {
-  readonly contextSize: number;
-  getSequence(): Sequence;
-  dispose(): Promise<void>;
-}
-interface Model {
-  readonly tokenizer: Tokenizer;
-  readonly trainContextSize: number;
-  detokenize(tokens: readonly Token[], specialTokens?: boolean): string;
-  isEogToken(token: Token | undefined): boolean;
-  createContext(o: { contextSize?: number; threads?: number; sequences?: number }): Promise<Context>;
-  dispose(): Promise<void>;
-}
-interface Llama {
-  loadModel(o: { modelPath: string }): Promise<Model>;
-  createGrammarForJsonSchema(schema: Record<string, unknown>): Promise<Grammar>;
-  getGrammarFor(type: 'json'): Promise<Grammar>;
-  dispose(): Promise<void>;
-}
-interface LlamaModule {
-  getLlama(o: { gpu: false; build: 'never'; logLevel?: string }): Promise<Llama>;
-  resolveChatWrapper(model: Model): ChatWrapper | null;
-  LlamaGrammarEvaluationState: new (o: { model: Model; grammar: Grammar }) => GrammarState;
 }
 
 /**
@@ -108,7 +57,17 @@ export interface LlamaBackendOptions {
   /** CPU threads; default 1 (on a loaded 2-core machine, more threads spin against each other). */
   threads?: number;
   env?: NodeJS.ProcessEnv;
+  /** Compiled grammars kept, least recently used dropped first; default GRAMMAR_CACHE_SIZE (32). */
+  grammarCacheSize?: number;
+  /** A stand-in for node-llama-cpp (tests script one); default: the installed package. */
+  module?: LlamaModule;
 }
+
+/**
+ * Prompt tokens evaluated between two looks at the abort signal: about half a second of prompt
+ * evaluation on a busy 2-core machine, and large enough that batching loses nothing.
+ */
+export const PROMPT_CHUNK = 256;
 
 /**
  * A GGUF model run on the CPU by node-llama-cpp (llama.cpp): the GGUF's own chat template, JSON
@@ -117,7 +76,7 @@ export interface LlamaBackendOptions {
  */
 export class LlamaBackend implements ChatBackend {
   readonly modelId: string;
-  private readonly grammars = new Map<string, Promise<Grammar>>();
+  private readonly grammars: GrammarCache<Promise<Grammar>>;
 
   private constructor(
     private readonly mod: LlamaModule,
@@ -127,8 +86,10 @@ export class LlamaBackend implements ChatBackend {
     private readonly sequence: Sequence,
     private readonly wrapper: ChatWrapper,
     gguf: string,
+    grammarCacheSize: number,
   ) {
     this.modelId = basename(gguf).replace(/\.gguf$/i, '');
+    this.grammars = new GrammarCache(grammarCacheSize);
   }
 
   get contextSize(): number {
@@ -146,7 +107,7 @@ export class LlamaBackend implements ChatBackend {
         { field: '--gguf' },
       );
     }
-    const mod = await loadLlamaModule(o.env);
+    const mod = o.module ?? (await loadLlamaModule(o.env));
     const llama = await mod.getLlama({ gpu: false, build: 'never', logLevel: 'error' });
     let model: Model;
     try {
@@ -166,7 +127,16 @@ export class LlamaBackend implements ChatBackend {
       await llama.dispose();
       throw new InputError(`${o.gguf} has no chat template node-llama-cpp recognizes`, { field: '--gguf' });
     }
-    return new LlamaBackend(mod, llama, model, context, context.getSequence(), wrapper, o.gguf);
+    return new LlamaBackend(
+      mod,
+      llama,
+      model,
+      context,
+      context.getSequence(),
+      wrapper,
+      o.gguf,
+      o.grammarCacheSize ?? GRAMMAR_CACHE_SIZE,
+    );
   }
 
   private grammarFor(req: BackendRequest): Promise<Grammar> | null {
@@ -174,13 +144,17 @@ export class LlamaBackend implements ChatBackend {
       const key = JSON.stringify(req.jsonSchema);
       let g = this.grammars.get(key);
       if (!g) {
-        g = this.llama.createGrammarForJsonSchema(toGbnfJsonSchema(req.jsonSchema)).catch((e: unknown) => {
-          this.grammars.delete(key);
-          throw new BackendRequestError(
-            `response_format json_schema cannot be turned into a grammar: ${(e as Error).message}`,
-            'unsupported_schema',
-          );
-        });
+        const schema = req.jsonSchema;
+        // Rewriting the schema throws on some malformed ones; that is the client's error too.
+        g = (async () => this.llama.createGrammarForJsonSchema(toGbnfJsonSchema(schema)))().catch(
+          (e: unknown) => {
+            this.grammars.delete(key);
+            throw new BackendRequestError(
+              `response_format json_schema cannot be turned into a grammar: ${(e as Error).message}`,
+              'unsupported_schema',
+            );
+          },
+        );
         this.grammars.set(key, g);
       }
       return g;
@@ -215,7 +189,11 @@ export class LlamaBackend implements ChatBackend {
       );
     }
     const maxTokens = Math.min(req.maxTokens ?? room, room);
+    throwIfAborted(req.signal);
     const grammar = await this.grammarFor(req);
+    // Compiling blocks the event loop, so a hang-up that came meanwhile is only seen once I/O runs.
+    await new Promise((r) => setImmediate(r));
+    throwIfAborted(req.signal);
     const baseSeed = req.seed ?? Math.floor(Math.random() * 2 ** 31);
     const choices: BackendChoice[] = [];
     let promptMs = 0;
@@ -241,7 +219,16 @@ export class LlamaBackend implements ChatBackend {
     // Keep the cached prefix but always evaluate at least one token, so there are fresh logits.
     await this.sequence.adaptStateToTokens(prompt.slice(0, -1), false);
     const start = Math.min(this.sequence.nextTokenIndex, prompt.length - 1);
-    const input = prompt.slice(start);
+    let input = prompt.slice(start);
+    const t0 = Date.now();
+    // llama.cpp evaluates a prompt in one call that cannot be stopped: feed it in chunks, so a
+    // client that hangs up during a long prompt frees the model within one chunk.
+    while (input.length > PROMPT_CHUNK) {
+      throwIfAborted(req.signal);
+      await this.sequence.evaluateWithoutGeneratingNewTokens(input.slice(0, PROMPT_CHUNK));
+      input = input.slice(PROMPT_CHUNK);
+    }
+    throwIfAborted(req.signal);
     const grammarEvaluationState = grammar
       ? new this.mod.LlamaGrammarEvaluationState({ model: this.model, grammar })
       : undefined;
@@ -255,7 +242,6 @@ export class LlamaBackend implements ChatBackend {
     const wantTop = req.logprobs && req.topLogprobs > 0;
     const out: Token[] = [];
     const logprobs: BackendTokenLogprob[] = [];
-    const t0 = Date.now();
     let tFirst = 0;
     let finishReason: BackendChoice['finishReason'] = 'length';
     let text = '';
@@ -269,7 +255,7 @@ export class LlamaBackend implements ChatBackend {
     try {
       for await (const item of gen) {
         if (!tFirst) tFirst = Date.now();
-        if (req.signal?.aborted) throw new RmswebError('request aborted', { code: 'ABORTED' });
+        throwIfAborted(req.signal);
         const r: EvalOutput = typeof item === 'number' ? { token: item } : item;
         if (this.model.isEogToken(r.token)) {
           finishReason = 'stop';
@@ -278,9 +264,9 @@ export class LlamaBackend implements ChatBackend {
         out.push(r.token);
         if (req.logprobs) logprobs.push(this.logprobOf(r, wantTop ? req.topLogprobs : 0));
         text = this.model.detokenize(out);
-        // The JSON grammar allows whitespace after the closing bracket until the end-of-turn token,
-        // and a small model may never emit that: stop once the value is complete.
-        if (grammar && /[}\]]\s*$/.test(text) && isCompleteJson(text)) {
+        // The grammar allows whitespace after the value until the end-of-turn token, and a small
+        // model may never emit that: stop once the root value is complete, whatever its type.
+        if (grammar && jsonValueComplete(text)) {
           finishReason = 'stop';
           break;
         }
@@ -330,9 +316,21 @@ export class LlamaBackend implements ChatBackend {
   }
 }
 
-function isCompleteJson(text: string): boolean {
+function throwIfAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw new RmswebError('request aborted', { code: 'ABORTED' });
+}
+
+/**
+ * Whether `text` holds a whole JSON value that nothing more can extend: an object, array, string
+ * or literal once it parses; a number only once something follows it (`4` may become `42`).
+ */
+export function jsonValueComplete(text: string): boolean {
+  const value = text.trimEnd();
+  if (!value) return false;
+  const closed = /[}\]"]$|(?:true|false|null)$/.test(value);
+  if (!closed && value.length === text.length) return false;
   try {
-    JSON.parse(text);
+    JSON.parse(value);
     return true;
   } catch {
     return false;
@@ -342,20 +340,24 @@ function isCompleteJson(text: string): boolean {
 /**
  * Rewrites a JSON Schema into the dialect node-llama-cpp turns into a grammar: it knows `oneOf` but
  * not `anyOf` (which zod and most clients emit, e.g. for nullable fields) and would read an unknown
- * combinator as "any value". For generation the two mean the same: one of the alternatives.
+ * combinator as "any value". For generation the two mean the same: one of the alternatives. It
+ * resolves `$ref` in `$defs` only, so `definitions` move there; and it allows only `""` for a
+ * string `format` it has no grammar for (`email`, `uri`), so such a format is dropped.
  */
 export function toGbnfJsonSchema(schema: Record<string, unknown>): Record<string, unknown> {
   const walk = (v: unknown): unknown => {
     if (Array.isArray(v)) return v.map(walk);
     if (!v || typeof v !== 'object') return v;
     const out: Record<string, unknown> = {};
+    const named = (x: unknown) =>
+      Object.fromEntries(Object.entries(x as Record<string, unknown>).map(([n, y]) => [n, walk(y)]));
     for (const [k, x] of Object.entries(v)) {
       if (k === '$schema') continue;
+      if (k === 'format' && typeof x === 'string' && !GRAMMAR_FORMATS.has(x)) continue;
       if (k === 'enum' || k === 'const' || k === 'required') out[k] = x;
-      else if (k === 'properties' || k === '$defs' || k === 'definitions')
-        out[k] = Object.fromEntries(
-          Object.entries(x as Record<string, unknown>).map(([n, y]) => [n, walk(y)]),
-        );
+      else if (k === 'properties') out[k] = named(x);
+      else if (k === '$defs' || k === 'definitions') out.$defs = { ...(out.$defs as object), ...named(x) };
+      else if (k === '$ref' && typeof x === 'string') out.$ref = x.replace(/^#\/definitions\//, '#/$defs/');
       else if (k === 'anyOf') out.oneOf = walk(x);
       else if (k === 'allOf' && Array.isArray(x) && x.length === 1) Object.assign(out, walk(x[0]));
       else out[k] = walk(x);

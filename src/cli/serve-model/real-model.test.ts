@@ -18,7 +18,8 @@ import { generateWorldTasks } from '../../world/tasks.ts';
 import { World } from '../../world/world.ts';
 import { openWorldRuntime, type WorldRuntime } from '../runtime.ts';
 import { LlamaBackend } from './llama-backend.ts';
-import { capStringLengths, ModelServer, type ServeStats } from './server.ts';
+import { capStringLengths } from './response-schema.ts';
+import { ModelServer, type ServeStats } from './server.ts';
 import { localModelPath, localModelSkipReason } from './testing/local-model.ts';
 
 // Every LLM role against a REAL model: the GGUF that scripts/get-local-model.sh installs (Gemma 3

@@ -6,7 +6,8 @@ import { OpenAIChatModel } from '../../models/openai-chat-model.ts';
 import type { BackendRequest, BackendResult, ChatBackend } from './backend.ts';
 import { BackendRequestError } from './backend.ts';
 import { firstStop, toGbnfJsonSchema } from './llama-backend.ts';
-import { capStringLengths, IMAGE_UNSUPPORTED_CODE, ModelServer } from './server.ts';
+import { capStringLengths } from './response-schema.ts';
+import { IMAGE_UNSUPPORTED_CODE, ModelServer } from './server.ts';
 
 // The HTTP layer over a scripted backend: canned replies test the plumbing (OpenAI wire shape,
 // refusals, accounting), never a model. The real model is exercised by real-model.test.ts.
@@ -255,4 +256,141 @@ describe('schema rewriting for the grammar', () => {
       properties: { anyOf: { oneOf: [{ type: 'string' }, { type: 'null' }] } },
     });
   });
+});
+
+// What a careless or hostile client can send: each must be refused before it reaches the model,
+// with a 400 naming the limit, and must never cost the model time.
+describe('serve-model under abuse', () => {
+  let guarded: ModelServer;
+  const gBackend = new ScriptedBackend();
+  beforeAll(async () => {
+    // The CLI's default string cap: capStringLengths walks the schema before the backend sees it.
+    guarded = await ModelServer.start({ backend: gBackend, port: 0, maxStringLength: 300 });
+  });
+  afterAll(async () => {
+    await guarded.close();
+  });
+  beforeEach(() => {
+    gBackend.requests.length = 0;
+    gBackend.replies = [];
+  });
+
+  async function postSchema(schema: unknown): Promise<{ status: number; error: Record<string, string> }> {
+    const r = await fetch(`${guarded.url}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        messages: [{ role: 'user', content: 'x' }],
+        response_format: { type: 'json_schema', json_schema: { name: 's', schema } },
+      }),
+    });
+    const body = (await r.json()) as { error?: Record<string, string> };
+    return { status: r.status, error: body.error ?? {} };
+  }
+
+  function nested(depth: number): Record<string, unknown> {
+    let s: Record<string, unknown> = { type: 'string' };
+    for (let i = 1; i < depth; i++) s = { type: 'object', properties: { a: s }, required: ['a'] };
+    return s;
+  }
+
+  it('refuses a 200,000-value enum with a 400 naming the limit, before the backend', async () => {
+    const r = await postSchema({ type: 'string', enum: Array.from({ length: 200_000 }, (_, i) => `v${i}`) });
+    expect(r.status).toBe(400);
+    expect(r.error.message).toMatch(/enum length 200000 exceeds 1024/);
+    expect(r.error.type).toBe('invalid_request_error');
+    expect(r.error.code).toBe('schema_enum_too_long');
+    expect(gBackend.requests).toHaveLength(0);
+  });
+
+  it('refuses a 2,000-deep schema and an oversized one with a 400 naming the limit', async () => {
+    const deep = await postSchema(nested(2000));
+    expect(deep.status).toBe(400);
+    expect(deep.error.message).toMatch(/schema depth 2000 exceeds 32/);
+    expect(deep.error.code).toBe('schema_too_deep');
+    const props = Object.fromEntries(
+      Array.from({ length: 3000 }, (_, i) => [`field_${i}`, { type: 'integer' }]),
+    );
+    const big = await postSchema({ type: 'object', properties: props });
+    expect(big.status).toBe(400);
+    expect(big.error.message).toMatch(/schema size \d+ bytes exceeds 65536/);
+    expect(big.error.code).toBe('schema_too_large');
+    // Within the limits, the same shapes pass.
+    expect((await postSchema(nested(32))).status).toBe(200);
+    expect(gBackend.requests).toHaveLength(1);
+  });
+
+  it('answers a malformed schema with a 400, never a 500', async () => {
+    for (const [schema, message] of [
+      [{ type: 'object', properties: null }, /properties at #\/ must be an object/],
+      [{ type: 'object', properties: { a: { type: 'strng' } } }, /unknown type "strng" at #\/properties\/a/],
+      [
+        { type: 'object', properties: { a: { $ref: '#/$defs/missing' } } },
+        /\$ref "#\/\$defs\/missing" at #\/properties\/a/,
+      ],
+      [{ type: 'array', items: 7 }, /schema at #\/items must be an object/],
+      [{ type: 'object', required: 'a' }, /required at #\/ must be an array of property names/],
+    ] as const) {
+      const r = await postSchema(schema);
+      expect(r.status, JSON.stringify(schema)).toBe(400);
+      expect(r.error.message).toMatch(message);
+      expect(r.error.code).toBe('invalid_schema');
+    }
+    // A reference that resolves is fine.
+    const ok = await postSchema({
+      $defs: { name: { type: 'string' } },
+      type: 'object',
+      properties: { a: { $ref: '#/$defs/name' } },
+    });
+    expect(ok.status).toBe(200);
+    expect(gBackend.requests).toHaveLength(1);
+  });
+
+  it('answers a body over the limit with a 413 the client can read, then closes', async () => {
+    // 40 MB, over the 32 MiB default: the client is still sending when the server knows.
+    const r = await fetch(`${guarded.url}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ messages: [{ role: 'user', content: 'x'.repeat(40_000_000) }] }),
+    });
+    expect(r.status).toBe(413);
+    expect(r.headers.get('connection')).toBe('close');
+    const body = (await r.json()) as { error: { code: string; message: string } };
+    expect(body.error.code).toBe('body_too_large');
+    expect(body.error.message).toMatch(/over 33554432 bytes/);
+    expect(gBackend.requests).toHaveLength(0);
+    // The server still serves.
+    expect((await postSchema({ type: 'string' })).status).toBe(200);
+  });
+
+  it('frees the model when a request times out, and answers it with a 504', async () => {
+    // A backend that holds the model until its request is aborted, as a long generation would.
+    const stuck: ChatBackend = {
+      modelId: 'stuck',
+      contextSize: 4096,
+      generate: (req) =>
+        new Promise((_, reject) => {
+          req.signal?.addEventListener('abort', () => reject(new Error('aborted')), { once: true });
+        }),
+      close: async () => {},
+    };
+    const s = await ModelServer.start({ backend: stuck, port: 0, timeoutMs: 300 });
+    try {
+      const t0 = Date.now();
+      const [a, b] = await Promise.all(
+        [1, 2].map(() =>
+          fetch(`${s.url}/chat/completions`, {
+            method: 'POST',
+            body: JSON.stringify({ messages: [{ role: 'user', content: 'x' }] }),
+          }),
+        ),
+      );
+      expect([a.status, b.status]).toEqual([504, 504]);
+      expect(((await a.json()) as { error: { code: string } }).error.code).toBe('timeout');
+      // Each gave up after its own 300 ms, the second while still queued behind the first.
+      expect(Date.now() - t0).toBeLessThan(3000);
+    } finally {
+      await s.close();
+    }
+  }, 10_000);
 });

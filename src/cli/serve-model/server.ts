@@ -4,6 +4,21 @@ import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
 import { describeZodIssues } from '../../core/errors.ts';
 import { type BackendMessage, BackendRequestError, type ChatBackend } from './backend.ts';
+import {
+  abortError,
+  DEFAULT_MAX_BODY_BYTES,
+  HttpError,
+  RequestTimeout,
+  readBody,
+  send,
+  untilAborted,
+} from './http.ts';
+import {
+  capStringLengths,
+  checkResponseSchema,
+  DEFAULT_SCHEMA_LIMITS,
+  type SchemaLimits,
+} from './response-schema.ts';
 
 /**
  * The error code and message a text-only model answers to image parts. Clients match the code
@@ -72,45 +87,6 @@ export function statsView(s: ServeStats): Record<string, number> {
   };
 }
 
-/**
- * Caps `maxLength` of every free string in a JSON Schema at `cap` characters. A small model held
- * to a grammar can loop inside a string until the token budget runs out; a capped string must close,
- * and the reply still satisfies the caller's schema.
- */
-export function capStringLengths(schema: unknown, cap: number): unknown {
-  if (Array.isArray(schema)) return schema.map((s) => capStringLengths(s, cap));
-  if (!schema || typeof schema !== 'object') return schema;
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(schema)) {
-    // Property names and const/enum values are data, not subschemas.
-    out[k] =
-      k === 'enum' || k === 'const' || k === 'required'
-        ? v
-        : k === 'properties' || k === '$defs' || k === 'definitions'
-          ? Object.fromEntries(
-              Object.entries(v as Record<string, unknown>).map(([n, s]) => [n, capStringLengths(s, cap)]),
-            )
-          : capStringLengths(v, cap);
-  }
-  const o = schema as Record<string, unknown>;
-  const isString = o.type === 'string' || (Array.isArray(o.type) && o.type.includes('string'));
-  if (isString && o.enum === undefined && o.const === undefined && o.format === undefined) {
-    out.maxLength = typeof o.maxLength === 'number' ? Math.min(o.maxLength, cap) : cap;
-  }
-  return out;
-}
-
-class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-    readonly code: string,
-    readonly param: string | null = null,
-  ) {
-    super(message);
-  }
-}
-
 /** Flattens OpenAI content to text; an image part is refused (the model is text-only). */
 function toBackendMessages(req: ChatRequest): BackendMessage[] {
   return req.messages.map((m, i) => {
@@ -140,34 +116,21 @@ function toBackendMessages(req: ChatRequest): BackendMessage[] {
   });
 }
 
-function readBody(req: IncomingMessage, limit = 32 * 1024 * 1024): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size > limit) {
-        reject(new HttpError(413, `request body over ${limit} bytes`, 'body_too_large'));
-        req.destroy();
-      } else chunks.push(c);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
-}
-
-function send(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
-  res.end(text);
-}
-
 export interface ModelServerOptions {
   backend: ChatBackend;
   /** 0 picks a free port. */
   port?: number;
   /** Cap on free strings of a json_schema reply, in characters (0: none); see capStringLengths. */
   maxStringLength?: number;
+  /** Bounds on a json_schema; unset fields take DEFAULT_SCHEMA_LIMITS. */
+  schemaLimits?: Partial<SchemaLimits>;
+  /** Request bodies above this many bytes get a 413; default DEFAULT_MAX_BODY_BYTES (32 MiB). */
+  maxBodyBytes?: number;
+  /**
+   * Milliseconds a request may take, queueing included, before it is answered 504 and its
+   * generation stopped (0 or unset: no limit; a client that hangs up always stops it).
+   */
+  timeoutMs?: number;
   /** One line per request (tokens, tokens/s); default: none. */
   log?: (line: string) => void;
 }
@@ -211,11 +174,16 @@ export class ModelServer {
 
   private async handle(req: IncomingMessage, res: ServerResponse, o: ModelServerOptions): Promise<void> {
     const log = o.log;
-    // A client that gave up (timeout, Ctrl-C) frees the model: its generation stops at the next token.
+    // A client that gave up (timeout, Ctrl-C), or a request past the server's deadline, frees the
+    // model: the backend stops within a prompt chunk or a token.
     const ac = new AbortController();
     this.inFlight.add(ac);
+    const timer = o.timeoutMs
+      ? setTimeout(() => ac.abort(new RequestTimeout(o.timeoutMs!)), o.timeoutMs)
+      : null;
     res.on('close', () => {
       this.inFlight.delete(ac);
+      if (timer) clearTimeout(timer);
       if (!res.writableFinished) ac.abort();
     });
     const path = (req.url ?? '/').split('?')[0].replace(/\/+$/, '');
@@ -237,7 +205,8 @@ export class ModelServer {
       } else if (req.method === 'GET' && (path === '/health' || path === '/v1/health')) {
         send(res, 200, { status: 'ok', model: this.backend.modelId });
       } else if (req.method === 'POST' && path === '/v1/chat/completions') {
-        send(res, 200, await this.complete(await readBody(req), o, ac.signal));
+        const body = await readBody(req, o.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
+        send(res, 200, await this.complete(body, o, ac.signal));
       } else {
         throw new HttpError(
           404,
@@ -252,16 +221,23 @@ export class ModelServer {
           ? e
           : e instanceof BackendRequestError
             ? new HttpError(400, e.message, e.code)
-            : new HttpError(500, `generation failed: ${(e as Error).message}`, 'server_error');
+            : ac.signal.aborted
+              ? abortError(ac.signal)
+              : new HttpError(500, `generation failed: ${(e as Error).message}`, 'server_error');
       log?.(`error ${he.status} ${he.code}: ${he.message}`);
-      send(res, he.status, {
-        error: {
-          message: he.message,
-          type: he.status < 500 ? 'invalid_request_error' : 'server_error',
-          code: he.code,
-          param: he.param,
+      send(
+        res,
+        he.status,
+        {
+          error: {
+            message: he.message,
+            type: he.status < 500 ? 'invalid_request_error' : he.status === 504 ? 'timeout' : 'server_error',
+            code: he.code,
+            param: he.param,
+          },
         },
-      });
+        he.status === 413,
+      );
     }
   }
 
@@ -294,6 +270,14 @@ export class ModelServer {
       );
     const messages = toBackendMessages(r);
     const rf = r.response_format;
+    if (rf?.type === 'json_schema') {
+      const problem = checkResponseSchema(rf.json_schema.schema, {
+        ...DEFAULT_SCHEMA_LIMITS,
+        ...o.schemaLimits,
+      });
+      if (problem)
+        throw new HttpError(400, problem.message, problem.code, 'response_format.json_schema.schema');
+    }
     const request = {
       messages,
       n: r.n ?? 1,
@@ -315,11 +299,12 @@ export class ModelServer {
     };
     // One generation at a time: the model has one KV cache, and the cached prefix is what is fast.
     const run = this.queue.then(() => {
-      if (signal.aborted) throw new HttpError(499, 'the client closed the request', 'client_closed');
+      if (signal.aborted) throw abortError(signal);
       return this.backend.generate({ ...request, signal });
     });
+    // The next request waits for this one to stop, however it ends.
     this.queue = run.catch(() => {});
-    const out = await run;
+    const out = await untilAborted(run, signal);
     const completionTokens = out.choices.reduce((s, c) => s + c.completionTokens, 0);
     const s = this.stats;
     s.requests++;
