@@ -137,7 +137,8 @@ def save_checkpoint(model: Any, tok: Any, out: str, meta: dict[str, Any]) -> Non
 # --------------------------------------------------------------------------------------- prompts
 
 
-def _messages(chat: Chat, with_reply: bool) -> list[dict[str, str]]:
+def messages(chat: Chat, with_reply: bool) -> list[dict[str, str]]:
+    """The chat as role/content messages (the reply as the assistant's turn when with_reply)."""
     msgs = []
     if chat.system:
         msgs.append({"role": "system", "content": chat.system})
@@ -157,7 +158,7 @@ def prompt_ids(tok: Any, chat: Chat, max_tokens: int) -> list[int]:
     """The prompt as the model sees it: the tokenizer's chat template with the generation prompt
     (or a plain role-tagged layout for tokenizers without one), left-truncated to max_tokens."""
     if tok.chat_template:
-        ids = _ids(tok.apply_chat_template(_messages(chat, False), add_generation_prompt=True, tokenize=True))
+        ids = _ids(tok.apply_chat_template(messages(chat, False), add_generation_prompt=True, tokenize=True))
     else:
         text = (f"System: {chat.system}\n" if chat.system else "") + f"User: {chat.user}\nAssistant: "
         ids = tok(text, add_special_tokens=True)["input_ids"]
@@ -169,8 +170,8 @@ def completion_ids(tok: Any, chat: Chat, reply: str) -> list[int]:
     """The reply's tokens as the template closes an assistant turn (so the model learns to stop)."""
     c = Chat(chat.system, chat.user, reply)
     if tok.chat_template:
-        head = _ids(tok.apply_chat_template(_messages(c, False), add_generation_prompt=True, tokenize=True))
-        full = _ids(tok.apply_chat_template(_messages(c, True), tokenize=True))
+        head = _ids(tok.apply_chat_template(messages(c, False), add_generation_prompt=True, tokenize=True))
+        full = _ids(tok.apply_chat_template(messages(c, True), tokenize=True))
         if full[: len(head)] == head and len(full) > len(head):
             return full[len(head) :]
     return tok(reply, add_special_tokens=False)["input_ids"] + [tok.eos_token_id]

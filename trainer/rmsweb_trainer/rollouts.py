@@ -29,6 +29,26 @@ def competence_gate(rewards: list[float], tau: float) -> bool:
     return bool(rewards) and max(rewards) >= tau
 
 
+def contrast_gate_t(groups: torch.Tensor, delta: float) -> torch.Tensor:
+    """[groups, G] rewards -> [groups] bool: max - min >= delta (NaN rewards, unscorable, are ignored)."""
+    hi = torch.nan_to_num(groups, nan=-torch.inf).max(1).values
+    lo = torch.nan_to_num(groups, nan=torch.inf).min(1).values
+    return torch.isfinite(hi) & (hi - lo >= delta)
+
+
+def competence_gate_t(groups: torch.Tensor, tau: float) -> torch.Tensor:
+    """[groups, G] rewards -> [groups] bool: the best sample scores at least tau."""
+    return torch.nan_to_num(groups, nan=-torch.inf).max(1).values >= tau
+
+
+def group_advantages_t(groups: torch.Tensor, eps: float = 1e-6) -> torch.Tensor:
+    """[groups, G] -> [groups, G]: (r - mean) / (std + eps) with the population std (src/rl/
+    group-advantage.ts), so all-equal rewards give zero advantages; NaN (unscorable) rewards get 0."""
+    mean = torch.nanmean(groups, dim=1, keepdim=True)
+    std = torch.nanmean((groups - mean) ** 2, dim=1, keepdim=True).sqrt()
+    return torch.nan_to_num((groups - mean) / (std + eps), nan=0.0)
+
+
 def group_stats(rewards: list[float]) -> tuple[float, float]:
     """Mean and population standard deviation."""
     n = len(rewards)

@@ -183,3 +183,95 @@ def train_salvage_ds(
             on_metrics(m)
     s.log.close()
     return s, metrics
+
+
+# ======================================================================== Salvage-DS on TRL (new)
+
+from .lm import completion_logits, make_batch  # noqa: E402
+from .rl import RmswebGRPOTrainer, train_rl  # noqa: E402
+from .rollouts import competence_gate_t, contrast_gate_t, group_advantages_t  # noqa: E402
+
+
+class SalvageDSTrainer(RmswebGRPOTrainer):
+    """TRL's GRPOTrainer (loss_type "grpo", beta the k3 brake) with Salvage-DS's gates and anchor.
+
+    After TRL has sampled and scored the step's groups, each group is gated on the rewards of all
+    its samples, gathered from every process (as TRL gathers them for the advantages): a group
+    passing both gates keeps its group-normalized advantages (population std, as
+    src/rl/group-advantage.ts); a failing group gets zero advantage and is masked out of TRL's loss
+    (its samples carry no k3 term either), and, unless salvage is off, is anchored to its gold reply:
+    cross-entropy + betaBrake x the exact KL to the reference along that reply. Every trained group
+    weighs 1/n in the step's loss, n = groups trained, whichever branch it took.
+    """
+
+    algo = "salvage-ds"
+
+    def _route(self, inputs, out, groups):
+        o, g = self.o, self.num_generations
+        passing = contrast_gate_t(groups, o["contrastDelta"]) & competence_gate_t(groups, o["competenceTau"])
+        n_groups, n_fail = groups.shape[0], int((~passing).sum())
+        trained = int(passing.sum()) + (n_fail if o["salvage"] else 0)
+        local = len(inputs)
+        rows = slice(self.accelerator.process_index * local, (self.accelerator.process_index + 1) * local)
+        adv = (group_advantages_t(groups) * passing[:, None]).flatten()[rows]
+        row_pass = passing.repeat_interleave(g)[rows]
+        anchor = torch.zeros(local, device=adv.device)
+        if o["salvage"]:
+            for i in self._group_heads(local):
+                anchor[i] = float(not row_pass[i])
+        out["advantages"] = adv.to(out["advantages"].dtype)
+        out["rmsweb_policy"] = row_pass.float()
+        out["rmsweb_anchor"] = anchor
+        # TRL's "grpo" loss averages replies over every row of a micro-batch, then the micro-batches
+        # and processes: 1/(N G) per reply for N groups. Rescaled to 1/(n G): the n trained groups
+        # share the step's unit weight. An anchor's term is summed over micro-batches (TRL's loss is
+        # already scaled for accumulation) and averaged over processes: world/n each gives 1/n.
+        out["rmsweb_pg_scale"] = torch.full((local,), n_groups / trained if trained else 0.0, device=adv.device)
+        out["rmsweb_anchor_weight"] = torch.full(
+            (local,), self.accelerator.num_processes / trained if trained else 0.0, device=adv.device
+        )
+        out["rmsweb_gold"] = self._gold_rows(inputs, out, list(range(local)))
+        self._charts["charts/salvage_share"] = (n_fail if o["salvage"] else 0) / max(1, n_groups)
+        self._charts["charts/groups_trained"] = float(trained)
+        return out
+
+    def _anchor(self, model, inputs) -> tuple[torch.Tensor, torch.Tensor]:
+        """(weighted cross-entropy, weighted betaBrake x exact KL) of the micro-batch's anchor rows:
+        teacher-forced on the gold reply, each reply's tokens averaged (1/|o| sum_t)."""
+        rows = inputs["rmsweb_anchor"].nonzero().flatten().tolist()
+        if not rows:
+            zero = inputs["advantages"].new_zeros(())
+            return zero, zero
+        w = inputs["rmsweb_anchor_weight"][rows]
+        b = make_batch([inputs["rmsweb_gold"][i] for i in rows], self.processing_class.pad_token_id, w.device)
+        logits = completion_logits(model, b)
+        ce = -seq_mean(token_logprobs(logits, b), b.mask)
+        brake = torch.zeros_like(ce)
+        if self.o["betaBrake"]:
+            with torch.no_grad(), self.reference() as ref:
+                ref_logits = completion_logits(ref, b)
+            brake = self.o["betaBrake"] * seq_mean(exact_kl(logits, ref_logits), b.mask)
+        return (w * ce).sum(), (w * brake).sum()
+
+    def _compute_loss(self, model, inputs):
+        policy_rows = inputs["rmsweb_policy"][:, None].to(inputs["completion_mask"].dtype)
+        pg_inputs = {**inputs, "tool_mask": policy_rows * inputs.get("tool_mask", 1)}
+        scale = float(inputs["rmsweb_pg_scale"][0])
+        pg = super(RmswebGRPOTrainer, self)._compute_loss(model, pg_inputs) * scale
+        kl = self._policy_parts(pg_inputs, scale)
+        ce, brake = self._anchor(model, inputs)
+        loss = pg + ce + brake
+        self._add_losses(
+            **{
+                "losses/total": float(loss.detach()),
+                "losses/policy": float(pg.detach()) - kl,
+                "losses/salvage_ce": float(ce.detach()),
+                "losses/kl": kl + float(brake.detach()),
+            }
+        )
+        return loss
+
+
+def train_salvage_ds_trl(model, tok, examples, **kw):
+    """Trains `model` in place with Salvage-DS on TRL; returns (the trainer, per-step metrics)."""
+    return train_rl(SalvageDSTrainer, model, tok, examples, **kw)
