@@ -1,8 +1,16 @@
 import { describe, expect, it } from 'vitest';
+import type { Action } from '../core/action.ts';
 import { Observation, type ObservationInput } from '../core/observation.ts';
 import type { AgentTask } from '../core/task.ts';
 import type { HistoryEntry } from './agent.ts';
-import { elementScore, estimateTokens, renderLmObservation, taskTerms } from './lm-prompt.ts';
+import {
+  elementScore,
+  estimateTokens,
+  lmActionText,
+  parseLmAction,
+  renderLmObservation,
+  taskTerms,
+} from './lm-prompt.ts';
 
 const bbox = { x: 0, y: 0, width: 10, height: 10 };
 type El = Partial<Observation['elements'][number]> & { index: number };
@@ -145,5 +153,36 @@ describe('renderLmObservation', () => {
   it('estimates tokens conservatively from characters', () => {
     expect(estimateTokens('')).toBe(0);
     expect(estimateTokens('x'.repeat(27))).toBe(10);
+  });
+});
+
+describe('the reply: lmActionText and parseLmAction', () => {
+  it('writes an action as compact JSON with defaults left out, and reads it back', () => {
+    const cases: Action[] = [
+      { type: 'click', index: 12 },
+      { type: 'input', index: 3, text: 'Paris', clear: true },
+      { type: 'input', index: 3, text: 'more', clear: false },
+      { type: 'select_dropdown', index: 7, text: 'Price: low to high' },
+      { type: 'scroll', down: true, pages: 1 },
+      { type: 'done', text: '775 calories', success: true },
+    ];
+    expect(lmActionText(cases[1])).toBe('{"input":{"index":3,"text":"Paris"}}');
+    expect(lmActionText(cases[2])).toBe('{"input":{"index":3,"text":"more","clear":false}}');
+    for (const a of cases) expect(parseLmAction(lmActionText(a))).toEqual(a);
+  });
+  it('takes the first balanced object of a reply, braces inside strings included', () => {
+    expect(
+      parseLmAction(' {"input": {"index": 2, "text": "a {b} c"}}\nAction: {"click": {"index": 1}}'),
+    ).toEqual({
+      type: 'input',
+      index: 2,
+      text: 'a {b} c',
+      clear: true,
+    });
+  });
+  it('refuses a reply with no action, naming what is wrong', () => {
+    expect(() => parseLmAction('I think we should click')).toThrow(/invalid action/);
+    expect(() => parseLmAction('{"click": {"index": 1}')).toThrow(/invalid action/);
+    expect(() => parseLmAction('{"fly": {}}')).toThrow(/unknown action "fly"/);
   });
 });

@@ -1,4 +1,4 @@
-import { type Action, formatAction } from '../core/action.ts';
+import { type Action, formatAction, fromBrowserUse } from '../core/action.ts';
 import type { Element, Observation, TextBlock } from '../core/observation.ts';
 import type { AgentTask } from '../core/task.ts';
 import { DISMISS_WORD_RE } from '../core/text-patterns.ts';
@@ -191,22 +191,28 @@ function clip(text: string, n: number): string {
   return t.length <= n ? t : `${t.slice(0, n - 1)}…`;
 }
 
-/** One element's line: `[12] button "Search"`, with the attributes that tell controls apart. */
+/**
+ * One element's line: `[12] button "Search"`, `[3] searchbox "Search mail"`, `[24] checkbox
+ * unchecked "Select: ..."`. The kind is the element's role (a link, a checkbox), else its tag; an
+ * input's type is shown only where the role does not already say it; a value only on controls
+ * that hold typed text or a choice (a checkbox's value is a form key, not something the user sees).
+ */
 export function elementLine(e: Element): string {
   const a = e.attributes;
   const label = clip(
     e.name || e.text || a.placeholder || a['aria-label'] || a.title || a.alt || '',
     LABEL_CHARS,
   );
+  const kind = e.role && !['generic', 'none', 'presentation'].includes(e.role) ? e.role : e.tag;
+  const type = (a.type ?? '').toLowerCase();
   const extras: string[] = [];
-  if (a.type && e.tag === 'input') extras.push(a.type);
+  if (e.tag === 'input' && type && type !== 'text' && !kind.includes(type)) extras.push(type);
   if (a.placeholder && a.placeholder !== label) extras.push(`placeholder="${clip(a.placeholder, 30)}"`);
-  if (a.value) extras.push(`value="${clip(a.value, 30)}"`);
+  if (a.value && isFormControl(e) && type !== 'checkbox' && type !== 'radio')
+    extras.push(`value="${clip(a.value, 30)}"`);
   if (a.checked !== undefined) extras.push(a.checked === 'false' ? 'unchecked' : 'checked');
   if (a.selected !== undefined && e.tag !== 'option') extras.push(`selected="${clip(a.selected, 30)}"`);
-  const tag =
-    e.role && e.role !== e.tag && !['generic', 'none'].includes(e.role) ? `${e.tag}/${e.role}` : e.tag;
-  return `[${e.index}] ${tag}${extras.length ? ` ${extras.join(' ')}` : ''} "${label}"`;
+  return `[${e.index}] ${kind}${extras.length ? ` ${extras.join(' ')}` : ''} "${label}"`;
 }
 
 /** The label of the element an action acted on, read from the observation it was chosen on. */
@@ -313,4 +319,62 @@ export function renderLmObservation(
     keptTexts: texts,
     tokens: estimateTokens(user),
   };
+}
+
+/**
+ * The prompt as one plain text, the form a pretrained base model (no chat template) is trained on
+ * and prompted with: the system text, the rendered step, then `Action: ` for the reply to follow.
+ */
+export function lmPromptText(o: { system: string; user: string }): string {
+  return `${o.system}\n\n${o.user}\nAction: `;
+}
+
+/** An action's parameters that equal their defaults, left out of the reply to keep it short. */
+const DEFAULT_PARAMS: Record<string, Record<string, unknown>> = {
+  navigate: { new_tab: false },
+  input: { clear: true },
+  scroll: { pages: 1, index: null },
+  done: { success: true },
+};
+
+/**
+ * The reply the student is trained to write for an action: its Browser Use object as compact JSON,
+ * parameters at their defaults left out (`{"input":{"index":3,"text":"Paris"}}`).
+ */
+export function lmActionText(a: Action): string {
+  const { type, ...params } = a as Action & Record<string, unknown>;
+  const defaults = DEFAULT_PARAMS[type] ?? {};
+  const kept = Object.fromEntries(
+    Object.entries(params).filter(([k, v]) => v !== undefined && !(k in defaults && defaults[k] === v)),
+  );
+  return JSON.stringify({ [type]: kept });
+}
+
+/**
+ * Reads the student's reply: the first balanced JSON object in `text`, as a Browser Use action.
+ * Throws an InputError (from the action registry) naming what is wrong when there is none.
+ */
+export function parseLmAction(text: string): Action {
+  const start = text.indexOf('{');
+  if (start < 0) return fromBrowserUse(null);
+  let depth = 0;
+  let inString = false;
+  for (let i = start; i < text.length; i++) {
+    const c = text[i];
+    if (inString) {
+      if (c === '\\') i++;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === '{') depth++;
+    else if (c === '}' && --depth === 0) {
+      let obj: unknown;
+      try {
+        obj = JSON.parse(text.slice(start, i + 1));
+      } catch {
+        obj = null;
+      }
+      return fromBrowserUse(obj);
+    }
+  }
+  return fromBrowserUse(null);
 }

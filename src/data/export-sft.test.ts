@@ -2,12 +2,14 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } 
 import { tmpdir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LM_SYSTEM_PROMPT, lmPromptText, parseLmAction, renderLmObservation } from '../agent/lm-prompt.ts';
 import { systemPrompt } from '../agent/prompt.ts';
-import { parseAgentOutput, sha256 } from '../core/index.ts';
+import { agentView, parseAgentOutput, sha256 } from '../core/index.ts';
 import { RunStore } from '../store/index.ts';
 import { exportSft, readJsonl } from './export-sft.ts';
 import { buildCollection, NOTE, NOTE_C } from './fixtures.ts';
 import { NoteScrubber, words } from './note-scrub.ts';
+import { scrubbedHistory } from './sft-flatten.ts';
 import { SFT_FORMATS } from './sft-formats.ts';
 
 let root: string;
@@ -121,6 +123,33 @@ describe('exportSft', () => {
     });
   }
 
+  it('lm: the prompt is what the student is prompted with at inference, within the budget', () => {
+    const out = join(root, 'out-lm-budget');
+    exportSft({ runs: [run], format: 'lm', out, promptTokens: 128 });
+    const rows = readJsonl(join(out, 'train.jsonl')) as Array<Record<string, string>>;
+    const store = RunStore.open(run, { readonly: true });
+    const scrub = new NoteScrubber([NOTE, NOTE_C]);
+    for (const row of rows) {
+      const [trajectoryId, stepIndex] = row.id.split(':');
+      const t = store.getTrajectory(trajectoryId);
+      if (!t) throw new Error(`no trajectory ${trajectoryId}`);
+      const i = t.steps.findIndex((x) => x.index === Number(stepIndex));
+      // The inference side: the agent's view of the task, the observation without notes, the history.
+      const history = scrubbedHistory(t, scrub).slice(0, i);
+      const r = renderLmObservation(
+        { task: agentView(t.task), observation: { ...t.steps[i].observation, notes: [] }, history },
+        128,
+      );
+      expect(row.prompt).toBe(lmPromptText(r));
+      expect(r.tokens).toBeLessThanOrEqual(128);
+    }
+    store.close();
+    expect(JSON.parse(readFileSync(join(out, 'export.json'), 'utf8'))).toMatchObject({
+      layout: 'lm',
+      promptTokens: 128,
+    });
+  });
+
   it('merges several runs without duplicating a trajectory', async () => {
     const run2 = join(root, 'runs', 'collect2');
     await buildCollection(run2);
@@ -185,6 +214,14 @@ function checkRow(format: string, row: Record<string, any>, out: string, store: 
     expect(row.images.every((p: string) => !isAbsolute(p))).toBe(true);
     checkImages(row.images, placeholders);
     assistantOk(row.messages[1].content);
+  } else if (format === 'lm') {
+    expect(Object.keys(row).sort()).toEqual(['completion', 'id', 'prompt']);
+    expect(row.prompt.startsWith(LM_SYSTEM_PROMPT)).toBe(true);
+    expect(row.prompt.endsWith('\nAction: ')).toBe(true);
+    // The completion is the executed action, in the form the student is parsed by at inference.
+    const [trajectoryId, stepIndex] = row.id.split(':');
+    const step = store.getTrajectory(trajectoryId)?.steps.find((x) => x.index === Number(stepIndex));
+    expect(parseLmAction(row.completion)).toEqual(step?.action);
   } else {
     expect(Object.keys(row)).toEqual(['messages']);
     expect(row.messages.map((m: any) => m.role)).toEqual(['system', 'user', 'assistant']);

@@ -1,5 +1,6 @@
 import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { DEFAULT_PROMPT_TOKENS, LM_PROMPT_VERSION } from '../agent/lm-prompt.ts';
 import { InputError } from '../core/index.ts';
 import { RunStore, writeFileAtomic } from '../store/index.ts';
 import { JsonlWriter } from './jsonl-writer.ts';
@@ -30,6 +31,8 @@ export interface ExportSftOptions {
    * against its dataset_dir), absolute for trl and swift. OpenAI always gets data URLs.
    */
   imagePaths?: 'relative' | 'absolute';
+  /** The compact layout's budget for format `lm` (estimated tokens of the rendered step). */
+  promptTokens?: number;
   onProgress?: (done: number, total: number) => void;
 }
 
@@ -80,7 +83,11 @@ export function exportSft(opts: ExportSftOptions): ExportSftSummary {
   const stores = openRuns(opts.runs);
   mkdirSync(out, { recursive: true });
   const imagesDir = join(out, 'images');
-  if (format !== 'openai') mkdirSync(imagesDir, { recursive: true });
+  if (format !== 'openai' && format !== 'lm') mkdirSync(imagesDir, { recursive: true });
+  const layout =
+    format === 'lm'
+      ? { kind: 'lm' as const, promptTokens: opts.promptTokens ?? DEFAULT_PROMPT_TOKENS }
+      : { kind: 'browser-use' as const };
   const writer = new JsonlWriter(join(out, SFT_FILE));
   const render = SFT_RENDERERS[format];
   const copied = new Set<string>();
@@ -103,7 +110,7 @@ export function exportSft(opts: ExportSftOptions): ExportSftSummary {
       const cacheKey = `${store.dir}\u0000${trajectory.task.id}`;
       const extraNotes = notesCache.get(cacheKey) ?? reflectionNotes(store, trajectory.task.id);
       notesCache.set(cacheKey, extraNotes);
-      const { examples, droppedNoteLeak } = flattenTrajectory(trajectory, { extraNotes });
+      const { examples, droppedNoteLeak } = flattenTrajectory(trajectory, { extraNotes, layout });
       summary.droppedNoteLeak += droppedNoteLeak;
       for (const ex of examples) {
         let image: string | null = null;
@@ -151,6 +158,13 @@ export function exportSft(opts: ExportSftOptions): ExportSftSummary {
       {
         kind: 'sft',
         promptVersion: EXPORT_PROMPT_VERSION,
+        ...(format === 'lm'
+          ? {
+              layout: 'lm',
+              lmPromptVersion: LM_PROMPT_VERSION,
+              promptTokens: layout.kind === 'lm' ? layout.promptTokens : undefined,
+            }
+          : {}),
         ...summary,
         datasetName: format === 'llamafactory' ? LLAMAFACTORY_DATASET_NAME : undefined,
         exportedAt: new Date().toISOString(),

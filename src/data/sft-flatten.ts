@@ -1,4 +1,5 @@
 import type { HistoryEntry } from '../agent/agent.ts';
+import { lmActionText, renderLmObservation } from '../agent/lm-prompt.ts';
 import {
   type AgentOutput,
   agentView,
@@ -31,6 +32,12 @@ export interface SftExample {
 export interface FlattenOptions {
   /** Reflection notes to strip besides those recorded on the trajectory (e.g. the task's reflections). */
   extraNotes?: string[];
+  /**
+   * The prompt layout: the LLM agent's Browser Use prompt with the whole AgentOutput as the target
+   * (default), or the compact layout of a language-model student (src/agent/lm-prompt.ts) within
+   * `promptTokens`, with the executed action alone as the target and no screenshot.
+   */
+  layout?: { kind: 'browser-use' } | { kind: 'lm'; promptTokens: number };
 }
 
 export interface FlattenResult {
@@ -107,6 +114,20 @@ export function stepPrompt(
     ? scrubObservation(opts.observation, scrub)
     : all[stepIndex].observation;
   const history = all.slice(0, stepIndex);
+  const output = all[stepIndex].output;
+  if (opts.layout?.kind === 'lm') {
+    const r = renderLmObservation(
+      { task: agentView(t.task), observation, history },
+      opts.layout.promptTokens,
+    );
+    return {
+      system: r.system,
+      user: r.user,
+      output,
+      agentText: agentText(observation, history, output),
+      imageHash: null,
+    };
+  }
   const imageHash = observation.screenshot?.hash ?? null;
   const { system, user } = stepMessages({
     task: agentView(t.task),
@@ -114,7 +135,6 @@ export function stepPrompt(
     history,
     withImage: imageHash !== null,
   });
-  const output = all[stepIndex].output;
   return { system, user, output, agentText: agentText(observation, history, output), imageHash };
 }
 
@@ -125,7 +145,7 @@ export function flattenTrajectory(t: Trajectory, opts: FlattenOptions = {}): Fla
   const examples: SftExample[] = [];
   let droppedNoteLeak = 0;
   for (let i = 0; i < t.steps.length; i++) {
-    const p = stepPrompt(t, i, { scrubber, history });
+    const p = stepPrompt(t, i, { scrubber, history, layout: opts.layout });
     if (p.agentText.some((x) => scrubber.leaks(x))) {
       droppedNoteLeak++;
       continue;
@@ -139,7 +159,7 @@ export function flattenTrajectory(t: Trajectory, opts: FlattenOptions = {}): Fla
       system: p.system,
       user: p.user,
       imageHash: p.imageHash,
-      assistant: JSON.stringify(p.output),
+      assistant: opts.layout?.kind === 'lm' ? lmActionText(t.steps[i].action) : JSON.stringify(p.output),
     });
   }
   return { examples, droppedNoteLeak };

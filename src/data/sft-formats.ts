@@ -1,3 +1,4 @@
+import { lmPromptText } from '../agent/lm-prompt.ts';
 import { IMAGE_SLOT } from './prompt.ts';
 import type { SftExample } from './sft-flatten.ts';
 
@@ -15,8 +16,11 @@ import type { SftExample } from './sft-flatten.ts';
  *   described to LLaMA-Factory by the `dataset_info.json` written beside it.
  * - openai: OpenAI's chat fine-tuning JSONL — `messages` with the user content as parts
  *   `{type: 'text'}` / `{type: 'image_url', image_url: {url}}`; images inline as data URLs.
+ * - lm: TRL's standard (not conversational) prompt-completion format for a language-model student
+ *   in the compact layout (src/agent/lm-prompt.ts): `prompt` is one plain text, `completion` the
+ *   action as compact JSON; text only. A pretrained base model without a chat template trains on it.
  */
-export const SFT_FORMATS = ['trl', 'swift', 'llamafactory', 'openai'] as const;
+export const SFT_FORMATS = ['trl', 'swift', 'llamafactory', 'openai', 'lm'] as const;
 export type SftFormat = (typeof SFT_FORMATS)[number];
 
 /** The name LLaMA-Factory knows the dataset by (key of dataset_info.json). */
@@ -88,11 +92,16 @@ function openai(ex: SftExample, image: string | null): Row {
   };
 }
 
+function lm(ex: SftExample): Row {
+  return { prompt: lmPromptText(ex), completion: ex.assistant, id: ex.id };
+}
+
 export const SFT_RENDERERS: Record<SftFormat, (ex: SftExample, image: string | null) => Row> = {
   trl,
   swift,
   llamafactory,
   openai,
+  lm,
 };
 
 /** LLaMA-Factory's dataset registration for the exported file. */

@@ -1,5 +1,7 @@
 import type { Command } from 'commander';
 import { z } from 'zod';
+import { DEFAULT_PROMPT_TOKENS } from '../../agent/lm-prompt.ts';
+import { InputError } from '../../core/index.ts';
 import {
   CRITICAL_FORMATS,
   type ExportRlSummary,
@@ -13,6 +15,7 @@ import {
   RL_FORMATS,
   SFT_FORMATS,
 } from '../../data/index.ts';
+import { fileOption, intOption } from '../options.ts';
 import { parseOptions } from '../parse-options.ts';
 import { createProgress } from '../progress.ts';
 
@@ -22,17 +25,20 @@ const SftOptions = z.object({
   format: z.string().min(1),
   out: z.string().min(1),
   imagePaths: z.enum(['relative', 'absolute']).optional(),
+  promptTokens: intOption(64, 32_768).optional(),
   progress: z.boolean().default(false),
   json: z.boolean().default(false),
 });
 
 const RlOptions = z.object({
   run: z.array(z.string().min(1)).min(1, 'give at least one --run DIR'),
-  critical: z.string().min(1),
+  critical: fileOption(),
   format: z.string().min(1),
-  out: z.string().min(1),
+  out: fileOption(),
   json: z.boolean().default(false),
 });
+
+const CriticalOptions = RlOptions.extend({ confirmedOnly: z.boolean().default(false) });
 
 function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
@@ -84,11 +90,17 @@ export function registerExport(program: Command): void {
       '--image-paths <mode>',
       'relative | absolute (default: relative for llamafactory, absolute otherwise)',
     )
+    .option(
+      '--prompt-tokens <n>',
+      `format lm only: the compact observation's budget in estimated tokens (default ${DEFAULT_PROMPT_TOKENS}; src/agent/lm-prompt.ts)`,
+    )
     .option('--progress', 'show progress even when stderr is not a terminal')
     .option('--json', 'print the summary as JSON')
     .action((raw) => {
       const o = parseOptions(SftOptions, raw, 'export sft');
       const format = parseSftFormat(o.format);
+      if (o.promptTokens !== undefined && format !== 'lm')
+        throw new InputError('--prompt-tokens applies to --format lm only', { field: 'prompt-tokens' });
       const bar = createProgress('export sft', 0, {
         force: o.progress,
         quiet: !o.progress && !process.stderr.isTTY,
@@ -99,6 +111,7 @@ export function registerExport(program: Command): void {
           format,
           out: o.out,
           imagePaths: o.imagePaths,
+          promptTokens: o.promptTokens,
           onProgress: (done, total) => {
             bar.setTotal(total);
             bar.update(done);
@@ -147,31 +160,23 @@ export function registerExport(program: Command): void {
     .requiredOption('--out <file>', 'output JSONL file')
     .option('--confirmed-only', 'only states the causal check confirmed (`rmsweb mine --verify`)')
     .option('--json', 'print the summary as JSON')
-    .action(
-      (o: {
-        run: string[];
-        critical: string;
-        format: string;
-        out: string;
-        confirmedOnly?: boolean;
-        json?: boolean;
-      }) => {
-        const s = exportCritical({
-          runs: o.run,
-          critical: o.critical,
-          format: parseCriticalFormat(o.format),
-          out: o.out,
-          confirmedOnly: o.confirmedOnly,
-        });
-        if (o.json) {
-          process.stdout.write(`${JSON.stringify(s, null, 2)}\n`);
-          return;
-        }
-        process.stdout.write(
-          `exported ${s.rows} of ${s.states} critical states as ${s.format} records to ${s.out}` +
-            `${s.skippedUnconfirmed ? `; ${s.skippedUnconfirmed} not confirmed` : ''}` +
-            `${s.missingRuns ? `; ${s.missingRuns} whose failure run is not in --run` : ''}\n`,
-        );
-      },
-    );
+    .action((raw) => {
+      const o = parseOptions(CriticalOptions, { ...raw, run: raw.run ?? [] }, 'export critical');
+      const s = exportCritical({
+        runs: o.run,
+        critical: o.critical,
+        format: parseCriticalFormat(o.format),
+        out: o.out,
+        confirmedOnly: o.confirmedOnly,
+      });
+      if (o.json) {
+        process.stdout.write(`${JSON.stringify(s, null, 2)}\n`);
+        return;
+      }
+      process.stdout.write(
+        `exported ${s.rows} of ${s.states} critical states as ${s.format} records to ${s.out}` +
+          `${s.skippedUnconfirmed ? `; ${s.skippedUnconfirmed} not confirmed` : ''}` +
+          `${s.missingRuns ? `; ${s.missingRuns} whose failure run is not in --run` : ''}\n`,
+      );
+    });
 }
