@@ -24,6 +24,7 @@ const ORDER = [
   'eval',
   'viewer',
   'queue',
+  'env',
   'cli',
 ];
 const NEVER: Record<string, string[]> = { rl: ['browser'], policy: ['browser'], agent: ['world', 'judge'] };

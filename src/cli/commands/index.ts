@@ -78,6 +78,11 @@ export const COMMANDS: CommandEntry[] = [
     load: async () => (await import('./eval.ts')).registerEval,
   },
   {
+    name: 'judge',
+    summary: 'Calibrate LLM judges against the programmatic verifier',
+    load: async () => (await import('./judge.ts')).registerJudge,
+  },
+  {
     name: 'demo',
     summary: 'The whole pipeline on the offline world, ending in a report',
     load: async () => (await import('./demo.ts')).registerDemo,
@@ -91,6 +96,11 @@ export const COMMANDS: CommandEntry[] = [
     name: 'worker',
     summary: 'Run a queue worker for collection, rollouts and evaluation',
     load: async () => (await import('./worker.ts')).registerWorker,
+  },
+  {
+    name: 'env',
+    summary: 'Serve the offline world to RL engines over the OpenEnv protocol',
+    load: async () => (await import('./env.ts')).registerEnv,
   },
   {
     name: 'serve-model',
