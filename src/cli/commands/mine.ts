@@ -18,7 +18,7 @@ import {
 } from '../../mine/index.ts';
 import { createChatModel } from '../../models/index.ts';
 import { RunStore, writeFileAtomic } from '../../store/index.ts';
-import { intOption, numberOption, seedOption } from '../options.ts';
+import { fileOption, intOption, numberOption, seedOption } from '../options.ts';
 import { parseOptions } from '../parse-options.ts';
 import { createProgress, type Progress } from '../progress.ts';
 import { baselinesPathFor, journalPathFor, runMineVerify } from './mine-verify.ts';
@@ -26,7 +26,7 @@ import { baselinesPathFor, journalPathFor, runMineVerify } from './mine-verify.t
 const Options = z.object({
   run: z.array(z.string().min(1)).min(1, 'give at least one --run DIR'),
   judge: z.string().min(1).default('rules'),
-  out: z.string().min(1),
+  out: fileOption(),
   minComparability: numberOption(0, 1).default(DEFAULT_MIN_COMPARABILITY),
   maxCandidates: intOption(1, 1000).default(DEFAULT_MAX_CANDIDATES),
   recoverablePrior: numberOption(0, 1).default(DEFAULT_RECOVERABLE_PRIOR),

@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { z } from 'zod';
 import { BrowserHost } from '../../browser/index.ts';
 import { InputError } from '../../core/errors.ts';
+import { fileOption, intOption } from '../options.ts';
 import { parseOptions } from '../parse-options.ts';
 
 const Viewport = z
@@ -16,10 +17,10 @@ const Viewport = z
 const Options = z.object({
   json: z.boolean().default(false),
   // `--screenshot FILE` gives a path, `--no-screenshot` false, neither undefined.
-  screenshot: z.union([z.string().min(1), z.boolean()]).optional(),
-  quality: z.coerce.number().int().min(1).max(100).default(60),
+  screenshot: z.union([fileOption(), z.boolean()]).optional(),
+  quality: intOption(1, 100).default(60),
   viewport: Viewport.default({ width: 1280, height: 800 }),
-  timeout: z.coerce.number().int().positive().default(15_000),
+  timeout: intOption(1).default(15_000),
   browserWs: z.string().optional(),
   allowFile: z.boolean().default(false),
 });

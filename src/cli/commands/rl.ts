@@ -21,7 +21,7 @@ import {
   SALVAGE_DS_DEFAULTS,
 } from '../../rl/index.ts';
 import { RunStore, writeFileAtomic } from '../../store/index.ts';
-import { intOption, numberOption, seedOption } from '../options.ts';
+import { fileOption, intOption, numberOption, seedOption } from '../options.ts';
 import { parseOptions } from '../parse-options.ts';
 import { rlTorchCommand } from './rl-torch.ts';
 
@@ -31,7 +31,7 @@ export const RL_METRICS_FILE = 'rl-metrics.json';
 /** `rmsweb rl`'s options: the RL module's own (bounds declared there) plus the command's. */
 export const RlCliOptions = RlCommonOptions.omit({ updateEpochs: true }).extend({
   reward: z.enum(REWARD_NAMES).default('polarized'),
-  data: z.string().min(1).optional(),
+  data: fileOption().optional(),
   /** Keep only states the causal check confirmed (`mine --verify`). */
   confirmedOnly: z.boolean().default(false),
   fullCorpus: z.string().min(1).optional(),
@@ -54,7 +54,7 @@ const RlTorchCliOptions = z.object({
   reward: z.enum(REWARD_NAMES).default('polarized'),
   out: z.string().min(1),
   model: z.string().min(1).optional(),
-  data: z.string().min(1).optional(),
+  data: fileOption().optional(),
   run: z.array(z.string().min(1)).optional(),
   steps: intOption(1, 1_000_000).optional(),
   groupSize: intOption(2, 1024).optional(),

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { InputError } from '../../core/errors.ts';
-import { intOption } from '../options.ts';
+import { fileOption, intOption } from '../options.ts';
 import { parseOptions } from '../parse-options.ts';
 import { GRAMMAR_CACHE_SIZE } from '../serve-model/grammar-cache.ts';
 import { DEFAULT_MAX_BODY_BYTES } from '../serve-model/http.ts';
@@ -12,7 +12,7 @@ import { ModelServer, statsView } from '../serve-model/server.ts';
 const MIB = 1024 * 1024;
 
 const Options = z.object({
-  gguf: z.string().min(1, 'is required (a .gguf file; bash scripts/get-local-model.sh prints one)'),
+  gguf: fileOption('is required (a .gguf file; bash scripts/get-local-model.sh prints one)'),
   port: intOption(0, 65535).default(8088),
   ctx: intOption(256, 131072).default(8192),
   threads: intOption(1, 256).default(1),

@@ -18,7 +18,7 @@ import {
 import { writeFileAtomic } from '../../store/index.ts';
 import { createOfflineRewriter } from '../../world/rewriter.ts';
 import { generateWorldTasks } from '../../world/tasks.ts';
-import { intOption, seedOption } from '../options.ts';
+import { fileOption, intOption, seedOption } from '../options.ts';
 import { parseOptions } from '../parse-options.ts';
 
 export const LIST_SUITES = ['world', ...BENCHMARK_SUITES] as const;
@@ -34,15 +34,15 @@ const ListOptions = z.object({
 });
 
 const SynthOptions = z.object({
-  queries: z.string().optional(),
+  queries: fileOption().optional(),
   model: z.string().min(1),
-  out: z.string().min(1),
-  dropped: z.string().optional(),
+  out: fileOption(),
+  dropped: fileOption().optional(),
   baseUrl: z.string().optional(),
   cacheDir: z.string().optional(),
   concurrency: intOption(1, 256).default(4),
   timeoutMs: intOption(1).optional(),
-  prices: z.string().optional(),
+  prices: fileOption().optional(),
   progress: z.boolean().default(false),
   json: z.boolean().default(false),
 });

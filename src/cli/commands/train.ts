@@ -7,6 +7,7 @@ import { initPolicyBackend } from '../../policy/backend.ts';
 import { loadRelabeledTrajectories, loadSuccessfulTrajectories } from '../../policy/run-data.ts';
 import { type EpochMetrics, type SftDataReport, trainSft } from '../../policy/sft-trainer.ts';
 import { loadStudentPolicy } from '../../policy/student-policy.ts';
+import { fileOption, intOption, numberOption, positiveNumberOption } from '../options.ts';
 import { parseOptions } from '../parse-options.ts';
 import { createProgress } from '../progress.ts';
 import { sftTorchCommand } from './train-torch.ts';
@@ -15,21 +16,21 @@ const Options = z.object({
   run: z.array(z.string().min(1)).default([]),
   relabeled: z.array(z.string().min(1)).default([]),
   out: z.string().min(1),
-  epochs: z.coerce.number().int().min(1).max(1000).default(8),
-  batch: z.coerce.number().int().min(1).max(4096).default(32),
-  lr: z.coerce.number().positive().max(1).default(0.004),
-  seed: z.coerce.number().int().default(0),
-  valFrac: z.coerce.number().min(0).max(0.9).default(0.1),
-  hidden: z.coerce.number().int().min(8).max(1024).optional(),
-  embedDim: z.coerce.number().int().min(4).max(512).optional(),
-  maxElements: z.coerce.number().int().min(4).max(1024).optional(),
+  epochs: intOption(1, 1000).default(8),
+  batch: intOption(1, 4096).default(32),
+  lr: positiveNumberOption(1).default(0.004),
+  seed: intOption().default(0),
+  valFrac: numberOption(0, 0.9).default(0.1),
+  hidden: intOption(8, 1024).optional(),
+  embedDim: intOption(4, 512).optional(),
+  maxElements: intOption(4, 1024).optional(),
   backend: z.enum(['wasm', 'cpu', 'torch']).default('wasm'),
   model: z.string().min(1).optional(),
-  data: z.string().min(1).optional(),
+  data: fileOption().optional(),
   lora: z.boolean().default(false),
   device: z.string().optional(),
-  microBatch: z.coerce.number().int().min(0).optional(),
-  nproc: z.coerce.number().int().min(1).optional(),
+  microBatch: intOption(0).optional(),
+  nproc: intOption(1).optional(),
   verbose: z.boolean().default(false),
   resume: z.boolean().default(false),
   progress: z.boolean().default(false),

@@ -2,11 +2,12 @@ import { spawn } from 'node:child_process';
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { startViewer } from '../../viewer/index.ts';
+import { fileOption, intOption } from '../options.ts';
 import { parseOptions } from '../parse-options.ts';
 
 const Options = z.object({
-  port: z.coerce.number().int().min(0).max(65535).default(0),
-  critical: z.array(z.string().min(1)).default([]),
+  port: intOption(0, 65535).default(0),
+  critical: z.array(fileOption()).default([]),
   models: z.array(z.string().min(1)).default([]),
   open: z.boolean().default(true),
 });

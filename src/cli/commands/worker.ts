@@ -2,19 +2,20 @@ import type { Command } from 'commander';
 import { z } from 'zod';
 import type { RuntimeSpec } from '../../queue/job-data.ts';
 import { type EpisodeRuntime, startQueueWorker, type WorkerEvent } from '../../queue/queue-worker.ts';
+import { intOption, positiveNumberOption } from '../options.ts';
 import { parseOptions } from '../parse-options.ts';
 import { openWebRuntime, openWorldRuntime, resolveAgent, resolveLiveJudge } from '../runtime.ts';
 
 const Options = z.object({
   redis: z.string().min(1),
-  concurrency: z.coerce.number().int().min(1).max(64).default(2),
+  concurrency: intOption(1, 64).default(2),
   browserWs: z.string().optional(),
-  port: z.coerce.number().int().min(0).max(65535).optional(),
+  port: intOption(0, 65535).optional(),
   queueName: z.string().min(1).optional(),
-  screenshotQuality: z.coerce.number().int().min(1).max(100).default(50),
-  screenshotMaxWidth: z.coerce.number().int().min(100).optional(),
-  maxResultMb: z.coerce.number().positive().max(256).default(8),
-  lockMs: z.coerce.number().int().min(1000).max(3_600_000).default(30_000),
+  screenshotQuality: intOption(1, 100).default(50),
+  screenshotMaxWidth: intOption(100).optional(),
+  maxResultMb: positiveNumberOption(256).default(8),
+  lockMs: intOption(1000, 3_600_000).default(30_000),
   quiet: z.boolean().default(false),
 });
 type Options = z.output<typeof Options>;

@@ -8,10 +8,11 @@ import { CONTROL_HEADER, WorldServer } from '../../world/server.ts';
 import { DEFAULT_WORLD_PORT, DEFAULT_WORLD_SEED } from '../../world/split.ts';
 import { generateWorldTasks } from '../../world/tasks.ts';
 import { World } from '../../world/world.ts';
+import { intOption } from '../options.ts';
 import { parseOptions } from '../parse-options.ts';
 
-const Port = z.coerce.number().int().min(0).max(65535);
-const Seed = z.coerce.number().int().min(0);
+const Port = intOption(0, 65535);
+const Seed = intOption(0);
 
 const ServeOptions = z.object({
   port: Port.default(DEFAULT_WORLD_PORT),
@@ -20,7 +21,7 @@ const ServeOptions = z.object({
 const TasksOptions = z.object({
   split: z.enum(['train', 'test']).optional(),
   site: z.string().min(1).optional(),
-  limit: z.coerce.number().int().positive().optional(),
+  limit: intOption(1).optional(),
   seed: Seed.default(DEFAULT_WORLD_SEED),
   json: z.boolean().default(false),
 });
