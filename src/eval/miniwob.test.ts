@@ -1,4 +1,5 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -95,6 +96,41 @@ describe('miniwob suite', () => {
       expect(wrong.verdict?.reason).toMatch(/raw reward -1|raw reward 0/);
     } finally {
       await env.close();
+    }
+  });
+});
+
+describe('the MiniWoB file server', () => {
+  /** One raw GET (no client-side URL normalisation or escaping): the status and the body. */
+  function get(origin: string, path: string): Promise<{ status: number; body: string }> {
+    const { hostname, port } = new URL(origin);
+    return new Promise((resolve, reject) => {
+      const req = request({ host: hostname, port, path, method: 'GET' }, (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => {
+          body += c;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+  }
+
+  it('answers 400 to a malformed % escape and keeps serving', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rmsweb-wob-serve-'));
+    mkdirSync(join(dir, 'miniwob'));
+    writeFileSync(join(dir, 'miniwob', 'click-test.html'), '<p>ok</p>');
+    const wob = await serveMiniwob(dir);
+    try {
+      expect((await get(wob.origin, '/miniwob/%E0%A4%A.html')).status).toBe(400);
+      expect((await get(wob.origin, '/miniwob/%.html')).status).toBe(400);
+      expect(await get(wob.origin, '/miniwob/click%2Dtest.html')).toEqual({ status: 200, body: '<p>ok</p>' });
+      expect((await get(wob.origin, '/miniwob/%2e%2e/%2e%2e/etc/passwd')).status).toBe(404);
+    } finally {
+      await wob.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

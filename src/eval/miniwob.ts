@@ -60,7 +60,14 @@ const TYPES: Record<string, string> = {
 export async function serveMiniwob(dir: string): Promise<{ origin: string; close(): Promise<void> }> {
   const root = resolve(dir);
   const server: Server = createServer((req, res) => {
-    const path = normalize(decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname));
+    let path: string;
+    try {
+      path = normalize(decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname));
+    } catch {
+      // A malformed % escape (or URL) is the client's error; thrown here it would end the process.
+      res.writeHead(400).end();
+      return;
+    }
     const file = join(root, path);
     if (!file.startsWith(root) || !existsSync(file) || !statSync(file).isFile()) {
       res.writeHead(404).end();
