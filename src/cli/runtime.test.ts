@@ -1,7 +1,14 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { WorldServer } from '../world/server.ts';
 import { generateWorldTasks } from '../world/tasks.ts';
-import { openWorldRuntime, screenshotsFor, type WorldRuntime } from './runtime.ts';
+import {
+  checkAgentSpec,
+  isDeterministicAgent,
+  openWorldRuntime,
+  resolveAgent,
+  screenshotsFor,
+  type WorldRuntime,
+} from './runtime.ts';
 
 describe('openWorldRuntime', () => {
   let rt: WorldRuntime | null = null;
@@ -38,5 +45,15 @@ describe('screenshotsFor', () => {
     expect(screenshotsFor('openai:gpt-4o')).toBe(true);
     expect(screenshotsFor('heuristic')).toBe(true);
     expect(screenshotsFor('heuristic', { override: false })).toBe(false);
+  });
+});
+
+describe('lm: agent specs', () => {
+  it('resolve to the LM student over a completions endpoint, and a bad one is refused as --agent', async () => {
+    const agent = await resolveAgent('lm:openai:gemma@http://127.0.0.1:9/v1');
+    expect(agent.id).toBe('lm:openai:gemma');
+    expect(() => checkAgentSpec('lm:hf:models/x')).toThrow(/lm:openai:<model>/);
+    expect(isDeterministicAgent('lm:openai:gemma@http://127.0.0.1:9/v1')).toBe(true);
+    expect(screenshotsFor('lm:openai:gemma@http://127.0.0.1:9/v1')).toBe(false);
   });
 });

@@ -4,6 +4,7 @@ import type { Agent } from '../agent/agent.ts';
 import type { EpisodeEnv } from '../agent/episode.ts';
 import { HeuristicAgent } from '../agent/heuristic/heuristic-agent.ts';
 import { LlmAgent } from '../agent/llm-agent.ts';
+import { LmAgent } from '../agent/lm-agent.ts';
 import { RandomAgent } from '../agent/random-agent.ts';
 import { BrowserHost } from '../browser/index.ts';
 import { LlmReflector } from '../collect/llm-reflector.ts';
@@ -22,6 +23,7 @@ import {
 import { worldVerifier } from '../judge/world-verifier.ts';
 import { HfChatModel } from '../models/hf-chat-model.ts';
 import { createChatModel } from '../models/openai-chat-model.ts';
+import { createCompletionModel } from '../models/text-completion.ts';
 import { readCheckpoint } from '../policy/checkpoint.ts';
 import { loadPolicyAgent } from '../policy/policy-agent.ts';
 import { ensureWorld, probeWorld } from '../world/ensure.ts';
@@ -71,7 +73,7 @@ export function screenshotsFor(
 ): boolean {
   if (opts.override !== undefined) return opts.override;
   if (opts.judge?.startsWith('openai:')) return true;
-  return !agentSpec.startsWith('policy:');
+  return !agentSpec.startsWith('policy:') && !agentSpec.startsWith('lm:');
 }
 
 /** Starts (or reuses) the offline world and a browser. */
@@ -130,7 +132,9 @@ export async function openWorldRuntime(o: RuntimeOptions = {}): Promise<WorldRun
  * Resolves an agent spec: `heuristic` (the offline teacher), `random` (a seeded random clicker,
  * the floor), `openai:<model>[@<url>]` (any OpenAI-compatible endpoint), `policy:<dir>` (the local
  * student checkpoint), `hf:<dir>` (a Hugging Face causal LM, e.g. one `--backend torch` trained, run
- * with transformers in a Python process; text only, greedy, the export's prompt).
+ * with transformers in a Python process; text only, greedy, the export's prompt), `lm:openai:<model>
+ * [@<url>]` (a language-model student in its compact layout, `export sft --format lm`, behind an
+ * OpenAI-compatible `/completions` endpoint; greedy).
  */
 export async function resolveAgent(
   spec: string,
@@ -139,6 +143,7 @@ export async function resolveAgent(
   if (spec === 'heuristic') return new HeuristicAgent();
   if (spec === 'random') return new RandomAgent(opts.seed ?? 0);
   if (spec.startsWith('openai:')) return new LlmAgent({ model: createChatModel(spec, { role: 'teacher' }) });
+  if (spec.startsWith('lm:')) return new LmAgent({ model: lmCompletionModel(spec) });
   if (spec.startsWith('policy:'))
     return loadPolicyAgent(spec.slice('policy:'.length), { seed: opts.seed, greedy: opts.greedy });
   if (spec.startsWith('hf:')) {
@@ -150,7 +155,21 @@ export async function resolveAgent(
   throw new InputError(`unknown agent "${spec}"; use ${AGENT_SPECS}`, { field: 'agent' });
 }
 
-const AGENT_SPECS = 'heuristic, random, openai:<model>[@<url>], policy:<dir> or hf:<dir>';
+const AGENT_SPECS =
+  'heuristic, random, openai:<model>[@<url>], policy:<dir>, hf:<dir> or lm:openai:<model>[@<url>]';
+
+/** The completion endpoint of an `lm:` spec; only `lm:openai:<model>[@<url>]` for now. */
+function lmCompletionModel(spec: string, field = 'agent') {
+  const inner = spec.slice('lm:'.length);
+  if (!inner.startsWith('openai:'))
+    throw new InputError(
+      `"${spec}": an lm: agent takes an OpenAI-compatible endpoint, lm:openai:<model>[@<url>]`,
+      {
+        field,
+      },
+    );
+  return createCompletionModel(inner, { role: 'teacher' });
+}
 
 /**
  * Checks an agent spec without running anything, so a command refuses before it creates its run
@@ -165,6 +184,10 @@ export function checkAgentSpec(spec: string, field = '--agent'): void {
   }
   if (spec.startsWith('policy:')) {
     readCheckpoint(spec.slice('policy:'.length));
+    return;
+  }
+  if (spec.startsWith('lm:')) {
+    lmCompletionModel(spec, field);
     return;
   }
   if (spec.startsWith('hf:')) {
@@ -185,7 +208,7 @@ export function checkAgentSpec(spec: string, field = '--agent'): void {
 export function isDeterministicAgent(spec: string, opts: { greedy?: boolean } = {}): boolean {
   if (spec === 'heuristic' || spec === 'random') return true;
   if (spec.startsWith('policy:')) return opts.greedy ?? true;
-  if (spec.startsWith('hf:')) return true; // decoded greedily
+  if (spec.startsWith('hf:') || spec.startsWith('lm:')) return true; // decoded greedily
   return false;
 }
 
