@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { InputError, ModelApiError, type Usage } from '../core/index.ts';
 import { toModelApiError } from './api-error.ts';
 import { DEFAULT_BASE_URL, type ModelRole, parseModelSpec, resolveEndpoint } from './model-spec.ts';
+import type { OpenAIChatModelOptions } from './openai-chat-model.ts';
 import { redact, registerSecret } from './redact.ts';
 import { type RetryOptions, withRetries } from './retry.ts';
 import { Semaphore } from './semaphore.ts';
@@ -40,18 +41,11 @@ const CompletionBody = z.object({
   usage: z.object({ prompt_tokens: z.number().nullish(), completion_tokens: z.number().nullish() }).nullish(),
 });
 
-export interface OpenAICompletionModelOptions {
-  model: string;
-  role?: ModelRole;
-  baseURL?: string;
-  apiKey?: string;
-  env?: NodeJS.ProcessEnv;
-  /** Per-request timeout; default 120 s. */
-  timeoutMs?: number;
-  retry?: Omit<RetryOptions, 'signal'>;
-  /** Concurrent requests; default 4. */
-  concurrency?: number;
-}
+/** The chat model's connection options, which a completions endpoint reads the same way. */
+export type OpenAICompletionModelOptions = Pick<
+  OpenAIChatModelOptions,
+  'model' | 'role' | 'baseURL' | 'apiKey' | 'env' | 'timeoutMs' | 'retry' | 'concurrency'
+>;
 
 /**
  * A TextCompletionModel over an OpenAI-compatible `/completions` endpoint (the legacy completions
