@@ -17,7 +17,7 @@ import { worldRawQueries } from '../../world/rewriter.ts';
 import { generateWorldTasks } from '../../world/tasks.ts';
 import { World } from '../../world/world.ts';
 import { openWorldRuntime, type WorldRuntime } from '../runtime.ts';
-import { LlamaBackend } from './llama-backend.ts';
+import { LlamaBackend, PROMPT_CHUNK } from './llama-backend.ts';
 import { capStringLengths } from './response-schema.ts';
 import { ModelServer, type ServeStats } from './server.ts';
 import { localModelPath, localModelSkipReason } from './testing/local-model.ts';
@@ -271,5 +271,122 @@ describe.skipIf(skip !== null)('a real local model behind every LLM role', () =>
       console.log(`real rewriter: ${out.filter((o) => o.feasible).length}/5 feasible`);
     },
     20 * MINUTES,
+  );
+});
+
+// What the abuse probe found, against the real model: only llama.cpp shows how long a prompt
+// takes to evaluate and what a model writes after a grammar's root value closes. Short: about
+// a minute on a busy 2-core machine.
+describe.skipIf(skip !== null)('serve-model under abuse, with the real model', () => {
+  let backend: LlamaBackend;
+  let server: ModelServer;
+  beforeAll(async () => {
+    backend = await LlamaBackend.open({ gguf: localModelPath(), contextSize: 4096, threads: 1 });
+    server = await ModelServer.start({ backend, port: 0, maxStringLength: 40 });
+  }, 5 * MINUTES);
+  afterAll(async () => {
+    await server?.close();
+    await backend?.close();
+  });
+
+  const chat = (body: Record<string, unknown>, signal?: AbortSignal) =>
+    fetch(`${server.url}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+      signal,
+    });
+  /** A three-token request: the one a freed model answers in about a second. */
+  const small = (content: string) => ({
+    messages: [{ role: 'user', content }],
+    max_tokens: 3,
+    temperature: 0,
+    seed: 1,
+  });
+
+  it(
+    'a string root schema stops when the string closes, not at max_tokens',
+    async () => {
+      const r = await chat({
+        messages: [{ role: 'user', content: 'Name a colour.' }],
+        max_tokens: 200,
+        temperature: 0,
+        seed: 1,
+        response_format: { type: 'json_schema', json_schema: { name: 'colour', schema: { type: 'string' } } },
+      });
+      expect(r.status).toBe(200);
+      const body = (await r.json()) as {
+        choices: Array<{ message: { content: string }; finish_reason: string }>;
+        usage: { completion_tokens: number };
+      };
+      console.log(
+        `real model, string root: ${JSON.stringify(body.choices[0].message.content)} in ${body.usage.completion_tokens} tokens`,
+      );
+      expect(body.choices[0].finish_reason).toBe('stop');
+      expect(typeof JSON.parse(body.choices[0].message.content)).toBe('string');
+      // At most the 40-character cap and its quotes.
+      expect(body.usage.completion_tokens).toBeLessThanOrEqual(42);
+    },
+    2 * MINUTES,
+  );
+
+  it(
+    'a request cancelled during a long prompt stops evaluating it within a chunk',
+    async () => {
+      // About 2,000 prompt tokens: seconds of evaluation, more on a loaded machine.
+      const long = 'The quick brown fox jumps over the lazy dog. '.repeat(200);
+      const ac = new AbortController();
+      const cancelled = chat(
+        { messages: [{ role: 'user', content: long }], max_tokens: 200 },
+        ac.signal,
+      ).catch((e: unknown) => e);
+      await new Promise((r) => setTimeout(r, 300));
+      ac.abort();
+      await cancelled;
+      // The same prompt next: what it finds in the KV cache is what the cancelled one evaluated.
+      const t0 = Date.now();
+      const next = await chat(small(long));
+      expect(next.status).toBe(200);
+      const usage = (
+        (await next.json()) as {
+          usage: { prompt_tokens: number; prompt_tokens_details: { cached_tokens: number } };
+        }
+      ).usage;
+      const cached = usage.prompt_tokens_details.cached_tokens;
+      console.log(
+        `real model: a request cancelled 300 ms into a ${usage.prompt_tokens}-token prompt had evaluated ` +
+          `${cached} tokens of it; the next request took ${Date.now() - t0} ms`,
+      );
+      // It had started (one chunk at least), and stopped long before the end of its prompt.
+      expect(cached).toBeGreaterThanOrEqual(PROMPT_CHUNK);
+      expect(cached).toBeLessThan(usage.prompt_tokens / 2);
+    },
+    5 * MINUTES,
+  );
+
+  it(
+    'a 200,000-value enum is refused at once, and the next request is served at once',
+    async () => {
+      const t0 = Date.now();
+      const r = await chat({
+        ...small('Pick one.'),
+        response_format: {
+          type: 'json_schema',
+          json_schema: {
+            name: 'e',
+            schema: { type: 'string', enum: Array.from({ length: 200_000 }, (_, i) => `v${i}`) },
+          },
+        },
+      });
+      expect(r.status).toBe(400);
+      expect(((await r.json()) as { error: { message: string } }).error.message).toMatch(
+        /enum length 200000 exceeds/,
+      );
+      expect((await chat(small('Say hi.'))).status).toBe(200);
+      const ms = Date.now() - t0;
+      console.log(`real model: 200,000-value enum refused and a 3-token request served in ${ms} ms`);
+      expect(ms).toBeLessThan(30_000);
+    },
+    2 * MINUTES,
   );
 });
