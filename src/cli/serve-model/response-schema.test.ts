@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { agentOutputRequestSchema } from '../../agent/llm-agent.ts';
+import { RubricJudgement } from '../../judge/rubric-verifier.ts';
+import { LlmTag } from '../../mine/llm-tagger.ts';
+import { RewriteReply } from '../../models/task-rewriter.ts';
 import { toGbnfJsonSchema } from './llama-backend.ts';
 import {
   capStringLengths,
@@ -15,6 +19,14 @@ describe('checkResponseSchema', () => {
     const schema = agentOutputRequestSchema();
     expect(check(schema)).toBeNull();
     expect(schemaDepth(schema)).toBeLessThanOrEqual(8);
+  });
+
+  it('passes the schema of every rmsweb role that asks for one', () => {
+    // As generateObject sends them (the reflector's is module-private; real-model.test.ts serves it).
+    for (const [name, schema] of Object.entries({ RewriteReply, LlmTag, RubricJudgement })) {
+      const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' });
+      expect(check(json), name).toBeNull();
+    }
   });
 
   it('counts subschemas and values nested inside keywords, not the keyword containers', () => {
