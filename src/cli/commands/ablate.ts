@@ -11,9 +11,9 @@ import {
   WorldOptions,
 } from '../options.ts';
 import { abortOnSigint, parseOptions } from '../parse-options.ts';
-import { DEFAULT_SEEDS, runAblation } from '../pipeline/ablate.ts';
+import { type AblationOptions, checkAblationInputs, DEFAULT_SEEDS, runAblation } from '../pipeline/ablate.ts';
 import { miningLines, stepTable, targetVerdict } from '../pipeline/ablation-table.ts';
-import { pipelineFromOptions } from '../pipeline/context.ts';
+import { PipelineContext, pipelineSettings } from '../pipeline/context.ts';
 import { PRESET_NAMES } from '../pipeline/presets.ts';
 import { PipelineInterrupted } from '../pipeline/stage.ts';
 
@@ -25,6 +25,7 @@ const Options = z.object({
   seeds: intOption(1, 100).default(DEFAULT_SEEDS),
   results: z.string().min(1).optional(),
   ledger: z.string().min(1).optional(),
+  snapshot: z.string().min(1).optional(),
   ...PipelineWorkersOption,
   ...WorldOptions,
   ...ProgressOptions,
@@ -50,10 +51,11 @@ export function registerAblate(program: Command): void {
         'ablation.partial.md holds the rows measured so far. Every finished (row, seed) also goes to a small ledger ' +
         '(ablation-<preset>.ledger.json beside --results, else in --out) keyed to the base by hash; commit it with the ' +
         'results: a rerun on the same base skips every seed it holds, and a ledger of another base is refused. With --from, a ' +
-        'snapshot of the base goes beside the ledger (ablation-<preset>.base/): first with the demo’s run stores (tens of MB), ' +
+        'snapshot of the base is kept outside the repo (see --snapshot): first with the demo’s run stores (tens of MB), ' +
         'then, once the stages that read them have run (verification, plain SFT retrains, full-corpus RL), only what the ' +
-        'remaining seeds read (a few MB). Commit it each time: when the --from folder is gone, it is laid out there again and ' +
-        'the ablation resumes on the same base.',
+        'remaining seeds read (a few MB). When the --from folder is gone, the snapshot is laid out there again and the ' +
+        'ablation resumes on the same base; without the folder or its snapshot, the run is refused, saying what it needs. ' +
+        'Every input (ledger, --from, snapshot, --out) is checked before anything is written.',
     )
     .option(
       '--preset <name>',
@@ -74,21 +76,31 @@ export function registerAblate(program: Command): void {
     .option(
       '--ledger <file>',
       'the ledger of finished seeds (default: ablation-<preset>.ledger.json in --results, else ablation.ledger.json in --out)',
+    )
+    .option(
+      '--snapshot <dir>',
+      'the base snapshot of an ablation --from a demo (default: beside the ledger when the ledger is outside any git work tree, ' +
+        'else $XDG_CACHE_HOME/rmsweb/snapshots/<preset>-<base hash>, ~/.cache by default: never in the repo)',
     );
   addPipelineWorkersOption(cmd);
   addWorldOptions(cmd, 'reuse a world on this port (default: start one in-process on a free port)');
   addProgressOptions(cmd).action(async (raw) => {
     const o = parseOptions(Options, raw, 'ablate');
+    const opts: AblationOptions = {
+      from: o.from,
+      seeds: o.seeds,
+      resultsDir: o.results,
+      ledger: o.ledger,
+      snapshot: o.snapshot,
+    };
+    const settings = pipelineSettings('ablate', o);
+    // Every input is read and checked before the run folder exists: a refused run leaves none.
+    checkAblationInputs(settings, opts);
     const sig = abortOnSigint('ablate');
-    const ctx = pipelineFromOptions('ablate', o, sig.signal);
+    const ctx = new PipelineContext(settings, sig.signal);
     try {
       ctx.checkSettings();
-      const r = await runAblation(ctx, {
-        from: o.from,
-        seeds: o.seeds,
-        resultsDir: o.results,
-        ledger: o.ledger,
-      });
+      const r = await runAblation(ctx, opts);
       const total = Object.values(r.timings).reduce((a, b) => a + b, 0);
       const steps = stepTable(r.rows);
       process.stdout.write(

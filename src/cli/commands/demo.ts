@@ -10,7 +10,7 @@ import {
   WorldOptions,
 } from '../options.ts';
 import { abortOnSigint, parseOptions } from '../parse-options.ts';
-import { pipelineFromOptions } from '../pipeline/context.ts';
+import { checkOutFolder, PipelineContext, pipelineSettings } from '../pipeline/context.ts';
 import { runDemo } from '../pipeline/demo.ts';
 import { PRESET_NAMES } from '../pipeline/presets.ts';
 import { PipelineInterrupted } from '../pipeline/stage.ts';
@@ -48,8 +48,11 @@ export function registerDemo(program: Command): void {
   addWorldOptions(cmd, 'reuse a world on this port (default: start one in-process on a free port)');
   addProgressOptions(cmd).action(async (raw) => {
     const o = parseOptions(Options, raw, 'demo');
+    const settings = pipelineSettings('demo', o);
+    // An --out folder of another run is refused before anything is written into it.
+    checkOutFolder(settings);
     const sig = abortOnSigint('demo');
-    const ctx = pipelineFromOptions('demo', o, sig.signal);
+    const ctx = new PipelineContext(settings, sig.signal);
     const preset = ctx.preset;
     try {
       ctx.checkSettings();

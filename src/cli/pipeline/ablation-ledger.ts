@@ -164,6 +164,42 @@ export class AblationLedger {
   ) {}
 
   /**
+   * Reads and validates `file` against this run's setup, before anything runs: null when it does
+   * not exist; a file that is not a ledger, or one made with another preset, seed or world seed,
+   * is refused with an input error naming it. The base is checked later, by {@link open}, once the
+   * base exists to be hashed.
+   */
+  static check(file: string, o: { preset: string; seed: number; worldSeed: number }): LedgerFile | null {
+    if (!existsSync(file)) return null;
+    // The schema checks what the table reads; the rest of each record is kept as written.
+    const d = readJsonFile(file, LedgerSchema, 'an ablation ledger') as unknown as LedgerFile;
+    const same = (what: string, a: unknown, b: unknown) => {
+      if (a !== b)
+        throw new InputError(
+          `the ablation ledger was measured with ${what} ${String(a)}, not ${String(b)}; rerun with that setting, or move the file away to start the table over`,
+          { file },
+        );
+    };
+    same('preset', d.preset, o.preset);
+    same('seed', d.seed, o.seed);
+    same('world seed', d.worldSeed, o.worldSeed);
+    return d;
+  }
+
+  /** Refuses a ledger measured on another base than `base`, naming the parts that differ. */
+  static checkBase(file: string, d: LedgerFile, base: BaseFingerprint): void {
+    if (d.base.hash === base.hash) return;
+    const differ = Object.keys({ ...d.base.parts, ...base.parts })
+      .filter((k) => d.base.parts[k] !== base.parts[k])
+      .sort();
+    throw new InputError(
+      `the ablation ledger holds ${Object.keys(d.units).length} seed(s) measured on another base (${differ.join(', ')} differ): ` +
+        'its seeds cannot share a table with this one. Point --from at the demo folder it was measured on, or move the file away to start the table over',
+      { file },
+    );
+  }
+
+  /**
    * Opens `file` for a base, or starts it when it does not exist. A file of another base, preset,
    * seed or world seed is refused with an error naming it: nothing in it is overwritten.
    */
@@ -171,7 +207,8 @@ export class AblationLedger {
     file: string,
     o: { preset: string; seed: number; worldSeed: number; base: BaseFingerprint },
   ): AblationLedger {
-    if (!existsSync(file)) {
+    const d = AblationLedger.check(file, o);
+    if (!d) {
       const l = new AblationLedger(file, {
         format: 'rmsweb-ablation-ledger',
         version: 1,
@@ -185,28 +222,7 @@ export class AblationLedger {
       l.save();
       return l;
     }
-    // The schema checks what the table reads; the rest of each record is kept as written.
-    const d = readJsonFile(file, LedgerSchema, 'an ablation ledger') as unknown as LedgerFile;
-    const same = (what: string, a: unknown, b: unknown) => {
-      if (a !== b)
-        throw new InputError(
-          `the ablation ledger was measured with ${what} ${String(a)}, not ${String(b)}; rerun with that setting, or move the file away to start the table over`,
-          { file },
-        );
-    };
-    same('preset', d.preset, o.preset);
-    same('seed', d.seed, o.seed);
-    same('world seed', d.worldSeed, o.worldSeed);
-    if (d.base.hash !== o.base.hash) {
-      const differ = Object.keys({ ...d.base.parts, ...o.base.parts })
-        .filter((k) => d.base.parts[k] !== o.base.parts[k])
-        .sort();
-      throw new InputError(
-        `the ablation ledger holds ${Object.keys(d.units).length} seed(s) measured on another base (${differ.join(', ')} differ): ` +
-          'its seeds cannot share a table with this one. Point --from at the demo folder it was measured on, or move the file away to start the table over',
-        { file },
-      );
-    }
+    AblationLedger.checkBase(file, d, o.base);
     return new AblationLedger(file, d);
   }
 

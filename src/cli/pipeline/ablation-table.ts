@@ -255,7 +255,8 @@ export function stepTable(rows: AblationRowResult[]): string {
 export function miningLines(m: MiningBySource): string[] {
   const labels = (x: Record<string, number>) =>
     Object.entries(x)
-      .sort((a, b) => b[1] - a[1])
+      // Ties by name: the mined file's order (and so the counts' insertion order) varies between equal bases.
+      .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
       .map(([l, n]) => `${l} ${n}`)
       .join(', ') || 'none';
   const src = (name: string, s: MiningBySource['perSource']['teacher']) =>

@@ -1,13 +1,19 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { homedir } from 'node:os';
+import { dirname, join, relative, resolve } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { z } from 'zod';
 import { describeZodIssues, InputError } from '../../core/errors.ts';
 import { sha256 } from '../../core/ids.ts';
 import { Trajectory } from '../../core/trajectory.ts';
+import { evalTag } from '../../eval/run-eval.ts';
 import { writeFileAtomic } from '../../store/index.ts';
-import type { RunStore } from '../../store/run-store.ts';
+import { RunStore } from '../../store/run-store.ts';
+import { FULL_CORPUS_RL, unitLabel } from './ablation-plan.ts';
+import { type Base, baseRunFolders } from './base-stages.ts';
+import { pipelinePaths } from './context.ts';
 import { STAGE_RECORD } from './stage.ts';
+import { STAGES, type StageDef } from './stage-results.ts';
 
 /**
  * The part of an ablation's base that its unfinished seeds still read, once the stages that read
@@ -246,3 +252,149 @@ export function restoreSnapshot(
 
 /** The stage-record pattern of a stage name (for SnapshotSpec.records). */
 export const stagePattern = (name: string) => `${STAGE_RECORD}/${name}`;
+
+/**
+ * The record pattern of a defined stage: the stage itself, or for a family the member `member`
+ * (a trailing '*' keeps every member starting with it).
+ */
+export function stageRecords(def: StageDef<unknown>, member = ''): string {
+  return stagePattern(member.endsWith('*') ? `${def.key(member.slice(0, -1))}*` : def.key(member));
+}
+
+/** What an ablation's snapshot is taken of. */
+export interface AblationSnapshot {
+  /** The snapshot folder. */
+  dir: string;
+  /** The ledger's base hash. */
+  baseHash: string;
+  base: Base;
+  /** The base's run store (the `--from` folder's, or the ablation's own). */
+  baseStore: RunStore;
+  ablate: { root: string; store: RunStore };
+  /** The checkpoint folder RL starts from. */
+  startStudent: string;
+  seeds: number[];
+  commit: string | null;
+  log(line: string): void;
+}
+
+/**
+ * Writes an ablation's base snapshot. `stores` (before the stages that read the base's run
+ * stores) also keeps those stores; `complete` (after them) keeps what they made instead: the
+ * verified states, the plain SFT retrains and the full-corpus RL runs, with their records.
+ */
+export function takeBaseSnapshot(phase: 'stores' | 'complete', o: AblationSnapshot): SnapshotManifest {
+  const { base } = o;
+  const first = o.seeds[0]!;
+  const fullLabel = (seed: number) => unitLabel(FULL_CORPUS_RL.name, seed, first);
+  const runStores = baseRunFolders(base).filter((d) => existsSync(join(d, 'store.sqlite')));
+  if (phase === 'stores')
+    for (const d of runStores) {
+      // The write-ahead log of a store left open by a killed run must be in the file copied.
+      const st = RunStore.open(d, { create: false });
+      try {
+        st.checkpoint();
+      } finally {
+        st.close();
+      }
+    }
+  const complete = phase === 'complete';
+  const m = writeSnapshot(o.dir, {
+    base: o.baseHash,
+    phase,
+    roots: { base: base.paths.root, ablate: o.ablate.root },
+    stores: { base: o.baseStore, ablate: o.ablate.store },
+    records: {
+      base: [
+        'pipeline/settings',
+        stageRecords(STAGES.collect),
+        stageRecords(STAGES.trainSft),
+        stageRecords(STAGES.trainSftOf, 'dagger*'),
+        stageRecords(STAGES.selectStudent),
+        stageRecords(STAGES.mine),
+        stageRecords(STAGES.eval, 'teacher'),
+      ],
+      ablate: complete
+        ? [
+            stageRecords(STAGES.verifyCritical),
+            stageRecords(STAGES.trainSftOf, 'seed*'),
+            stageRecords(STAGES.rl, `${FULL_CORPUS_RL.name}*`),
+          ]
+        : [],
+    },
+    metrics: { base: [], ablate: complete ? o.seeds.map((x) => `rl/${fullLabel(x)}`) : [] },
+    files: {
+      // The start student is the plain SFT one when the validation split chose it: once is enough.
+      base: [
+        ...new Set([relative(base.paths.root, o.startStudent), relative(base.paths.root, base.paths.sft)]),
+        relative(base.paths.root, base.paths.critical),
+        ...(complete ? [] : runStores.map((d) => relative(base.paths.root, join(d, 'store.sqlite')))),
+      ],
+      ablate: complete
+        ? [
+            'verified/critical.jsonl',
+            ...o.seeds.filter((x) => x !== base.seed).map((x) => `models/sft-seed${x}`),
+            ...o.seeds.map((x) => `models/${fullLabel(x)}`),
+          ]
+        : [],
+    },
+    trajectories: {
+      root: 'base',
+      tag: evalTag('teacher'),
+      filter: (t) => t.round === 0 && t.verdict?.success === true,
+    },
+    commit: o.commit,
+  });
+  const mb = m.files.reduce((a, f) => a + f.bytes, 0) / 1e6;
+  o.log(
+    complete
+      ? `[snapshot] ${o.dir}: ${m.files.length} files (${mb.toFixed(1)} MB before gzip), ${m.records.length} records, ${m.trajectories.count} teacher episodes`
+      : `[snapshot] ${o.dir}: the base with its ${runStores.length} run stores (${mb.toFixed(1)} MB before gzip), kept until the stages that read them have run`,
+  );
+  return m;
+}
+
+/**
+ * Lays a snapshot out when the `--from` demo folder is gone (with its machine): the base files and
+ * records into `fromDir`, the ablation's own into its run folder. Returns what it restored.
+ */
+export function restoreBase(
+  dir: string,
+  fromDir: string,
+  ablate: { root: string; store: RunStore },
+): { files: number; records: number; trajectories: number } {
+  const paths = pipelinePaths(fromDir);
+  mkdirSync(paths.root, { recursive: true });
+  const bs = RunStore.open(paths.root);
+  try {
+    return restoreSnapshot(
+      dir,
+      { base: paths.root, ablate: ablate.root },
+      { base: bs, ablate: ablate.store },
+    );
+  } finally {
+    bs.close();
+  }
+}
+
+/**
+ * Where an ablation's snapshot lives. `--snapshot DIR` when given. Else beside the ledger
+ * (`ablation-<preset>.base/`) when the ledger is outside any git work tree: a folder of tens of MB
+ * of gzipped checkpoints and stores does not belong in git. Else (a ledger in the repo, e.g.
+ * `--results results/`) in the user's data folder, `$XDG_CACHE_HOME/rmsweb/snapshots/` (default
+ * `~/.cache/rmsweb/snapshots/`), under `<preset>-<base hash>`: the hash is the ledger's, so a
+ * snapshot is found again by the base it holds, whatever folders the runs used.
+ */
+export function snapshotLocation(o: {
+  snapshot?: string;
+  ledgerFile: string;
+  preset: string;
+  baseHash: string;
+  inRepo: (dir: string) => boolean;
+}): string {
+  if (o.snapshot) return resolve(o.snapshot);
+  if (!o.inRepo(dirname(resolve(o.ledgerFile))))
+    return resolve(`${o.ledgerFile.replace(/\.ledger\.json$|\.json$/, '')}.base`);
+  const cache = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
+  return join(cache, 'rmsweb', 'snapshots', `${o.preset}-${o.baseHash.slice(0, 16)}`);
+}

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { InputError } from '../../core/errors.ts';
 import type { Task } from '../../core/task.ts';
@@ -63,6 +64,52 @@ export interface PipelineSettings {
   quiet?: boolean;
 }
 
+/**
+ * Refuses, before anything is written, an existing run folder made by another command or with
+ * other settings (what `PipelineContext.checkSettings` checks once the folder is open): a refused
+ * run must leave no folder behind, and opening the context creates one.
+ */
+export function checkOutFolder(
+  settings: Pick<PipelineSettings, 'command' | 'out' | 'preset' | 'seed' | 'worldSeed'>,
+): void {
+  const root = resolve(settings.out);
+  if (!existsSync(join(root, 'store.sqlite'))) return;
+  let store: RunStore;
+  try {
+    store = RunStore.open(root, { create: false, readonly: true });
+  } catch (e) {
+    throw new InputError(`--out ${settings.out}: cannot open its run store (${(e as Error).message})`, {
+      field: '--out',
+      file: join(root, 'store.sqlite'),
+    });
+  }
+  try {
+    const prev = store.getRecord<{
+      command: string;
+      preset: PipelinePreset;
+      seed: number;
+      worldSeed: number;
+    }>('pipeline', 'settings');
+    if (prev) sameSettings(root, prev, settings);
+  } finally {
+    store.close();
+  }
+}
+
+function sameSettings(
+  root: string,
+  prev: { command: string; preset: PipelinePreset; seed: number; worldSeed: number },
+  s: Pick<PipelineSettings, 'command' | 'preset' | 'seed' | 'worldSeed'>,
+): void {
+  const mine = { command: s.command, preset: s.preset, seed: s.seed, worldSeed: s.worldSeed };
+  if (JSON.stringify(prev) !== JSON.stringify(mine))
+    throw new InputError(
+      `${root} holds a ${prev.command} run made with other settings (preset ${prev.preset.name}, seed ${prev.seed}, world seed ${prev.worldSeed}); ` +
+        'rerun with those settings to resume it, or choose another --out',
+      { field: '--out' },
+    );
+}
+
 /** A pipeline run: its folder layout, store, stage runner, tasks and (lazily) a world + browser. */
 export class PipelineContext {
   readonly paths: PipelinePaths;
@@ -105,13 +152,7 @@ export class PipelineContext {
       this.store.putRecord('pipeline', 'settings', mine);
       return;
     }
-    if (JSON.stringify(prev) !== JSON.stringify(mine)) {
-      throw new InputError(
-        `${this.paths.root} holds a ${prev.command} run made with other settings (preset ${prev.preset.name}, seed ${prev.seed}, world seed ${prev.worldSeed}); ` +
-          'rerun with those settings to resume it, or choose another --out',
-        { field: '--out' },
-      );
-    }
+    sameSettings(this.paths.root, prev, this.settings);
   }
 
   /** The collection pool: a seeded, mixed-site sample of world train tasks (of the preset's sites). */
@@ -189,25 +230,30 @@ export interface PipelineCliOptions {
   quiet: boolean;
 }
 
+/** The settings of a pipeline run from a command's parsed options (the preset by name, `--workers` applied). */
+export function pipelineSettings(
+  command: PipelineSettings['command'],
+  o: PipelineCliOptions,
+): PipelineSettings {
+  const preset = presetByName(o.preset);
+  if (o.workers) preset.workers = o.workers;
+  return {
+    command,
+    out: o.out,
+    preset,
+    seed: o.seed,
+    worldSeed: o.worldSeed,
+    port: o.port,
+    forceProgress: o.progress,
+    quiet: o.quiet,
+  };
+}
+
 /** A pipeline context from a command's parsed options (the preset by name, `--workers` applied). */
 export function pipelineFromOptions(
   command: PipelineSettings['command'],
   o: PipelineCliOptions,
   signal: AbortSignal,
 ): PipelineContext {
-  const preset = presetByName(o.preset);
-  if (o.workers) preset.workers = o.workers;
-  return new PipelineContext(
-    {
-      command,
-      out: o.out,
-      preset,
-      seed: o.seed,
-      worldSeed: o.worldSeed,
-      port: o.port,
-      forceProgress: o.progress,
-      quiet: o.quiet,
-    },
-    signal,
-  );
+  return new PipelineContext(pipelineSettings(command, o), signal);
 }

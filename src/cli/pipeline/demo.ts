@@ -1,28 +1,14 @@
-import { solvingNotes } from '../../collect/solving-notes.ts';
 import type { RunStats } from '../../collect/stats.ts';
-import type { Task } from '../../core/task.ts';
-import type { ExportSftSummary } from '../../data/index.ts';
 import { type ReportData, type StageResult, stagesTable, writeReport } from '../../eval/report.ts';
 import type { MineStats } from '../../mine/index.ts';
 import { loadCriticalStates } from '../../rl/index.ts';
+import { type BaseResults, runBaseStages } from './base-stages.ts';
 import type { PipelineContext } from './context.ts';
-import {
-  type CollectResult,
-  collectStage,
-  exportStage,
-  type SynthResult,
-  synthStage,
-} from './data-stages.ts';
+import { type SynthResult, synthStage } from './data-stages.ts';
 import { type EvalStageResult, evalStage } from './eval-stage.ts';
 import { type RlRunResult, type RlVariant, rlStage } from './rl-stage.ts';
+import { STAGES } from './stage-results.ts';
 import { type StepAccuracies, stepAccuracies, stepProbes } from './step-accuracy.ts';
-import {
-  mineStage,
-  type RolloutResult,
-  rolloutStage,
-  type SftStageResult,
-  sftStage,
-} from './student-stages.ts';
 
 /** The RL variant the demo trains: Salvage-DS with the polarized reward on mined critical states. */
 export const DEMO_RL: RlVariant = {
@@ -32,234 +18,6 @@ export const DEMO_RL: RlVariant = {
   salvage: true,
   data: 'mined',
 };
-
-/** One DAgger round: the relabelled rollouts of the previous student and the student retrained on them. */
-export interface DaggerRound {
-  round: number;
-  rollout: RolloutResult;
-  sft: SftStageResult;
-}
-
-/** What the stages shared by `demo` and `ablate` produced; the student parts are null when the teacher solved nothing. */
-export interface BaseResults {
-  collect: CollectResult;
-  /** SFT on the teacher's verified successes alone. */
-  sft: SftStageResult | null;
-  /** DAgger rounds after it (the preset's `dagger.rounds`; empty for 0). */
-  dagger: DaggerRound[];
-  /**
-   * Checkpoint folder of the supervised student RL starts from: the validation split's choice when
-   * the preset chooses (see {@link StudentSelection}), else the last DAgger round's, else SFT's.
-   */
-  student: string | null;
-  /** DAgger rounds behind `student` (0: the SFT student). */
-  startRound: number;
-  /** How `student` was chosen, when the preset chooses on a validation split. */
-  selection: StudentSelection | null;
-  rollout: RolloutResult | null;
-  mine: MineStats | null;
-}
-
-/** The choice of the supervised student RL starts from, on train tasks outside the collection pool. */
-export interface StudentSelection {
-  /** Validation tasks, one greedy run each, under run 0's world perturbation. */
-  tasks: number;
-  maxSteps: number;
-  candidates: Array<{ round: number; label: string; pass1: number }>;
-  /** DAgger rounds of the chosen student (0: SFT). */
-  chosen: number;
-}
-
-/** The stage that records the choice of {@link StudentSelection}. */
-export const SELECT_STAGE = 'select-student';
-
-/**
- * The candidate with the best validation pass@1; a tie goes to the fewer rounds (the simpler
- * student, and the one whose choice does not ride on noise).
- */
-export function chooseStudent(candidates: StudentSelection['candidates']): number {
-  let best = candidates[0]!;
-  for (const c of candidates) if (c.pass1 > best.pass1 + 1e-9) best = c;
-  return best.round;
-}
-
-/**
- * The supervised student of a collection: SFT on its verified successes, then the preset's DAgger
- * rounds (the latest student drives on the solved train tasks, the teacher with its solving note
- * labels each state, the student is retrained from scratch on the teacher data plus all relabelled
- * states so far). Stage names carry `suffix` so `ablate` can train a second student the same way.
- */
-export async function trainStudentStages(
-  ctx: PipelineContext,
-  o: {
-    collectDir: string;
-    tasks: Task[];
-    suffix?: string;
-    /** Seed of the SFT runs and rollouts (default the pipeline's): `ablate --seeds` retrains with others. */
-    seed?: number;
-  },
-): Promise<{
-  sft: SftStageResult;
-  dagger: DaggerRound[];
-  student: string;
-  startRound: number;
-  selection: StudentSelection | null;
-}> {
-  const s = ctx.stages;
-  const sfx = o.suffix ?? '';
-  const sft = await s.run(`train-sft${sfx}`, (scope) =>
-    sftStage(ctx, scope, {
-      runDir: o.collectDir,
-      dir: ctx.paths.model(`sft${sfx}`),
-      ...(o.seed !== undefined ? { seed: o.seed } : {}),
-    }),
-  );
-  const dagger: DaggerRound[] = [];
-  let student = sft.dir;
-  const rounds = ctx.preset.dagger.rounds;
-  const warm = ctx.preset.dagger.warm;
-  if (rounds > 0) {
-    const notes = solvingNotes(o.collectDir);
-    const relabeled: string[] = [];
-    for (let round = 1; round <= rounds; round++) {
-      const dir = ctx.paths.dagger(round, sfx);
-      const prev = student;
-      const rollout = await s.run(`dagger-rollout${round}${sfx}`, (scope) =>
-        rolloutStage(ctx, scope, {
-          tasks: o.tasks.slice(0, ctx.preset.dagger.tasks ?? o.tasks.length),
-          checkpoint: prev,
-          dir,
-          maxSteps: ctx.preset.dagger.maxSteps,
-          student: studentName(round - 1),
-          expertNotes: notes,
-          ...(o.seed !== undefined ? { seed: o.seed } : {}),
-        }),
-      );
-      relabeled.push(dir);
-      const retrained = await s.run(`train-sft-dagger${round}${sfx}`, (scope) =>
-        sftStage(ctx, scope, {
-          runDir: o.collectDir,
-          relabeled: [...relabeled],
-          dir: ctx.paths.sftDagger(round, sfx),
-          ...(o.seed !== undefined ? { seed: o.seed } : {}),
-          ...(warm ? { warm: { from: prev, epochs: warm.epochs, lr: warm.lr } } : {}),
-        }),
-      );
-      dagger.push({ round, rollout, sft: retrained });
-      student = retrained.dir;
-    }
-  }
-  const select = ctx.preset.dagger.select;
-  if (!dagger.length || !select) return { sft, dagger, student, startRound: dagger.length, selection: null };
-  // Each candidate's validation run is its own stage, so an interrupted choice resumes.
-  const val = ctx.valTasks(select.valTasks);
-  const candidates: StudentSelection['candidates'] = [];
-  for (const [round, dir] of [sft.dir, ...dagger.map((d) => d.sft.dir)].entries()) {
-    const label = `val-${round ? `sft-dagger${round}` : 'sft'}${sfx}`;
-    const e = await s.run(label, (scope) =>
-      evalStage(ctx, scope, {
-        label,
-        agent: `policy:${dir}`,
-        agentName: label,
-        tasks: val,
-        runs: 1,
-        maxSteps: select.maxSteps,
-      }),
-    );
-    candidates.push({ round, label, pass1: e.summary.pass1.mean });
-  }
-  const selection = await s.run(`${SELECT_STAGE}${sfx}`, async (scope) => {
-    const chosen = chooseStudent(candidates);
-    scope.log(
-      `${candidates.map((c) => `${c.label} ${(100 * c.pass1).toFixed(1)}%`).join(', ')} on ${val.length} validation train tasks: RL starts from ${chosen ? `DAgger round ${chosen}` : 'SFT'}`,
-    );
-    return { tasks: val.length, maxSteps: select.maxSteps, candidates, chosen } satisfies StudentSelection;
-  });
-  const startRound = selection.chosen;
-  return {
-    sft,
-    dagger,
-    student: startRound ? dagger[startRound - 1]!.sft.dir : sft.dir,
-    startRound,
-    selection,
-  };
-}
-
-/** The name rollouts and reports give the supervised student after `round` DAgger rounds. */
-export function studentName(round: number): string {
-  return round ? `student-sft-dagger${round}` : 'student-sft';
-}
-
-/**
- * The stages every experiment starts from: teacher collection with reflection, SFT of the student,
- * greedy student rollouts on the collection's tasks, critical-state mining (teacher failures and
- * student rollouts, each against the teacher's verified successes). Without a single verified
- * success there is nothing to train on: the student stages are skipped and say so.
- */
-export async function runBaseStages(
-  ctx: PipelineContext,
-  opts: { export?: boolean } = {},
-): Promise<BaseResults & { export?: ExportSftSummary }> {
-  const s = ctx.stages;
-  const p = ctx.preset;
-  const train = ctx.trainTasks();
-  const collect = await s.run('collect', (scope) =>
-    collectStage(ctx, scope, {
-      dir: ctx.paths.collect,
-      tasks: train,
-      maxRounds: p.collect.maxRounds,
-      stopAfter: p.collect.stopAfter,
-    }),
-  );
-  const exported = opts.export ? await s.run('export-sft', (scope) => exportStage(ctx, scope)) : undefined;
-  const extra = exported ? { export: exported } : {};
-  if (collect.stats.overall.successfulAttempts === 0) {
-    s.log(
-      '[train-sft] the teacher solved none of the collection tasks: no SFT data, so the student stages are skipped',
-    );
-    return {
-      collect,
-      sft: null,
-      dagger: [],
-      student: null,
-      startRound: 0,
-      selection: null,
-      rollout: null,
-      mine: null,
-      ...extra,
-    };
-  }
-  const { sft, dagger, student, startRound, selection } = await trainStudentStages(ctx, {
-    collectDir: ctx.paths.collect,
-    tasks: train,
-  });
-  // With DAgger rounds a preset may skip this rollout (`rollout.tasks` 0): the relabelled rollouts
-  // are already the students' own runs on the same train tasks.
-  const rollout =
-    p.rollout.tasks > 0 || dagger.length === 0
-      ? await s.run('rollout', (scope) =>
-          rolloutStage(ctx, scope, {
-            tasks: train.slice(0, Math.max(1, p.rollout.tasks)),
-            checkpoint: student,
-            student: studentName(startRound),
-          }),
-        )
-      : null;
-  // Every student's failures are real failures on train tasks: the relabelled DAgger rollouts are
-  // mined too (the miner reads the executed actions, never the expert's labels).
-  const mine = await s.run('mine', (scope) =>
-    mineStage(ctx, scope, {
-      runs: [
-        ctx.paths.collect,
-        ...(rollout ? [ctx.paths.rollout] : []),
-        ...dagger.map((d) => ctx.paths.dagger(d.round)),
-      ],
-      out: ctx.paths.critical,
-      statsOut: ctx.paths.criticalStats,
-    }),
-  );
-  return { collect, sft, dagger, student, startRound, selection, rollout, mine, ...extra };
-}
 
 export interface DemoResult {
   base: BaseResults;
@@ -288,16 +46,19 @@ const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
 export async function runDemo(ctx: PipelineContext): Promise<DemoResult> {
   const s = ctx.stages;
   const t0 = performance.now();
-  const synth = await s.run('synth', (scope) => synthStage(ctx, scope));
+  const synth = await s.runStage(STAGES.synth, (scope) => synthStage(ctx, scope));
   const base = await runBaseStages(ctx, { export: true });
   const rl =
     base.mine && base.mine.criticalStates > 0
-      ? await s.run('rl-salvage-ds', async (scope) =>
-          rlStage(ctx, scope, {
-            variant: DEMO_RL,
-            examples: await loadCriticalStates(ctx.paths.critical),
-            init: base.student ?? ctx.paths.sft,
-          }),
+      ? await s.runStage(
+          STAGES.rl,
+          async (scope) =>
+            rlStage(ctx, scope, {
+              variant: DEMO_RL,
+              examples: await loadCriticalStates(ctx.paths.critical),
+              init: base.student ?? ctx.paths.sft,
+            }),
+          DEMO_RL.name,
         )
       : null;
   if (!rl && base.mine)

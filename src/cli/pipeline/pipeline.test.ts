@@ -15,8 +15,8 @@ import {
   type RowId,
   startLines,
 } from './ablation-table.ts';
+import { chooseStudent } from './base-stages.ts';
 import { PipelineContext } from './context.ts';
-import { chooseStudent } from './demo.ts';
 import { PRESETS, presetByName, rlSteps } from './presets.ts';
 import { commandLine, nameFoldersByRole } from './provenance.ts';
 import { PipelineInterrupted, readStageRecord, StageRunner } from './stage.ts';

@@ -1,4 +1,11 @@
 import { z } from 'zod';
+import type { ExportSftSummary as ExportSummary } from '../../data/index.ts';
+import type { MineStats as MineSummary } from '../../mine/index.ts';
+import type { CollectResult as Collected, SynthResult as Synthesized } from './data-stages.ts';
+import type { EvalStageResult as Evaluated } from './eval-stage.ts';
+import type { RlRunResult as RlRun } from './rl-stage.ts';
+import type { RolloutResult as RolledOut, SftStageResult as Trained } from './student-stages.ts';
+import type { VerifyStageResult as Verified } from './verify-stage.ts';
 
 /**
  * Schemas of the results pipeline stages store (kind `stage`). A resumed run, and an ablation that
@@ -127,35 +134,112 @@ const StepAccuracyResult = z.union([
 ]);
 
 /**
- * Stage name -> result schema. A name ending in '*' covers a family: `eval-*` every evaluation row
- * (`val-*` those on the validation split),
- * `train-sft-*` the no-reflection and DAgger students, `dagger-rollout*` every DAgger round.
+ * One pipeline stage, or a family of stages: its name, the schema its stored result must
+ * validate against, and (as the type parameter) the TypeScript type the pipeline reads it as. A
+ * family's `name` is the prefix every member's name starts with; `key(suffix)` names one member.
+ * Stage runners (stage.ts), the `--from` checks and the snapshot patterns (base-snapshot.ts) take
+ * these definitions, so a stage's name is written once.
  */
-const STAGE_RESULTS: ReadonlyArray<[string, z.ZodType]> = [
-  ['synth', SynthResult],
-  ['collect', CollectResult],
-  ['collect-noreflect', CollectResult],
-  ['export-sft', ExportSftSummary],
-  ['train-sft', SftStageResult],
-  ['train-sft-*', SftStageResult],
-  ['rollout', RolloutResult],
-  ['dagger-rollout*', RolloutResult],
-  ['mine', MineStats],
-  ['verify-critical', VerifyStageResult],
-  ['step-accuracy', StepAccuracyResult],
-  ['step-accuracy-*', StepAccuracies],
-  ['rl-*', RlRunResult],
-  ['eval-*', EvalStageResult],
-  ['val-*', EvalStageResult],
-  ['select-student*', StudentSelection],
-];
+export interface StageDef<T> {
+  readonly name: string;
+  /** Whether `name` is a prefix (`eval-` covers `eval-sft`, `eval-dapo-mined`, ...). */
+  readonly family: boolean;
+  readonly schema: z.ZodType;
+  /** The stage's record key; a family member's is `name` + `suffix`. */
+  key(suffix?: string): string;
+  /** Whether `stage` is this stage, or a member of this family. */
+  covers(stage: string): boolean;
+  /** Carries `T` for the runners' and readers' signatures; never set. */
+  readonly __result?: T;
+}
 
-/** The schema of a stage's stored result; throws for a stage no schema is registered for. */
+/** Defines a stage (or, with `family`, every stage whose name starts with `name`) and registers its schema. */
+export function defineStage<T>(spec: { name: string; schema: z.ZodType; family?: boolean }): StageDef<T> {
+  const family = spec.family ?? false;
+  const def: StageDef<T> = {
+    name: spec.name,
+    family,
+    schema: spec.schema,
+    key: (suffix = '') => {
+      if (suffix && !family) throw new Error(`stage ${spec.name} is not a family: it takes no suffix`);
+      return `${spec.name}${suffix}`;
+    },
+    covers: (stage) => (family ? stage.startsWith(spec.name) : stage === spec.name),
+  };
+  REGISTRY.push(def as StageDef<unknown>);
+  return def;
+}
+
+const REGISTRY: Array<StageDef<unknown>> = [];
+
+/** The result types the definitions below carry (the producers' own interfaces, type-only). */
+type Results = {
+  synth: Synthesized;
+  collect: Collected;
+  exportSft: ExportSummary;
+  sft: Trained;
+  rollout: RolledOut;
+  mine: MineSummary;
+  verify: Verified;
+  rl: RlRun;
+  eval: Evaluated;
+  selection: z.infer<typeof StudentSelection>;
+  stepAccuracy: z.infer<typeof StepAccuracies>;
+};
+
+/**
+ * Every stage of `demo` and `ablate`. Exact names win over families (`train-sft` over
+ * `train-sft-`): `eval-` is every evaluation row (`val-` those on the validation split),
+ * `train-sft-` the no-reflection, per-seed and DAgger students, `dagger-rollout` every DAgger round.
+ */
+export const STAGES = {
+  synth: defineStage<Results['synth']>({ name: 'synth', schema: SynthResult }),
+  collect: defineStage<Results['collect']>({ name: 'collect', schema: CollectResult }),
+  collectNoReflect: defineStage<Results['collect']>({ name: 'collect-noreflect', schema: CollectResult }),
+  exportSft: defineStage<Results['exportSft']>({ name: 'export-sft', schema: ExportSftSummary }),
+  trainSft: defineStage<Results['sft']>({ name: 'train-sft', schema: SftStageResult }),
+  /** `train-sft-dagger<r>`, `train-sft-seed<k>`, `train-sft-noreflect...`. */
+  trainSftOf: defineStage<Results['sft']>({ name: 'train-sft-', schema: SftStageResult, family: true }),
+  rollout: defineStage<Results['rollout']>({ name: 'rollout', schema: RolloutResult }),
+  daggerRollout: defineStage<Results['rollout']>({
+    name: 'dagger-rollout',
+    schema: RolloutResult,
+    family: true,
+  }),
+  mine: defineStage<Results['mine']>({ name: 'mine', schema: MineStats }),
+  verifyCritical: defineStage<Results['verify']>({ name: 'verify-critical', schema: VerifyStageResult }),
+  /** The demo's step accuracies of its students. */
+  stepAccuracy: defineStage<unknown>({ name: 'step-accuracy', schema: StepAccuracyResult }),
+  /** One ablation unit's step accuracies: `step-accuracy-<unit>`. */
+  stepAccuracyOf: defineStage<Results['stepAccuracy']>({
+    name: 'step-accuracy-',
+    schema: StepAccuracies,
+    family: true,
+  }),
+  rl: defineStage<Results['rl']>({ name: 'rl-', schema: RlRunResult, family: true }),
+  eval: defineStage<Results['eval']>({ name: 'eval-', schema: EvalStageResult, family: true }),
+  val: defineStage<Results['eval']>({ name: 'val-', schema: EvalStageResult, family: true }),
+  /** `select-student` (and a suffixed student's own choice). */
+  selectStudent: defineStage<Results['selection']>({
+    name: 'select-student',
+    schema: StudentSelection,
+    family: true,
+  }),
+} as const;
+
+/** The definition a stage name belongs to (an exact name before a family); null for none. */
+export function stageDefOf(stage: string): StageDef<unknown> | null {
+  return (
+    REGISTRY.find((d) => !d.family && d.covers(stage)) ??
+    REGISTRY.filter((d) => d.family && d.covers(stage)).sort((a, b) => b.name.length - a.name.length)[0] ??
+    null
+  );
+}
+
+/** The schema of a stage's stored result; throws for a stage no definition covers. */
 export function stageResultSchema(stage: string): z.ZodType {
-  const hit =
-    STAGE_RESULTS.find(([name]) => name === stage) ??
-    STAGE_RESULTS.find(([name]) => name.endsWith('*') && stage.startsWith(name.slice(0, -1)));
-  if (!hit)
-    throw new Error(`pipeline stage "${stage}" has no result schema: register one in stage-results.ts`);
-  return hit[1];
+  const def = stageDefOf(stage);
+  if (!def)
+    throw new Error(`pipeline stage "${stage}" has no result schema: define it in stage-results.ts (STAGES)`);
+  return def.schema;
 }

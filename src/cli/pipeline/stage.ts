@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { describeZodIssues, RmswebError } from '../../core/errors.ts';
 import type { RunStore } from '../../store/run-store.ts';
 import { createProgress, type Progress } from '../progress.ts';
-import { stageResultSchema } from './stage-results.ts';
+import { type StageDef, stageResultSchema } from './stage-results.ts';
 
 /** The record kind marking a finished pipeline stage in the pipeline's run store. */
 export const STAGE_RECORD = 'stage';
@@ -48,6 +48,16 @@ export function readStageRecord<R>(
     return null;
   }
   return { ...env.data, done: true, result: result.data as R };
+}
+
+/** The validated record of a defined stage (a family member by `suffix`) in `store`, typed by its definition. */
+export function readStage<T>(
+  store: RunStore,
+  def: StageDef<T>,
+  suffix = '',
+  onInvalid?: (why: string) => void,
+): StageRecord<T> | null {
+  return readStageRecord<T>(store, def.key(suffix), onInvalid);
 }
 
 /** Thrown when Ctrl-C stopped a stage: the stage is not marked done, so a rerun resumes it. */
@@ -96,6 +106,11 @@ export class StageRunner {
     return readStageRecord<R>(this.o.store, stage, (why) =>
       this.log(`[${stage}] the stored result does not validate (${why}); running the stage again`),
     );
+  }
+
+  /** {@link run} of a defined stage (a family member by `suffix`), typed by its definition. */
+  runStage<T>(def: StageDef<T>, body: (scope: StageScope) => Promise<T>, suffix = ''): Promise<T> {
+    return this.run(def.key(suffix), body);
   }
 
   /** Runs `body` unless the stage already finished; returns its (stored) result. */
