@@ -142,3 +142,61 @@ export function histogram(o: { title: string; counts: Record<string, number>; xL
     });
   return barChart({ title: o.title, groups });
 }
+
+/** One 2x2 confusion table of a judge against ground truth, plus the verdicts it could not give. */
+export interface ConfusionPanel {
+  title: string;
+  tp: number;
+  fp: number;
+  fn: number;
+  tn: number;
+  errors: number;
+}
+
+/**
+ * Confusion matrices side by side, one panel per judge: rows are the verifier's truth, columns
+ * the judge's verdict, each cell shaded by its share of the row; judge errors are written under
+ * the panel (they sit in neither column).
+ */
+export function confusionMatrices(o: { title: string; panels: ConfusionPanel[]; perRow?: number }): string {
+  const perRow = Math.max(1, o.perRow ?? 4);
+  const cell = 62;
+  const pw = 2 * cell + 96;
+  const ph = 2 * cell + 74;
+  const cols = Math.min(perRow, Math.max(1, o.panels.length));
+  const width = 20 + cols * pw;
+  const height = 34 + Math.ceil(Math.max(1, o.panels.length) / perRow) * ph;
+  const parts: string[] = [];
+  o.panels.forEach((p, i) => {
+    const x0 = 10 + (i % perRow) * pw + 84;
+    const y0 = 34 + Math.floor(i / perRow) * ph + 34;
+    parts.push(
+      `<text x="${x0 - 74}" y="${y0 - 20}" font-size="12" font-weight="600">${esc(p.title.length > 34 ? `${p.title.slice(0, 33)}…` : p.title)}<title>${esc(p.title)}</title></text>`,
+      `<text x="${x0 + cell / 2}" y="${y0 - 4}" font-size="10" text-anchor="middle" fill="#555">judge ✓</text>`,
+      `<text x="${x0 + 1.5 * cell}" y="${y0 - 4}" font-size="10" text-anchor="middle" fill="#555">judge ✗</text>`,
+      `<text x="${x0 - 6}" y="${y0 + cell / 2 + 4}" font-size="10" text-anchor="end" fill="#555">verifier ✓</text>`,
+      `<text x="${x0 - 6}" y="${y0 + 1.5 * cell + 4}" font-size="10" text-anchor="end" fill="#555">verifier ✗</text>`,
+    );
+    const rows: Array<[number, number, boolean]> = [
+      [p.tp, p.tp + p.fn, true],
+      [p.fn, p.tp + p.fn, false],
+      [p.fp, p.fp + p.tn, false],
+      [p.tn, p.fp + p.tn, true],
+    ];
+    rows.forEach(([v, rowTotal, agree], j) => {
+      const x = x0 + (j % 2) * cell;
+      const y = y0 + Math.floor(j / 2) * cell;
+      const share = rowTotal ? v / rowTotal : 0;
+      const fill = agree
+        ? `rgba(5,150,105,${(0.12 + 0.75 * share).toFixed(2)})`
+        : `rgba(220,38,38,${(0.12 + 0.75 * share).toFixed(2)})`;
+      parts.push(
+        `<rect x="${x}" y="${y}" width="${cell - 2}" height="${cell - 2}" fill="${fill}"/><text x="${x + cell / 2 - 1}" y="${y + cell / 2 + 5}" font-size="15" text-anchor="middle">${v}</text>`,
+      );
+    });
+    parts.push(
+      `<text x="${x0}" y="${y0 + 2 * cell + 14}" font-size="10" fill="#555">judge errors: ${p.errors}</text>`,
+    );
+  });
+  return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" role="img" aria-label="${esc(o.title)}"><text x="10" y="20" font-size="14" font-weight="600">${esc(o.title)}</text>${parts.join('')}</svg>`;
+}
