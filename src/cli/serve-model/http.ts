@@ -1,7 +1,8 @@
+/**
+ * The HTTP plumbing of serve-model: errors in OpenAI's shape, bounded bodies, and what a request's
+ * abort signal means (the server's deadline, or the client hanging up).
+ */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-
-// The HTTP plumbing of serve-model: errors in OpenAI's shape, bounded bodies, and the deadline
-// and hang-up of a request as one abort signal.
 
 /** An error answered as `{error: {message, type, code, param}}` with its status. */
 export class HttpError extends Error {
@@ -60,6 +61,7 @@ export function readBody(req: IncomingMessage, limit: number): Promise<string> {
   });
 }
 
+/** Answers JSON, unless the response is already sent or its socket gone (a client that hung up). */
 export function send(res: ServerResponse, status: number, body: unknown, close = false): void {
   if (res.headersSent || res.destroyed) return;
   const text = JSON.stringify(body);
@@ -79,6 +81,7 @@ export class RequestTimeout extends Error {
   }
 }
 
+/** The answer to a request whose signal fired: 504 past the deadline, 499 (unread) after a hang-up. */
 export function abortError(signal: AbortSignal): HttpError {
   return signal.reason instanceof RequestTimeout
     ? new HttpError(504, signal.reason.message, 'timeout')

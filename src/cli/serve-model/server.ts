@@ -231,7 +231,7 @@ export class ModelServer {
         {
           error: {
             message: he.message,
-            type: he.status < 500 ? 'invalid_request_error' : he.status === 504 ? 'timeout' : 'server_error',
+            type: he.status < 500 ? 'invalid_request_error' : 'server_error',
             code: he.code,
             param: he.param,
           },
