@@ -1,8 +1,10 @@
 import { spawn } from 'node:child_process';
-import { closeSync, existsSync, openSync, readSync, rmSync, statSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readSync, rmSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { InputError, RmswebError } from '../core/index.ts';
 import {
   checkTrainerEnv,
+  parseTrainerError,
   type TrainerEnvReport,
   trainerEnv,
   trainerPython,
@@ -27,15 +29,92 @@ export interface TorchRunOptions {
   verbose?: boolean;
   /** Launch under torchrun with this many processes (several GPUs on one machine). */
   nproc?: number;
+  /**
+   * Launch with `accelerate launch --config_file FILE` (DDP, FSDP, DeepSpeed ZeRO-2/3 as the file
+   * says); `nproc`, when given too, overrides its num_processes.
+   */
+  accelerateConfig?: string;
 }
 
-/** Checks the Python side; a missing environment is the user's to fix, so it is an input error. */
-export function requireTorchTrainer(): TrainerEnvReport {
+/**
+ * Checks the Python side (and `--accelerate-config`, parsed there); a missing environment is the
+ * user's to fix, so it is an input error.
+ */
+export function requireTorchTrainer(o: { accelerateConfig?: string } = {}): TrainerEnvReport {
+  if (o.accelerateConfig !== undefined && !existsSync(o.accelerateConfig))
+    throw new InputError('no such file', { file: o.accelerateConfig, field: '--accelerate-config' });
   try {
-    return checkTrainerEnv();
+    return checkTrainerEnv({ accelerateConfig: o.accelerateConfig && resolve(o.accelerateConfig) });
   } catch (e) {
+    if (InputError.isInstance(e)) throw e;
     throw new InputError(`--backend torch: ${(e as Error).message}`, { field: 'backend' });
   }
+}
+
+/**
+ * `--vllm colocate|server` generates with vLLM, which needs a CUDA GPU: refused on a machine
+ * without one before anything is written (the trainer refuses it too).
+ */
+export function checkVllm(vllm: string | undefined, env: TrainerEnvReport, device?: string): void {
+  if (vllm === undefined) return;
+  if (vllm !== 'colocate' && vllm !== 'server')
+    throw new InputError(`expected colocate or server, got "${vllm}"`, { field: '--vllm' });
+  if (!env.cuda)
+    throw new InputError(
+      `vLLM generation needs a CUDA GPU and ${env.python} sees none (torch.cuda.is_available() is false); drop --vllm to generate with transformers`,
+      { field: '--vllm' },
+    );
+  if (device === 'cpu')
+    throw new InputError('vLLM generation runs on the GPU; drop --device cpu or --vllm', {
+      field: '--vllm',
+    });
+}
+
+/**
+ * The --out folder of a torch run: created now (after every check), and removed again by
+ * `discard` when this run created it and the trainer refused its input, so a refused run
+ * leaves no folder behind.
+ */
+export function openOutDir(out: string): { path: string; discard: () => void } {
+  const path = resolve(out);
+  if (existsSync(path) && !statSync(path).isDirectory())
+    throw new InputError('exists and is not a folder', { file: out, field: '--out' });
+  const created = !existsSync(path);
+  mkdirSync(path, { recursive: true });
+  return {
+    path,
+    discard: () => {
+      if (created) rmSync(path, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The interpreter arguments that start the trainer: plain, under torchrun, or under accelerate. */
+export function launchArgs(args: string[], o: { nproc?: number; accelerateConfig?: string }): string[] {
+  if (o.accelerateConfig) {
+    const n = o.nproc ? ['--num_processes', String(o.nproc)] : [];
+    return [
+      '-m',
+      'accelerate.commands.launch',
+      '--config_file',
+      resolve(o.accelerateConfig),
+      ...n,
+      '-m',
+      'rmsweb_trainer',
+      ...args,
+    ];
+  }
+  if (o.nproc && o.nproc > 1)
+    return [
+      '-m',
+      'torch.distributed.run',
+      '--standalone',
+      `--nproc-per-node=${o.nproc}`,
+      '-m',
+      'rmsweb_trainer',
+      ...args,
+    ];
+  return ['-m', 'rmsweb_trainer', ...args];
 }
 
 class JsonlTail {
@@ -65,19 +144,7 @@ class JsonlTail {
 export async function runTorchTrainer(o: TorchRunOptions): Promise<TrainerEvent[]> {
   rmSync(o.metricsFile, { force: true });
   const python = trainerPython();
-  const base = [...o.args, '--metrics', o.metricsFile];
-  const argv =
-    o.nproc && o.nproc > 1
-      ? [
-          '-m',
-          'torch.distributed.run',
-          '--standalone',
-          `--nproc-per-node=${o.nproc}`,
-          '-m',
-          'rmsweb_trainer',
-          ...base,
-        ]
-      : ['-m', 'rmsweb_trainer', ...base];
+  const argv = launchArgs([...o.args, '--metrics', o.metricsFile], o);
   const tail = new JsonlTail(o.metricsFile);
   const events: TrainerEvent[] = [];
   const drain = () => {
@@ -105,13 +172,9 @@ export async function runTorchTrainer(o: TorchRunOptions): Promise<TrainerEvent[
   });
   drain();
   if (code === 2) {
-    const msg =
-      stderr
-        .trim()
-        .split('\n')
-        .at(-1)
-        ?.replace(/^error: /, '') ?? 'bad input';
-    throw new InputError(`torch trainer: ${msg}`, { field: 'data' });
+    // the trainer's one-line error: about an option (--model, --vllm, ...) or the data file's rows
+    const { message, field } = parseTrainerError(stderr);
+    throw new InputError(field ? message : `torch trainer: ${message}`, field ? { field } : {});
   }
   if (code !== 0)
     throw new RmswebError(`torch trainer exited with ${code}:\n${stderr.trim().slice(-3000)}`, {

@@ -2,7 +2,7 @@ import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { ModelApiError } from '../core/index.ts';
 import type { ChatGenerateOptions, ChatGenerateResult, ChatModel } from './chat-model.ts';
-import { checkTrainerEnv, trainerEnv, trainerPython } from './trainer-python.ts';
+import { checkModelPath, checkTrainerEnv, trainerEnv, trainerPython } from './trainer-python.ts';
 
 /**
  * A Hugging Face checkpoint (a folder the PyTorch trainer wrote, or any causal LM on disk) as a chat
@@ -20,10 +20,13 @@ export class HfChatModel implements ChatModel {
   private queue: Promise<unknown> = Promise.resolve();
   private stderrTail = '';
 
+  /** Checks `id` as a model path at once (an InputError about `--agent`), before any run starts. */
   constructor(
     readonly id: string,
     private readonly opts: { device?: string } = {},
-  ) {}
+  ) {
+    checkModelPath(id, '--agent');
+  }
 
   private start(): Promise<void> {
     this.ready ??= new Promise<void>((resolve, reject) => {

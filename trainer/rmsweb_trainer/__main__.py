@@ -24,7 +24,50 @@ REQUIRED = ["torch", "transformers", "peft", "pyarrow", "safetensors", "tokenize
 OPTIONAL = ["accelerate", "gguf"]
 
 
-def check() -> int:
+#: accelerate's distributed_type values (accelerate.utils.DistributedType) a config may name.
+DISTRIBUTED_TYPES = {"NO", "MULTI_CPU", "MULTI_GPU", "MULTI_NPU", "MULTI_XPU", "MULTI_MLU", "MULTI_SDAA", "MULTI_MUSA", "MULTI_HPU", "MULTI_NEURON", "DEEPSPEED", "FSDP", "XLA", "MEGATRON_LM"}  # fmt: skip
+
+
+def check_accelerate_config(path: str) -> dict[str, Any]:
+    """An `accelerate launch --config_file` file, checked before anything is launched: it exists,
+    parses as YAML (JSON is YAML) to a mapping, names a known distributed_type, and DeepSpeed's has
+    a ZeRO stage and its package. Returns what the check report shows of it."""
+    from pathlib import Path
+
+    import yaml
+
+    from .data import InputError
+
+    def bad(msg: str) -> InputError:
+        return InputError(f"{path}: {msg}", "--accelerate-config")
+
+    p = Path(path)
+    if not p.is_file():
+        raise bad("no such file")
+    try:
+        cfg = yaml.safe_load(p.read_text(encoding="utf-8"))
+    except (yaml.YAMLError, UnicodeDecodeError) as e:
+        raise bad(f"neither YAML nor JSON ({str(e).splitlines()[0]})") from None
+    if not isinstance(cfg, dict):
+        raise bad("must be a mapping of accelerate settings (accelerate config writes one)")
+    kind = cfg.get("distributed_type", "NO")
+    if kind not in DISTRIBUTED_TYPES:
+        raise bad(f"field distributed_type: {kind!r} is not one of {', '.join(sorted(DISTRIBUTED_TYPES))}")
+    out = {"file": str(p), "distributed_type": kind, "num_processes": cfg.get("num_processes", 1)}
+    if kind == "DEEPSPEED":
+        ds = cfg.get("deepspeed_config")
+        stage = ds.get("zero_stage") if isinstance(ds, dict) else None
+        if stage not in (0, 1, 2, 3):
+            raise bad("field deepspeed_config.zero_stage must be 0, 1, 2 or 3")
+        try:
+            importlib.import_module("deepspeed")
+        except ImportError:
+            raise bad("distributed_type DEEPSPEED needs the deepspeed package in the trainer's venv") from None
+        out["zero_stage"] = stage
+    return out
+
+
+def check(accelerate_config: str | None = None) -> int:
     info: dict[str, Any] = {"python": sys.version.split()[0], "packages": {}, "missing": []}
     for name in REQUIRED + OPTIONAL:
         try:
@@ -37,6 +80,8 @@ def check() -> int:
 
         info["cuda"] = torch.cuda.is_available()
         info["gpus"] = torch.cuda.device_count()
+    if accelerate_config:
+        info["accelerate_config"] = check_accelerate_config(accelerate_config)
     print(json.dumps(info))
     return 3 if info["missing"] else 0
 
@@ -101,6 +146,14 @@ def _run(a: argparse.Namespace) -> int:
             if a.algo != "salvage-ds":
                 raise d.InputError(f"--no-salvage applies to salvage-ds only, not {a.algo}")
             o["salvage"] = False
+        from .options import defaults
+        from .rl import check_vllm
+
+        try:  # a misspelt --set key or a value of the wrong type: refused before anything is loaded
+            defaults(a.algo, **o)
+        except ValueError as e:
+            raise d.InputError(str(e), option="--set") from None
+        check_vllm(a.vllm, dist.device)
     else:
         chats = d.load_sft(a.data)
         o = _options(a, SFT_KEYS)
@@ -109,12 +162,13 @@ def _run(a: argparse.Namespace) -> int:
     if a.cmd == "rl":
         from .dapo import train_dapo
         from .grpo import train_grpo
+        from .rl import save_rl
         from .salvage_ds import train_salvage_ds
 
         fn = {"salvage-ds": train_salvage_ds, "grpo": train_grpo, "dapo": train_dapo}[a.algo]
-        meta.update(algo=a.algo, reward=a.reward, examples=len(examples))
-        s, metrics = fn(model, tok, examples, reward=a.reward, metrics_path=a.metrics, dist=dist, **o)
-        s.save(a.out, {**meta, "metrics": metrics, "seconds": round(time.time() - started, 2)})
+        meta.update(algo=a.algo, reward=a.reward, examples=len(examples), trainer="trl.GRPOTrainer", vllm=a.vllm)
+        trainer, metrics = fn(model, tok, examples, reward=a.reward, metrics_path=a.metrics, vllm=a.vllm, **o)
+        save_rl(trainer, tok, a.out, {**meta, "metrics": metrics, "seconds": round(time.time() - started, 2)})
     else:
         from .sft import save_sft, train_sft
 
@@ -137,7 +191,8 @@ def main(argv: list[str] | None = None) -> int:
         prog="python -m rmsweb_trainer", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     sub = p.add_subparsers(dest="cmd", required=True)
-    sub.add_parser("check")
+    c = sub.add_parser("check")
+    c.add_argument("--accelerate-config", help="also check this `accelerate launch --config_file` file")
     t = sub.add_parser("tiny")
     t.add_argument("--out", required=True)
     t.add_argument("--data", action="append", required=True, help="SFT or RL export whose text trains the tokenizer")
@@ -153,6 +208,11 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--temperature", type=float)
     r.add_argument("--max-new-tokens", type=int)
     r.add_argument("--no-salvage", action="store_true")
+    r.add_argument(
+        "--vllm",
+        choices=["colocate", "server"],
+        help="generate with vLLM (TRL's use_vllm, vllm_mode); needs a CUDA GPU and the vllm package",
+    )
     s = sub.add_parser("sft")
     _common(s)
     s.add_argument("--epochs", type=int)
@@ -168,7 +228,7 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         if a.cmd == "check":
-            return check()
+            return check(a.accelerate_config)
         if a.cmd == "tiny":
             return _tiny(a)
         if a.cmd == "serve":

@@ -1,11 +1,18 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { InputError } from '../../core/index.ts';
 import { exportRl } from '../../data/export-rl.ts';
+import { checkModelPath } from '../../models/trainer-python.ts';
 import { METRICS } from '../../rl/metrics.ts';
 import { RunStore, writeFileAtomic } from '../../store/index.ts';
 import { createProgress } from '../progress.ts';
-import { requireTorchTrainer, runTorchTrainer, type TrainerEvent } from '../torch-trainer.ts';
+import {
+  checkVllm,
+  openOutDir,
+  requireTorchTrainer,
+  runTorchTrainer,
+  type TrainerEvent,
+} from '../torch-trainer.ts';
 
 /** Flags of `rmsweb rl` that the torch backend reads (beside the shared ones). */
 export interface RlTorchOptions {
@@ -28,6 +35,8 @@ export interface RlTorchOptions {
   maxNewTokens?: string;
   microBatch?: string;
   nproc?: string;
+  accelerateConfig?: string;
+  vllm?: string;
   logRun?: string;
   progress?: boolean;
   json?: boolean;
@@ -46,6 +55,32 @@ function isRlExport(file: string): boolean {
 }
 
 /**
+ * How `rl --backend torch`'s flags land on TRL's GRPOConfig (trainer/rmsweb_trainer/rl.py,
+ * RL_OPTION_FIELDS, says the same): printed after `rmsweb rl --help`.
+ */
+export const RL_TORCH_HELP = `
+--backend torch trains with TRL's GRPOTrainer (trl 1.16.0; Salvage-DS is a subclass of it); each
+flag sets:
+  --steps            GRPOConfig.max_steps (steps x updateEpochs: one optimizer step per update epoch)
+  --batch            generation_batch_size / num_generations (states per step, over all processes)
+  --group-size       num_generations
+  --micro-batch      per_device_train_batch_size (rows per forward pass; the rest is
+                     gradient_accumulation_steps = steps_per_generation)
+  --temperature      temperature (top_p 1, top_k 0: the policy's own distribution)
+  --lr               learning_rate (optim adamw_torch, weight_decay 0, lr_scheduler_type constant)
+  --seed             seed
+  --max-new-tokens   max_completion_length
+  --algo             loss_type "grpo" (salvage-ds, grpo) or "dapo" (dapo); scale_rewards "group";
+                     salvage-ds's gates, salvage and brake are SalvageDSTrainer's, not TRL's
+  --lora             peft_config = LoraConfig(r 16, lora_alpha 32, lora_dropout 0.05), merged on save
+  --vllm MODE        use_vllm True, vllm_mode colocate | server (needs a CUDA GPU and vllm)
+  --device           use_cpu (cpu); otherwise the GPU accelerate picks
+  --nproc            torchrun --nproc-per-node (DDP)
+  --accelerate-config  accelerate launch --config_file FILE (its num_processes; --nproc overrides)
+Also: epsilon = clipEps (dapo: clipLow, epsilon_high clipHigh), beta = the k3 KL weight (dapo 0,
+use_bias_correction_kl False), num_iterations = updateEpochs, prompts left-truncated to 4096 tokens.`;
+
+/**
  * `rmsweb rl --backend torch`: trains a Hugging Face causal LM with the PyTorch trainer. Mined
  * critical states are first exported as text-only JSONL rows that carry the page (so the reward
  * resolves elements as the TS reward does); an `export rl` file (JSONL or verl parquet) is used as is.
@@ -54,24 +89,40 @@ function isRlExport(file: string): boolean {
 export async function rlTorchCommand(o: RlTorchOptions): Promise<TrainerEvent[]> {
   if (!o.model)
     throw new InputError('--backend torch needs --model DIR (a Hugging Face folder or .gguf)', {
-      field: 'model',
+      field: '--model',
     });
   if (o.fullCorpus !== undefined)
     throw new InputError(
       '--full-corpus is a tfjs-backend option; export the corpus with `rmsweb export rl` and pass it as --data',
-      { field: 'full-corpus' },
+      { field: '--full-corpus' },
     );
   if (!o.data)
     throw new InputError('give --data: critical states (from rmsweb mine) or an `rmsweb export rl` file', {
-      field: 'data',
+      field: '--data',
     });
-  if (!existsSync(o.data)) throw new InputError('file does not exist', { file: o.data, field: 'data' });
-  if (!existsSync(o.model)) throw new InputError('model does not exist', { file: o.model, field: 'model' });
-  const env = requireTorchTrainer();
-  const out = resolve(o.out);
-  mkdirSync(out, { recursive: true });
+  if (!existsSync(o.data)) throw new InputError('file does not exist', { file: o.data, field: '--data' });
+  checkModelPath(o.model, '--model');
+  for (const r of o.run ?? [])
+    if (!existsSync(r)) throw new InputError('no such run folder', { file: r, field: '--run' });
+  const env = requireTorchTrainer({ accelerateConfig: o.accelerateConfig });
+  checkVllm(o.vllm, env, o.device);
+  const dir = openOutDir(o.out);
+  const out = dir.path;
+  try {
+    return await trainRl(o, env, out);
+  } catch (e) {
+    // the trainer refused its input (or the export did): leave no folder a refused run made
+    if (InputError.isInstance(e)) dir.discard();
+    throw e;
+  }
+}
 
-  let data = resolve(o.data);
+async function trainRl(
+  o: RlTorchOptions,
+  env: ReturnType<typeof requireTorchTrainer>,
+  out: string,
+): Promise<TrainerEvent[]> {
+  let data = resolve(o.data ?? '');
   if (!isRlExport(data)) {
     const rows = join(out, 'rl-data.jsonl');
     const s = exportRl({
@@ -93,7 +144,7 @@ export async function rlTorchCommand(o: RlTorchOptions): Promise<TrainerEvent[]>
     '--reward',
     o.reward,
     '--model',
-    resolve(o.model),
+    resolve(o.model ?? ''),
     '--data',
     data,
     '--out',
@@ -111,6 +162,7 @@ export async function rlTorchCommand(o: RlTorchOptions): Promise<TrainerEvent[]>
   flag('--device', o.device);
   flag('--max-new-tokens', o.maxNewTokens);
   flag('--micro-batch', o.microBatch);
+  flag('--vllm', o.vllm);
   if (o.lora) args.push('--lora');
   if (!o.salvage) args.push('--no-salvage');
   if (o.lr === undefined && !o.lora && !o.json)
@@ -128,6 +180,7 @@ export async function rlTorchCommand(o: RlTorchOptions): Promise<TrainerEvent[]>
       args,
       metricsFile: join(out, 'rl-metrics.jsonl'),
       nproc: o.nproc ? Number(o.nproc) : undefined,
+      accelerateConfig: o.accelerateConfig,
       verbose: o.verbose,
       onEvent: (e) => {
         if (e.event !== 'step' || typeof e.step !== 'number') return;

@@ -23,7 +23,7 @@ import {
 import { RunStore, writeFileAtomic } from '../../store/index.ts';
 import { fileOption, intOption, numberOption, seedOption } from '../options.ts';
 import { parseOptions } from '../parse-options.ts';
-import { rlTorchCommand } from './rl-torch.ts';
+import { RL_TORCH_HELP, rlTorchCommand } from './rl-torch.ts';
 
 /** The file beside the checkpoint that holds the run's curves and cost. */
 export const RL_METRICS_FILE = 'rl-metrics.json';
@@ -66,6 +66,8 @@ const RlTorchCliOptions = z.object({
   microBatch: intOption(1, 100_000).optional(),
   nproc: intOption(1, 1024).optional(),
   device: z.string().min(1).optional(),
+  vllm: z.enum(['colocate', 'server']).optional(),
+  accelerateConfig: z.string().min(1).optional(),
 });
 
 async function loadExamples(o: RlCliOptions): Promise<RlExample[]> {
@@ -220,6 +222,14 @@ export function registerRl(program: Command): void {
     .option('--max-new-tokens <n>', 'torch: longest sampled reply (default 256)')
     .option('--micro-batch <n>', 'torch: sequences per forward pass, gradients accumulated (default 16)')
     .option('--nproc <n>', 'torch: processes (GPUs) on this machine, launched with torchrun (DDP)')
+    .option(
+      '--accelerate-config <file>',
+      'torch: launch with `accelerate launch --config_file FILE` (DDP, FSDP, DeepSpeed ZeRO-2/3; see trainer/configs/)',
+    )
+    .option(
+      '--vllm <mode>',
+      'torch: generate with vLLM, colocate (in the training processes) or server (`trl vllm-serve`); needs CUDA',
+    )
     .option('--verbose', "torch: show the trainer's stderr")
     .option('--algo <name>', `algorithm: ${RL_ALGOS.join(' | ')}`, 'salvage-ds')
     .option('--reward <name>', `reward: ${REWARD_NAMES.join(' | ')}`, 'polarized')
@@ -242,6 +252,7 @@ export function registerRl(program: Command): void {
     .option('--log-run <dir>', 'also log per-step metrics into this run folder (series rl/<algo>/<out>)')
     .option('--progress', 'show a progress bar even when stderr is not a terminal')
     .option('--json', 'print the summary as JSON on stdout')
+    .addHelpText('after', RL_TORCH_HELP)
     .action(async (raw) => {
       const { batch, ...rest } = raw;
       if (raw.backend === 'torch') {

@@ -1,9 +1,10 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { InputError } from '../../core/index.ts';
 import { exportSft } from '../../data/export-sft.ts';
+import { checkModelPath } from '../../models/trainer-python.ts';
 import { createProgress } from '../progress.ts';
-import { requireTorchTrainer, runTorchTrainer } from '../torch-trainer.ts';
+import { openOutDir, requireTorchTrainer, runTorchTrainer } from '../torch-trainer.ts';
 
 /** Flags of `rmsweb train sft` that the torch backend reads. */
 export interface SftTorchOptions {
@@ -20,6 +21,7 @@ export interface SftTorchOptions {
   device?: string;
   microBatch?: number;
   nproc?: number;
+  accelerateConfig?: string;
   progress: boolean;
   quiet: boolean;
   json: boolean;
@@ -27,45 +29,75 @@ export interface SftTorchOptions {
 }
 
 /**
- * `rmsweb train sft --backend torch`: supervised fine-tuning of a Hugging Face causal LM on the
- * TRL export of the runs' verified successes (`--data` takes an existing `export sft --format trl`
- * file instead). Writes a Hugging Face checkpoint and sft-metrics.jsonl to --out.
+ * How `train sft --backend torch`'s flags land on TRL's SFTConfig (trainer/rmsweb_trainer/sft.py,
+ * SFT_CONFIG_FIELDS, says the same): printed after `rmsweb train sft --help`.
+ */
+export const SFT_TORCH_HELP = `
+--backend torch trains with TRL's SFTTrainer (trl 1.16.0); each flag sets:
+  --epochs           SFTConfig.num_train_epochs
+  --batch            per_device_train_batch_size x gradient_accumulation_steps (rows per optimizer
+                     step, per process)
+  --micro-batch      per_device_train_batch_size (the largest divisor of --batch not above it)
+  --lr               learning_rate (optim adamw_torch, weight_decay 0, lr_scheduler_type constant,
+                     max_grad_norm 0: plain Adam, as the loop it replaced)
+  --seed             seed and data_seed (and the train/validation split)
+  --val-frac         the eval_dataset's share of the rows (eval_strategy "epoch")
+  --lora             peft_config = LoraConfig(r 16, lora_alpha 32, lora_dropout 0.05) on the
+                     attention and MLP projections, merged into the saved checkpoint
+  --device           use_cpu (cpu); otherwise the GPU accelerate picks
+  --nproc            torchrun --nproc-per-node (DDP)
+  --accelerate-config  accelerate launch --config_file FILE (its num_processes; --nproc overrides)
+Always: completion_only_loss True (loss on the assistant reply only; rmsweb tokenizes the
+prompt-completion rows, the prompt left-truncated to 4096 tokens, and TRL masks the prompt),
+max_length None, gradient_checkpointing False, bf16/fp16 False (the model trains in the dtype it
+loads in: bf16 on GPUs). The loss is the mean over rows of each reply's mean token NLL (TRL's own
+averages over the batch's tokens).`;
+
+/**
+ * `rmsweb train sft --backend torch`: supervised fine-tuning of a Hugging Face causal LM with TRL's
+ * SFTTrainer on the TRL export of the runs' verified successes (`--data` takes an existing
+ * `export sft --format trl` file instead). Writes a Hugging Face checkpoint and sft-metrics.jsonl
+ * to --out. Every input is checked before --out is created, and a run the trainer refuses removes
+ * the folder it created.
  */
 export async function sftTorchCommand(o: SftTorchOptions): Promise<void> {
   if (!o.model)
     throw new InputError('--backend torch needs --model DIR (a Hugging Face folder or .gguf)', {
       field: '--model',
     });
-  if (!existsSync(o.model)) throw new InputError('model does not exist', { file: o.model, field: '--model' });
+  checkModelPath(o.model, '--model');
   if (!o.data && o.run.length === 0)
     throw new InputError('give --run DIR (repeatable) or --data train.jsonl', { field: '--run' });
-  requireTorchTrainer();
-  const out = resolve(o.out);
-  mkdirSync(out, { recursive: true });
+  for (const r of o.run)
+    if (!existsSync(r)) throw new InputError('no such run folder', { file: r, field: '--run' });
+  requireTorchTrainer({ accelerateConfig: o.accelerateConfig });
+  const dir = openOutDir(o.out);
+  const out = dir.path;
   const log = (line: string) => {
     if (!o.quiet) (o.json ? process.stderr : process.stdout).write(`${line}\n`);
   };
   let data = o.data ? resolve(o.data) : '';
-  if (!data) {
-    const s = exportSft({ runs: o.run, format: 'trl', out: join(out, 'trl') });
-    if (s.examples === 0)
-      throw new InputError(`no verified-success steps in ${o.run.join(', ')}`, { field: '--run' });
-    data = s.file;
-    log(`exported ${s.examples} SFT examples from ${s.trajectories} trajectories to ${data}`);
-  }
-  const args = ['sft', '--model', resolve(o.model), '--data', data, '--out', out];
-  args.push('--epochs', String(o.epochs), '--batch', String(o.batch), '--lr', String(o.lr));
-  args.push('--seed', String(o.seed), '--val-frac', String(o.valFrac));
-  if (o.device) args.push('--device', o.device);
-  if (o.microBatch !== undefined) args.push('--micro-batch', String(o.microBatch));
-  if (o.lora) args.push('--lora');
   const bar = createProgress('sft (torch)', o.epochs, { force: o.progress, quiet: o.quiet || o.json });
   let events: Awaited<ReturnType<typeof runTorchTrainer>>;
   try {
+    if (!data) {
+      const s = exportSft({ runs: o.run, format: 'trl', out: join(out, 'trl') });
+      if (s.examples === 0)
+        throw new InputError(`no verified-success steps in ${o.run.join(', ')}`, { field: '--run' });
+      data = s.file;
+      log(`exported ${s.examples} SFT examples from ${s.trajectories} trajectories to ${data}`);
+    }
+    const args = ['sft', '--model', resolve(o.model), '--data', data, '--out', out];
+    args.push('--epochs', String(o.epochs), '--batch', String(o.batch), '--lr', String(o.lr));
+    args.push('--seed', String(o.seed), '--val-frac', String(o.valFrac));
+    if (o.device) args.push('--device', o.device);
+    if (o.microBatch !== undefined) args.push('--micro-batch', String(o.microBatch));
+    if (o.lora) args.push('--lora');
     events = await runTorchTrainer({
       args,
       metricsFile: join(out, 'sft-metrics.jsonl'),
       nproc: o.nproc,
+      accelerateConfig: o.accelerateConfig,
       verbose: o.verbose,
       onEvent: (e) => {
         if (e.event !== 'epoch') return;
@@ -76,6 +108,9 @@ export async function sftTorchCommand(o: SftTorchOptions): Promise<void> {
         );
       },
     });
+  } catch (e) {
+    if (InputError.isInstance(e)) dir.discard();
+    throw e;
   } finally {
     bar?.stop();
   }

@@ -10,7 +10,7 @@ import { loadStudentPolicy } from '../../policy/student-policy.ts';
 import { fileOption, intOption, numberOption, positiveNumberOption } from '../options.ts';
 import { parseOptions } from '../parse-options.ts';
 import { createProgress } from '../progress.ts';
-import { sftTorchCommand } from './train-torch.ts';
+import { SFT_TORCH_HELP, sftTorchCommand } from './train-torch.ts';
 
 const Options = z.object({
   run: z.array(z.string().min(1)).default([]),
@@ -31,6 +31,7 @@ const Options = z.object({
   device: z.string().optional(),
   microBatch: intOption(0).optional(),
   nproc: intOption(1).optional(),
+  accelerateConfig: z.string().min(1).optional(),
   verbose: z.boolean().default(false),
   resume: z.boolean().default(false),
   progress: z.boolean().default(false),
@@ -221,10 +222,15 @@ export function registerTrain(program: Command): void {
     .option('--device <name>', 'torch: auto (a GPU when there is one), cpu or cuda')
     .option('--micro-batch <n>', 'torch: sequences per forward pass, gradients accumulated (default 16)')
     .option('--nproc <n>', 'torch: processes (GPUs) on this machine, launched with torchrun (DDP)')
+    .option(
+      '--accelerate-config <file>',
+      'torch: launch with `accelerate launch --config_file FILE` (DDP, FSDP, DeepSpeed ZeRO-2/3; see trainer/configs/)',
+    )
     .option('--verbose', "torch: show the trainer's stderr")
     .option('--resume', 'continue the checkpoint in --out from its last finished epoch')
     .option('--progress', 'force the progress bar even without a terminal')
     .option('--quiet', 'no progress output')
     .option('--json', 'print a JSON summary on stdout (epoch lines go to stderr)')
+    .addHelpText('after', SFT_TORCH_HELP)
     .action(async (raw) => runSft(parseOptions(Options, { ...raw, run: raw.run ?? [] }, 'train sft')));
 }
