@@ -125,6 +125,18 @@ export function addPipelineWorkersOption(cmd: Command): Command {
   return cmd.option('--workers <k>', 'parallel browser contexts (default: the preset’s)');
 }
 
+/** `--allow-private` of the commands that run live tasks: eval, collect, rollout. */
+export const AllowPrivateOption = { allowPrivate: z.boolean().default(false) };
+
+/** Declares `--allow-private` on a command. */
+export function addAllowPrivateOption(cmd: Command): Command {
+  return cmd.option(
+    '--allow-private',
+    'let live tasks start on a local file, this machine, a private network or a link-local/cloud-metadata address ' +
+      '(refused by default, naming the task; the offline world is always allowed)',
+  );
+}
+
 /** Help text of `--queue` on collect, rollout and eval. */
 export const QUEUE_OPTION_HELP =
   'run the episodes on queue workers (`rmsweb worker --redis URL`) instead of in this process: redis://host:port[/db]';

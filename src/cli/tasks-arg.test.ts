@@ -1,10 +1,11 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InputError } from '../core/errors.ts';
 import { generateWorldTasks } from '../world/tasks.ts';
-import { readTaskFile, resolveTasks } from './tasks-arg.ts';
+import { readTaskFile, refuseUnsafeStartUrls, resolveTasks } from './tasks-arg.ts';
 
 let dir: string;
 beforeAll(() => {
@@ -52,5 +53,66 @@ describe('task files', () => {
     writeFileSync(file, '\n\n');
     expect(thrown(() => resolveTasks(file)).message).toBe(`${file}: the task file holds no tasks`);
     expect(thrown(() => resolveTasks('world:train:0')).message).toMatch(/selects no tasks/);
+  });
+});
+
+describe('live tasks with a dangerous start URL', () => {
+  const live = (id: string, startUrl: string) => ({
+    id,
+    suite: 'webvoyager',
+    site: 'example',
+    objective: 'Find the opening hours.',
+    startUrl,
+    verifier: { kind: 'judge' },
+  });
+
+  it('are refused when read from a file, naming the task and the URL, unless private addresses are allowed', () => {
+    const file = join(dir, 'live.jsonl');
+    const tasks = [
+      live('ok', 'https://www.example.com/'),
+      live('meta', 'http://0xA9FEA9FE/latest/meta-data/'),
+    ];
+    writeFileSync(file, tasks.map((t) => JSON.stringify(t)).join('\n'));
+    const e = thrown(() => resolveTasks(file));
+    expect(e.message).toContain(file);
+    expect(e.message).toContain('task "meta" starts at http://0xA9FEA9FE/latest/meta-data/');
+    expect(e.message).toContain('169.254.169.254');
+    expect(e.message).toContain('--allow-private');
+    expect(resolveTasks(file, { allowPrivate: true }).map((t) => t.id)).toEqual(['ok', 'meta']);
+  });
+
+  it('leave the offline world alone: its tasks start on 127.0.0.1 by design', () => {
+    const file = join(dir, 'world.jsonl');
+    writeFileSync(file, `${JSON.stringify(a)}\n`);
+    expect(a.startUrl).toMatch(/^http:\/\/127\.0\.0\.1|^http:\/\/localhost/);
+    expect(resolveTasks(file).map((t) => t.id)).toEqual([a.id]);
+    expect(() => refuseUnsafeStartUrls([a, b], {})).not.toThrow();
+  });
+
+  it('are refused by `rmsweb collect` with exit 2 before any browser starts, leaving no run folder', () => {
+    const file = join(dir, 'file-url.jsonl');
+    writeFileSync(file, `${JSON.stringify(live('local-file', 'file:///etc/passwd'))}\n`);
+    const out = join(dir, 'collect-run');
+    const r = spawnSync(
+      process.execPath,
+      [
+        join(import.meta.dirname, '../../bin/rmsweb.js'),
+        'collect',
+        '--tasks',
+        file,
+        '--out',
+        out,
+        '--stop-after',
+        '1',
+        '--max-rounds',
+        '1',
+        '--max-steps',
+        '1',
+      ],
+      { encoding: 'utf8', timeout: 60_000 },
+    );
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('task "local-file" starts at file:///etc/passwd');
+    expect(existsSync(out)).toBe(false);
   });
 });

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describeZodIssues, InputError } from '../core/errors.ts';
 import { Rng } from '../core/rng.ts';
+import { startUrlRisk } from '../core/start-url.ts';
 import { Task } from '../core/task.ts';
 import { generateWorldTasks } from '../world/tasks.ts';
 
@@ -10,9 +11,13 @@ export const WORLD_SITES = ['shop', 'travel', 'recipes', 'mail', 'forms', 'homes
 /**
  * Resolves `--tasks`: `world:train[:N][:SITES]`, `world:test[:N][:SITES]` (a seeded sample of N world
  * tasks, mixed over sites, or over the comma-separated SITES only, e.g. `world:train:90:mail,recipes`)
- * or a file of Task objects (JSONL, or a JSON array). A bad line names the file and line.
+ * or a file of Task objects (JSONL, or a JSON array). A bad line names the file and line; a live task
+ * of the file that starts on this machine or a private address is refused unless `allowPrivate`.
  */
-export function resolveTasks(spec: string, opts: { seed?: number; worldSeed?: number } = {}): Task[] {
+export function resolveTasks(
+  spec: string,
+  opts: { seed?: number; worldSeed?: number; allowPrivate?: boolean } = {},
+): Task[] {
   const m = /^world:(train|test)(?::(\d+))?(?::([a-z,]+))?$/.exec(spec);
   if (m) {
     const sites = m[3] ? parseSites(m[3], 'tasks') : undefined;
@@ -27,7 +32,33 @@ export function resolveTasks(spec: string, opts: { seed?: number; worldSeed?: nu
     });
   const tasks = readTaskFile(spec);
   if (!tasks.length) throw new InputError('the task file holds no tasks', { file: spec });
+  refuseUnsafeStartUrls(tasks, { allowPrivate: opts.allowPrivate, file: spec });
   return tasks;
+}
+
+/** Suites whose tasks run on this machine by design (the offline world, the user's MiniWoB copy). */
+const LOCAL_SUITES: ReadonlySet<string> = new Set(['world', 'miniwob']);
+
+/**
+ * Refuses live tasks (every suite but the offline world's and MiniWoB's) whose start URL is not a
+ * public http(s) URL: a local file, a script, this machine, a private network, a link-local or cloud
+ * metadata address (core/start-url.ts). Checked before any browser starts; `allowPrivate`
+ * (`--allow-private`) lets them run. The error names the task, its URL and where it came from.
+ */
+export function refuseUnsafeStartUrls(
+  tasks: readonly Task[],
+  o: { allowPrivate?: boolean; file?: string; field?: string },
+): void {
+  if (o.allowPrivate) return;
+  for (const t of tasks) {
+    if (LOCAL_SUITES.has(t.suite)) continue;
+    const risk = startUrlRisk(t.startUrl);
+    if (risk)
+      throw new InputError(
+        `task "${t.id}" starts at ${t.startUrl}: ${risk.detail}; live tasks may not start on local files, this machine, a private network or a cloud metadata address (pass --allow-private to run it anyway)`,
+        { file: o.file, field: o.field },
+      );
+  }
 }
 
 /** A comma-separated list of world sites; an unknown site is a usage error naming `field`. */

@@ -15,6 +15,8 @@ import { RunStore } from '../../store/run-store.ts';
 import { episodesNotRun } from '../episode-errors.ts';
 import { recordStage } from '../manifest.ts';
 import {
+  AllowPrivateOption,
+  addAllowPrivateOption,
   addBrowserOptions,
   addEpisodeOptions,
   addProgressOptions,
@@ -48,6 +50,7 @@ const Options = z.object({
   ...WorldOptions,
   ...QueueOptions,
   ...ProgressOptions,
+  ...AllowPrivateOption,
 });
 
 /** `rmsweb collect`: teacher collection with reflection into a run folder. */
@@ -79,6 +82,7 @@ export function registerCollect(program: Command): void {
     .option('--seed <n>', 'seed of task sampling', '0');
   addEpisodeOptions(cmd);
   addBrowserOptions(cmd);
+  addAllowPrivateOption(cmd);
   addWorldOptions(cmd);
   addQueueOption(cmd);
   addProgressOptions(cmd).action(async (raw) => {
@@ -92,7 +96,11 @@ export function registerCollect(program: Command): void {
     }
     checkAgentSpec(o.teacher, '--teacher');
     const reflector = resolveReflector(o.reflector);
-    const tasks = resolveTasks(o.tasks, { seed: o.seed, worldSeed: o.worldSeed });
+    const tasks = resolveTasks(o.tasks, {
+      seed: o.seed,
+      worldSeed: o.worldSeed,
+      allowPrivate: o.allowPrivate,
+    });
     if (o.queue) parseRedisUrl(o.queue, '--queue');
     const rt = o.queue
       ? null

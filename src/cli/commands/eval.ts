@@ -15,6 +15,8 @@ import { generateWorldTasks } from '../../world/tasks.ts';
 import { episodesNotRun } from '../episode-errors.ts';
 import { recordStage } from '../manifest.ts';
 import {
+  AllowPrivateOption,
+  addAllowPrivateOption,
   addBrowserOptions,
   addEpisodeOptions,
   addQueueOption,
@@ -38,7 +40,7 @@ import {
   resolveLiveJudge,
   screenshotsFor,
 } from '../runtime.ts';
-import { sampleTasks } from '../tasks-arg.ts';
+import { refuseUnsafeStartUrls, sampleTasks } from '../tasks-arg.ts';
 
 const LIVE = ['webvoyager', 'online-mind2web', 'webtailbench'] as const;
 
@@ -63,6 +65,7 @@ const Options = z.object({
   ...WorldOptions,
   ...QueueOptions,
   ...EpisodeOptions,
+  ...AllowPrivateOption,
 });
 type Options = z.output<typeof Options>;
 
@@ -97,6 +100,7 @@ export function registerEval(program: Command): void {
     .option('--no-perturb', 'world suite: every run sees the same, unperturbed pages');
   addEpisodeOptions(cmd);
   addBrowserOptions(cmd);
+  addAllowPrivateOption(cmd);
   addWorldOptions(cmd);
   addQueueOption(cmd)
     .option(
@@ -140,6 +144,7 @@ async function checkEval(o: Options): Promise<{ tasks: Task[]; verifyLive?: RunE
       );
     verifyLive = resolveLiveJudge(o.suite, o.judge);
     all = loadSuite(o.suite as BenchmarkSuite, { dir: o.benchmarksDir });
+    refuseUnsafeStartUrls(all, { allowPrivate: o.allowPrivate, field: '--suite' });
     await assertNetwork();
   } else {
     if (o.judge !== undefined)

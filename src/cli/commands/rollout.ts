@@ -12,6 +12,8 @@ import { RunStore } from '../../store/run-store.ts';
 import { episodesNotRun } from '../episode-errors.ts';
 import { recordStage } from '../manifest.ts';
 import {
+  AllowPrivateOption,
+  addAllowPrivateOption,
   addBrowserOptions,
   addEpisodeOptions,
   addProgressOptions,
@@ -44,6 +46,7 @@ const Options = z.object({
   ...WorldOptions,
   ...QueueOptions,
   ...ProgressOptions,
+  ...AllowPrivateOption,
   screenshots: z.boolean().optional(),
 });
 
@@ -62,6 +65,7 @@ export function registerRollout(program: Command): void {
     .option('--seed <n>', 'seed of task sampling and of the agent', '0');
   addEpisodeOptions(cmd);
   addBrowserOptions(cmd);
+  addAllowPrivateOption(cmd);
   addWorldOptions(cmd);
   addQueueOption(cmd)
     .option(
@@ -87,7 +91,7 @@ export function registerRollout(program: Command): void {
     checkAgentSpec(o.agent);
     if (o.relabel) checkAgentSpec(o.relabel, '--relabel');
     if (o.queue) parseRedisUrl(o.queue, '--queue');
-    let tasks = resolveTasks(o.tasks, { seed: o.seed, worldSeed: o.worldSeed });
+    let tasks = resolveTasks(o.tasks, { seed: o.seed, worldSeed: o.worldSeed, allowPrivate: o.allowPrivate });
     const expertNotes = o.notesFrom ? solvingNotes(o.notesFrom) : null;
     if (expertNotes) {
       const before = tasks.length;
