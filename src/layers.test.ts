@@ -4,9 +4,9 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 /**
- * The layered module graph of DESIGN.md, checked on the source: a module imports only modules
- * listed above it (so nothing imports cli), `rl` and `policy` never reach `browser`, and agents
- * never reach `world` or `judge`. Test files may import helpers of any module.
+ * The layered module graph (README.md, "Development": each module of `src/` imports only modules
+ * listed before it), checked on the source: so nothing imports cli, `rl` and `policy` never reach
+ * `browser`, and agents never reach `world` or `judge`. Test files may import helpers of any module.
  */
 const ORDER = [
   'core',
