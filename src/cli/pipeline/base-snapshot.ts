@@ -19,7 +19,8 @@ import { STAGES, type StageDef } from './stage-results.ts';
  * The part of an ablation's base that its unfinished seeds still read, once the stages that read
  * the base's run stores have run: the student checkpoints, the mined and verified states, the
  * plain SFT retrains, the teacher's held-out evaluation episodes (the step probes) and the stage
- * records the table quotes. A few MB, gzipped, written once beside the ledger: when the demo and
+ * records the table quotes. A few MB, gzipped, written once outside the repo (`snapshotLocation`:
+ * binaries stay out of git, the ledger beside the results is the part to commit): when the demo and
  * ablation folders are lost with their machine, `restoreSnapshot` lays them out again, and the
  * ablation resumes from the ledger on exactly the base it was measured on. What it does not hold
  * (the collection, rollouts and DAgger rounds, hundreds of MB) no unfinished seed reads by then.

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -344,6 +344,122 @@ describe('ablate --from', () => {
     } finally {
       await ctx.close();
     }
+  });
+
+  it('writes the table from a ledger that holds every unit when the base is gone, running nothing', async () => {
+    const make = (out: string) =>
+      new PipelineContext(
+        {
+          command: 'ablate',
+          out: join(dir, out),
+          preset: presetByName('tiny'),
+          seed: 0,
+          worldSeed: 1,
+          quiet: true,
+        },
+        new AbortController().signal,
+      );
+    const ctx = make('abl-ledger-only');
+    const test = ctx.testTasks().map((t) => t.id);
+    const unit = (label: string, success: number) => ({
+      run: {
+        seed: 0,
+        label,
+        pass1: rate(success),
+        meanStepsSolved: null,
+        perTask: Object.fromEntries(test.map((id) => [id, { success, solved: 0, solvedSteps: 0 }])),
+        rollouts: 0,
+        rlSeconds: 0,
+        trainSeconds: 1,
+      },
+      acc: { heldOut: 0.5, critical: null },
+      seconds: { [`eval-${label}`]: 3 },
+      commit: null,
+      finishedAt: '',
+    });
+    const labels = [
+      'sft',
+      'salvage-ds-mined',
+      'salvage-ds-full',
+      'salvage-ds-nosalvage',
+      'dapo-mined',
+      'grpo-exact',
+      'sft-noreflect',
+    ];
+    const stage = (result: unknown) => ({ seconds: 2, result, commit: null, finishedAt: '' });
+    const teacher = {
+      label: 'teacher',
+      agent: 'heuristic',
+      summary: {
+        agentId: 'teacher',
+        runs: 1,
+        tasks: test.length,
+        episodes: test.length,
+        pass1: rate(0.5),
+        meanStepsSolved: 4,
+      },
+      complete: true,
+      setup: { taskIds: test, runs: 1, maxSteps: 10 },
+    };
+    const ledger = {
+      format: 'rmsweb-ablation-ledger',
+      version: 1,
+      preset: 'tiny',
+      seed: 0,
+      worldSeed: 1,
+      base: { hash: 'b'.repeat(64), parts: { student: 's' } },
+      units: Object.fromEntries(labels.map((l) => [l, unit(l, 0)])),
+      stages: {
+        'verify-critical': stage({
+          file: 'v',
+          states: 6,
+          confirmed: 0,
+          notCausal: 6,
+          replayFailed: 0,
+          episodes: 1,
+          wallSeconds: 1,
+        }),
+        'base-summary': stage({
+          view: {
+            daggerRounds: 1,
+            startRound: 0,
+            seed: 0,
+            minedCount: 6,
+            from: { dir: '/gone', preset: 'tiny' },
+          },
+          teacher,
+          teacherReused: true,
+        }),
+      },
+    };
+    const file = join(dir, 'ledger-only.ledger.json');
+    writeFileSync(file, JSON.stringify(ledger));
+    const from = join(dir, 'gone-demo');
+    try {
+      const r = await runAblation(ctx, { from, seeds: 1, ledger: file });
+      expect(ctx.stages.ran).toEqual([]);
+      expect(r.rows.map((x) => x.id)).toEqual(labels);
+      expect(r.markdown).toContain(
+        'not run, so absent from the table: Salvage-DS on confirmed states (none of the 6 mined states was confirmed)',
+      );
+      expect(existsSync(r.files.markdown)).toBe(true);
+      expect(existsSync(from)).toBe(false);
+    } finally {
+      await ctx.close();
+    }
+    // A ledger that lacks a unit the table needs cannot stand in for the base: refused, saying which.
+    delete (ledger.units as Record<string, unknown>)['dapo-mined'];
+    writeFileSync(file, JSON.stringify(ledger));
+    const again = make('abl-ledger-short');
+    try {
+      await expect(runAblation(again, { from, seeds: 1, ledger: file })).rejects.toThrow(
+        /holds 6 finished \(row, seed\)s of base bbbbbbbbbbbb, but it lacks 1 that the table needs \(dapo-mined\)/,
+      );
+      expect(again.stages.ran).toEqual([]);
+    } finally {
+      await again.close();
+    }
+    expect(JSON.parse(readFileSync(file, 'utf8')).units['dapo-mined']).toBeUndefined();
   });
 
   it('refuses a seed count below 1 before running anything', async () => {
