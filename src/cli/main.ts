@@ -51,11 +51,17 @@ export async function main(argv: string[]): Promise<void> {
         process.exit(0);
       process.exit(e.exitCode === 1 ? 2 : e.exitCode);
     }
-    if (RmswebError.isInstance(e)) {
-      process.stderr.write(`rmsweb: ${e.message}\n`);
-      process.exit(e.code === 'INPUT' ? 2 : 1);
-    }
-    process.stderr.write(`rmsweb: ${(e as Error)?.stack ?? String(e)}\n`);
-    process.exit(1);
+    const { status, text } = exitFor(e);
+    process.stderr.write(`${text}\n`);
+    process.exit(status);
   }
+}
+
+/**
+ * How an error that reached the top ends the CLI: 2 for bad input (the user's to fix), 1 for any
+ * other failure. An error rmsweb raised on purpose prints its message; any other one its stack.
+ */
+export function exitFor(e: unknown): { status: number; text: string } {
+  if (RmswebError.isInstance(e)) return { status: e.code === 'INPUT' ? 2 : 1, text: `rmsweb: ${e.message}` };
+  return { status: 1, text: `rmsweb: ${(e as Error)?.stack ?? String(e)}` };
 }

@@ -33,9 +33,15 @@ export interface TrainerEnvReport {
   gpus?: number;
 }
 
-/** Raised when the Python environment cannot run the trainer; the message says how to fix it. */
-export class TrainerEnvError extends Error {
-  override readonly name = 'TrainerEnvError';
+/**
+ * Raised when the Python environment cannot run the trainer; the message says how to fix it. The
+ * environment is the user's to set up, so it is an input error (the CLI exits 2).
+ */
+export class TrainerEnvError extends InputError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'TrainerEnvError';
+  }
 }
 
 const SETUP_HINT = `create it with: bash ${TRAINER_DIR}setup.sh (or point RMSWEB_PYTHON at a Python that has the packages of trainer/requirements.txt)`;

@@ -1,3 +1,5 @@
+import { RmswebError } from '../../core/errors.ts';
+
 /**
  * What `rmsweb serve-model` asks of a local model runtime: one chat generation at a time, with
  * the sampling knobs of the OpenAI API. The HTTP layer (server.ts) depends on this file only, so it
@@ -67,13 +69,14 @@ export interface ChatBackend {
   close(): Promise<void>;
 }
 
-/** A request the model cannot serve as asked (too long for the context, a schema the grammar rejects). */
-export class BackendRequestError extends Error {
-  constructor(
-    message: string,
-    readonly code: string,
-  ) {
-    super(message);
+/**
+ * A request the model cannot serve as asked (too long for the context, a schema the grammar rejects).
+ * `code` is the OpenAI-style error code the server answers with (`context_length_exceeded`); as an
+ * RmswebError that reaches the CLI it prints its message and exits 1.
+ */
+export class BackendRequestError extends RmswebError {
+  constructor(message: string, code: string) {
+    super(message, { code, details: { code } });
     this.name = 'BackendRequestError';
   }
 }
