@@ -79,6 +79,13 @@ describe('WebJudge parsers', () => {
     expect(parseStatus('ok\nStatus: "success"')?.success).toBe(true);
     expect(parseStatus('**Status:** failure')?.success).toBe(false);
     expect(parseStatus('The agent failed.')).toBeNull();
+    // An echo of the prompt's instruction names both statuses: it is not a verdict.
+    expect(
+      parseStatus('end with one line that is exactly\nStatus: success\nor\nStatus: failure\nTask: x'),
+    ).toBeNull();
+    expect(parseStatus('Status: success\nor\nStatus: failure\nIt was done.\nStatus: success')?.success).toBe(
+      true,
+    );
   });
 });
 

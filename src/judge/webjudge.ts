@@ -74,7 +74,11 @@ export function parseScore(reply: string): number | null {
 
 /** Reads the last "Status: success|failure", or null. */
 export function parseStatus(reply: string): { success: boolean; explanation: string } | null {
-  const m = [...reply.matchAll(/status\s*[:-]\s*[*_"'`]*\s*(success|failure)\b/gi)].at(-1);
+  // A small model may echo the prompt, whose instruction names both statuses: that is no verdict.
+  const text = reply.replace(/status\s*:\s*success\s*\n\s*or\s*\n\s*status\s*:\s*failure/gi, (x) =>
+    ' '.repeat(x.length),
+  );
+  const m = [...text.matchAll(/status\s*[:-]\s*[*_"'`]*\s*(success|failure)\b/gi)].at(-1);
   if (!m || m.index === undefined) return null;
   return { success: m[1].toLowerCase() === 'success', explanation: reply.slice(0, m.index).trim() };
 }

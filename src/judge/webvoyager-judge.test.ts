@@ -51,6 +51,13 @@ describe('parseSuccessKeyword', () => {
       parseSuccessKeyword('Verdict: SUCCESS\n(NOT SUCCESS would apply if the price differed)')?.success,
     ).toBe(true);
   });
+  it("does not read the verdict from an echo of the prompt's own instructions", () => {
+    // A small model (Gemma 3 270M) repeats the system prompt, whose last lines name both verdicts.
+    const echo =
+      'You check whether a web-browsing agent really completed a task.\nWrite a few sentences of reasoning, then end with one line that is exactly\nVerdict: SUCCESS\nor\nVerdict: NOT SUCCESS\n\nTask: buy the kettle';
+    expect(parseSuccessKeyword(echo)).toBeNull();
+    expect(parseSuccessKeyword(`${echo}\nThe agent bought it.\nVerdict: SUCCESS`)?.success).toBe(true);
+  });
   it('returns null without a keyword, and ignores words like "successfully"', () => {
     expect(parseSuccessKeyword('The agent successfully found it.')).toBeNull();
     expect(parseSuccessKeyword('')).toBeNull();

@@ -35,9 +35,13 @@ Verdict: NOT SUCCESS`;
  * keyword in the text. Returns null when neither is there.
  */
 export function parseSuccessKeyword(reply: string): { success: boolean; explanation: string } | null {
-  const lines = [...reply.matchAll(/verdict\s*[:-]\s*[*_"'`]*\s*(not\s+success|success)\b/gi)];
+  // A small model may echo the prompt, whose instruction names both verdicts: that is no verdict.
+  const text = reply.replace(/verdict\s*:\s*success\s*\n\s*or\s*\n\s*verdict\s*:\s*not\s+success/gi, (m) =>
+    ' '.repeat(m.length),
+  );
+  const lines = [...text.matchAll(/verdict\s*[:-]\s*[*_"'`]*\s*(not\s+success|success)\b/gi)];
   let match = lines.at(-1);
-  if (!match) match = [...reply.matchAll(/\b(NOT SUCCESS|SUCCESS)\b/g)].at(-1);
+  if (!match) match = [...text.matchAll(/\b(NOT SUCCESS|SUCCESS)\b/g)].at(-1);
   if (!match || match.index === undefined) return null;
   const success = !/^not/i.test(match[1]);
   const explanation = reply.slice(0, match.index).trim() || reply.trim();
