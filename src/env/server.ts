@@ -87,6 +87,11 @@ export class EnvServer {
     return this.live.size;
   }
 
+  /** The session whose episode ids start with `id` (`<session id>:<n>`), for tests and diagnostics. */
+  session(episodeId: string): EnvSession | null {
+    return this.live.get(episodeId.split(':')[0])?.session ?? null;
+  }
+
   async stop(): Promise<void> {
     if (this.reaper) clearInterval(this.reaper);
     for (const l of this.live.values()) l.ws?.close(1001, 'server stopping');

@@ -77,6 +77,7 @@ export class EnvSession {
   private episode: EpisodeContext | null = null;
   private episodes = 0;
   private closed = false;
+  private inFlight = 0;
   private readonly maxSteps: number;
   private readonly decisionTimeoutMs: number;
 
@@ -89,8 +90,28 @@ export class EnvSession {
   }
 
   /** Starts an episode (abandoning any in progress) and returns its first observation. */
-  async reset(raw: unknown): Promise<StepResult> {
+  reset(raw: unknown): Promise<StepResult> {
+    return this.working(() => this.startEpisode(raw));
+  }
+
+  /** Takes one action of the episode in progress. */
+  step(raw: unknown): Promise<StepResult> {
+    return this.working(() => this.takeStep(raw));
+  }
+
+  /** Runs one request, marked busy so the reaper leaves the session alone while it runs. */
+  private async working<T>(f: () => Promise<T>): Promise<T> {
+    this.inFlight++;
     this.lastActivity = Date.now();
+    try {
+      return await f();
+    } finally {
+      this.inFlight--;
+      this.lastActivity = Date.now();
+    }
+  }
+
+  private async startEpisode(raw: unknown): Promise<StepResult> {
     const parsed = ResetOptions.safeParse(raw ?? {});
     if (!parsed.success)
       throw new ProtocolError('VALIDATION_ERROR', `invalid reset: ${parsed.error.issues[0]?.message}`, {
@@ -137,9 +158,7 @@ export class EnvSession {
     return this.answer(await this.run.next());
   }
 
-  /** Takes one action of the episode in progress. */
-  async step(raw: unknown): Promise<StepResult> {
-    this.lastActivity = Date.now();
+  private async takeStep(raw: unknown): Promise<StepResult> {
     const wire = parseWireAction(raw);
     const run = this.run;
     if (!run || !this.episode || this.episode.done || !run.remote.waiting)
@@ -165,9 +184,18 @@ export class EnvSession {
     };
   }
 
-  /** Whether an episode is waiting for the client (the reaper leaves a busy session alone). */
+  /** The session's browser page (tests check isolation on it; agents act through step). */
+  get page(): import('playwright-core').Page | null {
+    try {
+      return this.env?.page ?? null;
+    } catch {
+      return null;
+    }
+  }
+
+  /** Whether the session is inside a reset or a step (the reaper leaves it alone). */
   get busy(): boolean {
-    return this.run !== null && !this.run.end && !this.run.remote.waiting;
+    return this.inFlight > 0;
   }
 
   /** Ends the episode and frees the browser context. Idempotent. */

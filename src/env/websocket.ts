@@ -37,8 +37,14 @@ export class WsConnection extends EventEmitter<{ message: [string]; close: [numb
     super();
     socket.on('data', (d: Buffer) => this.onData(d));
     socket.on('close', () => this.finish(1006, 'connection dropped'));
+    // The http server's sockets allow half-open connections: a peer that went away only sends FIN.
+    socket.on('end', () => {
+      socket.end();
+      this.finish(1006, 'connection dropped');
+    });
     socket.on('error', () => this.finish(1006, 'connection error'));
-    if (head?.length) queueMicrotask(() => this.onData(head));
+    // After the caller has had its turn to attach listeners (a server may speak first).
+    if (head?.length) setImmediate(() => this.onData(head));
   }
 
   /** Whether the connection can still send. */
