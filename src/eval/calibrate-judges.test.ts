@@ -51,7 +51,8 @@ class BehaviourModel implements ChatModel {
   async doGenerate(opts: ChatGenerateOptions): Promise<ChatGenerateResult> {
     this.calls++;
     const user = opts.messages[1].content;
-    const text = typeof user === 'string' ? user : user.map((p) => (p.type === 'text' ? p.text : '')).join('');
+    const text =
+      typeof user === 'string' ? user : user.map((p) => (p.type === 'text' ? p.text : '')).join('');
     const reply = (s: string): ChatGenerateResult => ({
       choices: [{ text: s, finishReason: 'stop' }],
       usage: { promptTokens: 100, completionTokens: 20, costUsd: 0.001, calls: 1 },
@@ -63,7 +64,10 @@ class BehaviourModel implements ChatModel {
     if (text.includes('no answer')) return reply('Wrong item.\nVerdict: NOT SUCCESS');
     if (text.includes('garbage answer')) return reply('I am not sure what to say.');
     if (text.includes('down answer') && this.down)
-      throw new ModelApiError('judge endpoint answered 503 after 0 retries', { status: 503, isRetryable: true });
+      throw new ModelApiError('judge endpoint answered 503 after 0 retries', {
+        status: 503,
+        isRetryable: true,
+      });
     if (text.includes('down answer')) return reply('Verdict: SUCCESS');
     if (text.includes('hang answer')) return new Promise(() => {});
     throw new Error(`unexpected prompt: ${text.slice(0, 80)}`);
@@ -144,7 +148,14 @@ describe('calibrateJudges', () => {
     // Rerun: finished pairs are skipped; the endpoint and timeout errors are asked again.
     const before = model.calls;
     model.down = false;
-    const again = await calibrateJudges({ store, run: dir, judges: judges(), sample: 20, seed: 3, resamples: 500 });
+    const again = await calibrateJudges({
+      store,
+      run: dir,
+      judges: judges(),
+      sample: 20,
+      seed: 3,
+      resamples: 500,
+    });
     expect(model.calls - before).toBe(2);
     const llm2 = again.rows.find((x) => x.kind === 'judge' && x.row !== 'rules')!;
     expect(llm2.errorKinds).toEqual({ unparseable: 1, timeout: 1 });

@@ -1,4 +1,5 @@
 import type { Trajectory } from '../core/trajectory.ts';
+import { isScored, type RewardLedger } from './ledger.ts';
 
 /** Mean and spread of a success rate over runs. */
 export interface RateOverRuns {
@@ -41,6 +42,11 @@ export interface EvalSummary {
    * retried by the next run of the same command. Absent where nothing counted them.
    */
   errored?: number;
+  /**
+   * Where each episode's reward came from, and which episodes pass@1 leaves out and why
+   * (infrastructure errors, judge errors); absent in summaries written before it existed.
+   */
+  ledger?: RewardLedger;
 }
 
 function rate(trajs: Trajectory[], runs: number[]): RateOverRuns {
@@ -80,8 +86,12 @@ function groupBy(
 /**
  * pass@1 averaged over runs: each run attempts every task once (the run index is the trajectory's
  * `round`); a run's pass@1 is its success rate; the summary averages runs and gives their spread.
+ * Episodes whose judge gave no usable verdict (judge errors) are left out, as episodes that could
+ * not be run are; both are counted in the ledger (`ledger.ts`).
  */
-export function summarizeEval(trajs: Trajectory[], opts: { agentId: string; suite: string }): EvalSummary {
+export function summarizeEval(all: Trajectory[], opts: { agentId: string; suite: string }): EvalSummary {
+  // A judge error is not a verdict: such episodes are counted in the ledger, not in pass@1.
+  const trajs = all.filter((t) => !t.verdict || isScored(t));
   const runs = [...new Set(trajs.map((t) => t.round))].sort((a, b) => a - b);
   const solved = trajs.filter((t) => t.verdict?.success);
   const hist: Record<string, number> = {};

@@ -1,6 +1,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RunStats } from '../collect/stats.ts';
+import { esc } from '../core/text.ts';
+import { formatLedger } from './ledger.ts';
 import { type EvalSummary, formatRate, type RateOverRuns } from './metrics.ts';
 import { type BarGroup, barChart, histogram, lineChart } from './svg.ts';
 
@@ -77,6 +79,15 @@ export function runsLines(stages: StageResult[]): string[] {
   return out;
 }
 
+/**
+ * The reward-integrity ledger, one line per stage that has one: how many episodes were scored and
+ * by what (the programmatic verifier, a judge), how many pass@1 left out and why (infrastructure
+ * errors, judge errors), and each calibrated judge's agreement with the verifier.
+ */
+export function ledgerLines(stages: StageResult[]): string[] {
+  return stages.flatMap((s) => (s.summary.ledger ? [`- ${s.stage}: ${formatLedger(s.summary.ledger)}`] : []));
+}
+
 /** The ablation table as markdown. */
 export function ablationTable(rows: AblationRow[]): string {
   const head = '| row | pass@1 (mean ± sd) | steps on solved | RL rollouts sampled | train wall s |';
@@ -104,6 +115,16 @@ export function renderMarkdown(d: ReportData): string {
     out.push('## Results', '', stagesTable(d.stages), '');
     const runs = runsLines(d.stages);
     if (runs.length) out.push(...runs, '');
+    const ledger = ledgerLines(d.stages);
+    if (ledger.length)
+      out.push(
+        '## Where the rewards came from',
+        '',
+        'pass@1 counts scored episodes only.',
+        '',
+        ...ledger,
+        '',
+      );
   }
   if (d.ablation?.length) out.push('## Ablation', '', ablationTable(d.ablation), '');
   if (d.collection) {
@@ -205,13 +226,9 @@ export function renderHtml(d: ReportData): string {
   }
   const md = renderMarkdown({ ...d, mining: undefined });
   const tables = mdTablesToHtml(md);
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(d.title)}</title>
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${esc(d.title)}</title>
 <style>body{font:14px/1.5 system-ui,sans-serif;max-width:1000px;margin:24px auto;padding:0 16px;color:#1d2330}table{border-collapse:collapse;margin:12px 0}th,td{border:1px solid #d6d9de;padding:4px 8px;text-align:left}th{background:#f3f4f6}svg{display:block;margin:18px 0;max-width:100%;height:auto}pre{background:#f6f7f9;padding:10px;overflow:auto}</style>
-</head><body>${tables}${charts.join('\n')}${d.mining ? `<h2>Mining</h2><pre>${escapeHtml(JSON.stringify(d.mining, null, 2))}</pre>` : ''}</body></html>`;
-}
-
-function escapeHtml(s: string): string {
-  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+</head><body>${tables}${charts.join('\n')}${d.mining ? `<h2>Mining</h2><pre>${esc(JSON.stringify(d.mining, null, 2))}</pre>` : ''}</body></html>`;
 }
 
 /** A small markdown-to-HTML for our own report text: headings, lists, tables, paragraphs. */
@@ -234,12 +251,12 @@ function mdTablesToHtml(md: string): string {
       }
       i--;
       out.push(
-        `<table>${rows.map((r, j) => `<tr>${r.map((c) => (j === 0 ? `<th>${escapeHtml(c)}</th>` : `<td>${escapeHtml(c)}</td>`)).join('')}</tr>`).join('')}</table>`,
+        `<table>${rows.map((r, j) => `<tr>${r.map((c) => (j === 0 ? `<th>${esc(c)}</th>` : `<td>${esc(c)}</td>`)).join('')}</tr>`).join('')}</table>`,
       );
-    } else if (l.startsWith('# ')) out.push(`<h1>${escapeHtml(l.slice(2))}</h1>`);
-    else if (l.startsWith('## ')) out.push(`<h2>${escapeHtml(l.slice(3))}</h2>`);
-    else if (l.startsWith('- ')) out.push(`<li>${escapeHtml(l.slice(2))}</li>`);
-    else if (l.trim() && !l.startsWith('```')) out.push(`<p>${escapeHtml(l)}</p>`);
+    } else if (l.startsWith('# ')) out.push(`<h1>${esc(l.slice(2))}</h1>`);
+    else if (l.startsWith('## ')) out.push(`<h2>${esc(l.slice(3))}</h2>`);
+    else if (l.startsWith('- ')) out.push(`<li>${esc(l.slice(2))}</li>`);
+    else if (l.trim() && !l.startsWith('```')) out.push(`<p>${esc(l)}</p>`);
   }
   return out.join('\n');
 }

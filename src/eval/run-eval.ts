@@ -5,6 +5,7 @@ import type { Task } from '../core/task.ts';
 import type { Trajectory, Verdict } from '../core/trajectory.ts';
 import type { RunStore } from '../store/run-store.ts';
 import { runPerturbSeed } from '../world/perturb.ts';
+import { storedLedger } from './ledger.ts';
 import { type EvalSummary, summarizeEval } from './metrics.ts';
 
 export interface RunEvalOptions {
@@ -156,13 +157,12 @@ export function summarizeStoredEval(
     .listTrajectories({ tag: evalTag(o.label) })
     .filter((t) => ids.has(t.task.id) && t.round < runs);
   const summary = summarizeEval(trajs, { agentId: o.agentId, suite: o.suite });
-  const errored = countEpisodeErrors(
-    o.store,
-    evalJobs(o.label, o.tasks, runs).map((j) => j.key),
-  );
+  const keys = evalJobs(o.label, o.tasks, runs).map((j) => j.key);
+  const errored = countEpisodeErrors(o.store, keys);
   return {
     ...summary,
     errored,
+    ledger: storedLedger(o.store, { trajectories: trajs, errorKeys: keys }),
     ...(plan?.note ? { runsNote: plan.note, requestedRuns: plan.requestedRuns } : {}),
     complete: trajs.length === o.tasks.length * runs && errors === 0 && errored === 0,
   };

@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import { InputError, ModelApiError, type Trajectory, Usage } from '../core/index.ts';
+import {
+  InputError,
+  ModelApiError,
+  RmswebError,
+  type Trajectory,
+  Usage,
+  type Verdict,
+} from '../core/index.ts';
 import {
   type ChatGenerateOptions,
   type ChatGenerateResult,
@@ -84,6 +91,37 @@ export function isUnparseableVerdict(
   v: { failedConditions?: readonly string[] } | null | undefined,
 ): boolean {
   return !!v?.failedConditions?.includes('unparseable_judge_reply');
+}
+
+/** How an episode error caused by its judge begins, so a ledger can tell it from an infrastructure error. */
+export const JUDGE_FAILURE_PREFIX = 'judge failed: ';
+
+/** Whether an episode error message says the judge, not the agent's endpoint or browser, failed. */
+export function isJudgeFailureMessage(message: string): boolean {
+  return message.startsWith(JUDGE_FAILURE_PREFIX);
+}
+
+/**
+ * Wraps a judging function so what it throws says the judge failed. A model endpoint error stays a
+ * ModelApiError (same retry behaviour: the client already retried it); anything else becomes an
+ * RmswebError with the original as its cause.
+ */
+export function withJudgeFailures<T>(verify: (t: T) => Promise<Verdict>): (t: T) => Promise<Verdict> {
+  return async (t) => {
+    try {
+      return await verify(t);
+    } catch (e) {
+      const message = `${JUDGE_FAILURE_PREFIX}${(e as Error).message}`;
+      if (ModelApiError.isInstance(e))
+        throw new ModelApiError(message, {
+          status: e.status,
+          url: e.url,
+          isRetryable: e.isRetryable,
+          cause: e,
+        });
+      throw new RmswebError(message, { code: 'JUDGE', cause: e });
+    }
+  };
 }
 
 /** Options of the LLM judges under test. */

@@ -8,6 +8,7 @@ import {
 } from '../../collect/collect.ts';
 import { computeRunStats, formatRunStats } from '../../collect/stats.ts';
 import { InputError, RmswebError } from '../../core/errors.ts';
+import { formatLedger, storedLedger } from '../../eval/ledger.ts';
 import type { EpisodeQueue } from '../../queue/episode-queue.ts';
 import { parseRedisUrl } from '../../queue/job-data.ts';
 import { collectViaQueue } from '../../queue/queued-collect.ts';
@@ -183,6 +184,8 @@ export function registerCollect(program: Command): void {
           `\ncollected ${r.episodes} episodes in ${secs.toFixed(1)} s (${failed.length ? failed.join(', ') : '0 errors'}${unusable}) into ${store.dir}\n\n`,
         );
         process.stdout.write(`${formatRunStats(computeRunStats(store))}\n`);
+        const ledger = storedLedger(store, { tag: 'collect', errorPrefix: 'collect:' });
+        process.stdout.write(`rewards: ${formatLedger(ledger)}\n`);
       }
       if (sig.signal.aborted) process.exitCode = 130;
       else if (r.errors) throw episodesNotRun('collect', r.errors, r.errors + r.episodes);

@@ -3,11 +3,13 @@ import type { Command } from 'commander';
 import { z } from 'zod';
 import { InputError } from '../../core/errors.ts';
 import type { Task } from '../../core/task.ts';
+import { formatLedger } from '../../eval/ledger.ts';
 import { formatRate } from '../../eval/metrics.ts';
 import { listMiniwobEnvs, miniwobHooks, miniwobTasks, serveMiniwob } from '../../eval/miniwob.ts';
 import { writeReport } from '../../eval/report.ts';
 import { DEFAULT_RUNS, planEvalRuns, type RunEvalOptions, runEval } from '../../eval/run-eval.ts';
 import { type BenchmarkSuite, loadSuite } from '../../judge/benchmarks.ts';
+import { withJudgeFailures } from '../../judge/judge-under-test.ts';
 import type { EpisodeQueue } from '../../queue/episode-queue.ts';
 import { evalViaQueue } from '../../queue/queued-eval.ts';
 import { RunStore } from '../../store/run-store.ts';
@@ -142,7 +144,8 @@ async function checkEval(o: Options): Promise<{ tasks: Task[]; verifyLive?: RunE
         `suite ${o.suite} runs on the live web and needs a judge: pass --judge openai:MODEL[@URL] (or --judge answer for WebVoyager's reference answers)`,
         { field: '--judge' },
       );
-    verifyLive = resolveLiveJudge(o.suite, o.judge);
+    // Its failures are judge errors in the ledger, apart from the agent's endpoint and the browser.
+    verifyLive = withJudgeFailures(resolveLiveJudge(o.suite, o.judge));
     all = loadSuite(o.suite as BenchmarkSuite, { dir: o.benchmarksDir });
     refuseUnsafeStartUrls(all, { allowPrivate: o.allowPrivate, field: '--suite' });
     await assertNetwork();
@@ -307,6 +310,7 @@ async function runEvalCommand(o: Options): Promise<void> {
           `  per run    ${s.pass1.perRun.map((r, i) => `${(100 * r).toFixed(1)}% (perturbation ${s.perturbSeeds?.[i] ?? 0})`).join(', ')}\n`,
         );
       if (s.runsNote) process.stdout.write(`  note: ${s.runsNote}\n`);
+      if (s.ledger) process.stdout.write(`  rewards: ${formatLedger(s.ledger)}\n`);
       for (const [site, r] of Object.entries(s.perSite))
         process.stdout.write(`  ${site.padEnd(o.suite === 'miniwob' ? 24 : 10)} ${formatRate(r)}\n`);
       for (const [lvl, r] of Object.entries(s.perLevel))
