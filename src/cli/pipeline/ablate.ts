@@ -797,7 +797,15 @@ function tableFromLedger(
     worldSeed: ctx.settings.worldSeed,
     base: inputs.ledger!.base,
   });
-  const summary = ledger.stage<BaseSummary>(BASE_SUMMARY)!.result;
+  const held = ledger.stage<BaseSummary>(BASE_SUMMARY)!.result;
+  // The demo folder is named as this command names it (the results name it by its role).
+  const summary: BaseSummary = {
+    ...held,
+    view: {
+      ...held.view,
+      from: held.view.from && opts.from ? { ...held.view.from, dir: resolve(opts.from) } : held.view.from,
+    },
+  };
   s.log(
     `[ledger] --from ${opts.from} is gone and no snapshot of its base is at hand: the table comes from the ${ledger.size} (row, seed)s of ${ledger.file}; nothing runs`,
   );
