@@ -144,7 +144,7 @@ def lora_config(model: Any, o: dict[str, Any]) -> Any:
     )
 
 
-def sft_config(o: dict[str, Any], *, has_val: bool, cpu: bool, work_dir: str) -> Any:
+def sft_config(o: dict[str, Any], *, has_val: bool, cpu: bool, work_dir: str, bf16: bool = False) -> Any:
     """TRL's SFTConfig for rmsweb's options (the mapping is SFT_CONFIG_FIELDS)."""
     from trl import SFTConfig
 
@@ -170,8 +170,9 @@ def sft_config(o: dict[str, Any], *, has_val: bool, cpu: bool, work_dir: str) ->
         logging_strategy="no",
         report_to="none",
         disable_tqdm=True,
-        # the model comes in the dtype it was loaded in (bf16 on GPUs); no autocast on top
-        bf16=False,
+        # the model trains in the dtype it was loaded in (bf16 on GPUs); bf16 here only tells
+        # accelerate (and DeepSpeed, FSDP) so, as the configs in trainer/configs/ say too
+        bf16=bf16,
         fp16=False,
         gradient_checkpointing=False,
         use_cpu=cpu,
@@ -189,7 +190,9 @@ def build_trainer(
     cls = _trainer_class()
     return cls(
         model=model,
-        args=sft_config(o, has_val=bool(val), cpu=cpu, work_dir=work_dir),
+        args=sft_config(
+            o, has_val=bool(val), cpu=cpu, work_dir=work_dir, bf16=not cpu and model.dtype == torch.bfloat16
+        ),
         train_dataset=Dataset.from_list(sft_rows(train)),
         eval_dataset=Dataset.from_list(sft_rows(val)) if val else None,
         processing_class=tok,
@@ -259,6 +262,7 @@ def train_sft(
     """Trains `model` with TRL's SFTTrainer; logs {"event": "step"} per optimizer step and
     {"event": "epoch"} with the validation loss per epoch. Returns (the trainer, per-epoch metrics).
     Its `model` is the trained one (a peft model with --lora); `save_sft` writes the checkpoint."""
+    import shutil
     import tempfile
 
     o = defaults("sft", **options)
@@ -276,6 +280,8 @@ def train_sft(
         trainer.train()
     finally:
         log.close()
+        if work_dir is None:
+            shutil.rmtree(work, ignore_errors=True)
     return trainer, epochs
 
 
