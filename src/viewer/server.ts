@@ -6,6 +6,7 @@ import { APP_CSS, APP_JS, FAVICON_SVG } from './assets.ts';
 import { esc, layout } from './html.ts';
 import { criticalListPage, criticalPairPage } from './pages/critical.ts';
 import { curvesPage } from './pages/curves.ts';
+import { judgeEpisodePage, judgesPage } from './pages/judge.ts';
 import { homePage } from './pages/home.ts';
 import { tablesPage } from './pages/tables.ts';
 import { taskPage, tasksPage } from './pages/tasks.ts';
@@ -75,6 +76,14 @@ function route(view: RunView, path: string[], q: URLSearchParams): Page {
       return body === null
         ? null
         : { title: `Critical state ${arg}`, active: 'critical', page: 'critical', body };
+    }
+    case 'judges':
+      return arg === undefined
+        ? { title: 'Judges', active: 'tables', page: 'judges', body: judgesPage(view) }
+        : null;
+    case 'judge': {
+      const body = arg === undefined ? null : judgeEpisodePage(view, arg);
+      return body === null ? null : { title: `Judges on ${arg}`, active: 'tables', page: 'judge', body };
     }
     case 'curves':
       return arg === undefined
