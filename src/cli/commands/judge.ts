@@ -92,6 +92,8 @@ async function runCalibrate(o: Options): Promise<void> {
     if (names.has(name)) throw new InputError(`--judge ${o.judge[i]} is given twice`, { field: '--judge' });
     names.add(name);
   }
+  // A missing API key is refused here too (the model client checks it when it is made).
+  const judges = specs.map((s) => judgeUnderTest(s, { maxTokens: o.maxTokens, timeoutMs: o.timeout * 1000 }));
   if (!existsSync(join(o.run, 'store.sqlite')))
     throw new InputError(`--run ${o.run} is not a run folder (no store.sqlite)`, { field: '--run' });
   const store = RunStore.open(o.run, { create: false });
@@ -105,9 +107,6 @@ async function runCalibrate(o: Options): Promise<void> {
       );
     const out = resolve(o.out ?? join(o.run, 'reports', 'judge-calibration', 'calibration.md'));
     const base = out.replace(/\.md$/i, '');
-    const judges = specs.map((s) =>
-      judgeUnderTest(s, { maxTokens: o.maxTokens, timeoutMs: o.timeout * 1000 }),
-    );
     const bar = createProgress('judge calibrate', judges.length * plan.sample.ids.length, {
       force: o.progress,
       quiet: o.json,
