@@ -1,10 +1,8 @@
 /** Minimal SVG charts rendered as strings at report time: no browser, no dependencies. */
 
-const PALETTE = ['#2457d6', '#d97706', '#059669', '#dc2626', '#7c3aed', '#0891b2', '#be185d', '#4d7c0f'];
+import { esc } from '../core/text.ts';
 
-function esc(s: string): string {
-  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-}
+const PALETTE = ['#2457d6', '#d97706', '#059669', '#dc2626', '#7c3aed', '#0891b2', '#be185d', '#4d7c0f'];
 
 export interface BarGroup {
   label: string;

@@ -3,15 +3,7 @@
  * through `esc` (text) or `href` (links): runs hold text written by models and web pages.
  */
 
-/** Escapes text for HTML element content and double-quoted attributes. */
-export function esc(s: unknown): string {
-  return String(s ?? '')
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&#39;');
-}
+import { esc } from '../core/text.ts';
 
 /** A viewer-local link: each path segment URI-encoded, plus an optional query and hash. */
 export function href(

@@ -2,10 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Task } from '../core/task.ts';
+import { esc } from '../core/text.ts';
 import type { SiteRequest, SiteResponse } from './site.ts';
 import { DEFAULT_WORLD_SEED } from './split.ts';
 import { WORLD_JS, worldStyle } from './ui/assets.ts';
-import { esc } from './ui/html.ts';
 import { World } from './world.ts';
 
 /** Header the harness sends to use the control endpoints (state, reset, check). */

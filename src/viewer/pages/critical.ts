@@ -4,8 +4,9 @@ import {
   formatAction,
   type VerificationBranch,
 } from '../../core/index.ts';
+import { esc } from '../../core/text.ts';
 import type { CriticalEntry } from '../critical-source.ts';
-import { dl, esc, href, jsonDetails, num, table } from '../html.ts';
+import { dl, href, jsonDetails, num, table } from '../html.ts';
 import { actedElement } from '../overlay.ts';
 import type { RunView } from '../run-view.ts';
 import { screenshotFigure } from './observation.ts';

@@ -1,6 +1,6 @@
+import { esc } from '../../core/text.ts';
 import { lineChart } from '../../eval/svg.ts';
 import { type CurveSet, groupMetrics } from '../curve-source.ts';
-import { esc } from '../html.ts';
 import type { RunView } from '../run-view.ts';
 
 // `charts/` only says "a diagnostic"; dropping it keeps legends short enough not to overlap.

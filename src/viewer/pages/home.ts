@@ -1,5 +1,6 @@
 import { computeRunStats, formatRunStats } from '../../collect/stats.ts';
-import { dl, esc, href, jsonDetails, table } from '../html.ts';
+import { esc } from '../../core/text.ts';
+import { dl, href, jsonDetails, table } from '../html.ts';
 import type { RunView } from '../run-view.ts';
 
 function card(label: string, value: number | string, link?: string): string {

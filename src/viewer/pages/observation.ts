@@ -1,5 +1,5 @@
 import type { Element, Observation } from '../../core/index.ts';
-import { esc } from '../html.ts';
+import { esc } from '../../core/text.ts';
 import { describeElement, overlayBox } from '../overlay.ts';
 import type { RunView } from '../run-view.ts';
 

@@ -1,5 +1,6 @@
+import { esc } from '../../core/text.ts';
 import { type BarGroup, barChart } from '../../eval/svg.ts';
-import { esc, num, pct, table } from '../html.ts';
+import { num, pct, table } from '../html.ts';
 import type { RunView } from '../run-view.ts';
 import { type EvalRow, isRate, type JsonTable, loadTables, type Rate } from '../table-source.ts';
 

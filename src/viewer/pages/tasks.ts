@@ -1,4 +1,5 @@
-import { dl, esc, href, jsonDetails, num, table, verdictBadge } from '../html.ts';
+import { esc } from '../../core/text.ts';
+import { dl, href, jsonDetails, num, table, verdictBadge } from '../html.ts';
 import type { RunView, TaskRow } from '../run-view.ts';
 
 const PAGE_SIZE = 100;

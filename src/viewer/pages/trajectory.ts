@@ -5,7 +5,8 @@ import {
   type Step,
   type Trajectory,
 } from '../../core/index.ts';
-import { dl, esc, href, num, verdictBadge } from '../html.ts';
+import { esc } from '../../core/text.ts';
+import { dl, href, num, verdictBadge } from '../html.ts';
 import { actedElement } from '../overlay.ts';
 import type { RunView } from '../run-view.ts';
 import { type Highlight, screenshotFigure } from './observation.ts';

@@ -1,14 +1,5 @@
+import { esc } from '../../core/text.ts';
 import { worldStyle } from './assets.ts';
-
-/** Escapes text for HTML content and attribute values. */
-export function esc(s: unknown): string {
-  return String(s ?? '')
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&#39;');
-}
 
 /** Tagged template that leaves nested `html` results and arrays alone; interpolate user data with esc(). */
 export function html(strings: TemplateStringsArray, ...values: unknown[]): string {

@@ -1,5 +1,6 @@
 import { longDate } from '../../../core/dates.ts';
-import { esc, money, page } from '../../ui/html.ts';
+import { esc } from '../../../core/text.ts';
+import { money, page } from '../../ui/html.ts';
 import type { FormsData, StatusRecord } from './data.ts';
 import { type FieldDef, fieldApplies, SERVICES, type ServiceDef } from './services.ts';
 import type { FormsState } from './state.ts';

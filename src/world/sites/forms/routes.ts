@@ -1,5 +1,5 @@
+import { esc } from '../../../core/text.ts';
 import type { SiteRequest, SiteResponse } from '../../site.ts';
-import { esc } from '../../ui/html.ts';
 import type { FormsData, StatusRecord } from './data.ts';
 import {
   applicationsPage,

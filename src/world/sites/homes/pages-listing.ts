@@ -1,4 +1,5 @@
-import { esc, money } from '../../ui/html.ts';
+import { esc } from '../../../core/text.ts';
+import { money } from '../../ui/html.ts';
 import { addressLine, fullAddress, type HomesData, type Listing } from './data.ts';
 import { listingCard, shortDay } from './pages-search.ts';
 import { monthlyPayment } from './search.ts';

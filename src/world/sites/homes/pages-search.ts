@@ -1,4 +1,5 @@
-import { esc, money, page, pagination } from '../../ui/html.ts';
+import { esc } from '../../../core/text.ts';
+import { money, page, pagination } from '../../ui/html.ts';
 import { addressLine, CITIES, FEATURES, HOME_TYPES, type HomesData, type Listing } from './data.ts';
 import { BATH_OPTIONS, BED_OPTIONS, PRICE_STEPS, type SearchParams, SORTS, searchQuery } from './search.ts';
 import type { HomesState } from './state.ts';

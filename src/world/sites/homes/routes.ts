@@ -1,5 +1,5 @@
+import { esc } from '../../../core/text.ts';
 import type { SiteRequest, SiteResponse } from '../../site.ts';
-import { esc } from '../../ui/html.ts';
 import { normalizePhone } from '../people.ts';
 import { addressLine, CITIES, fullAddress, type HomesData } from './data.ts';
 import { historyTable, type ListingView, LOAN_TERMS, listingPage, TOUR_TIMES } from './pages-listing.ts';

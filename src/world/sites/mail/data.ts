@@ -1,4 +1,5 @@
 import { Rng } from '../../../core/rng.ts';
+import { slug } from '../../../core/text.ts';
 import { FIRST_NAMES, LAST_NAMES } from '../people.ts';
 import {
   AIRLINES,
@@ -88,13 +89,6 @@ function code(rng: Rng, n: number, chars = CODE_CHARS): string {
   let s = '';
   for (let i = 0; i < n; i++) s += chars[rng.int(0, chars.length - 1)];
   return s;
-}
-
-function slug(s: string): string {
-  return s
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-|-$/g, '');
 }
 
 function company(name: string, email: string, short = name): Person {

@@ -1,5 +1,6 @@
+import { esc } from '../../../core/text.ts';
 import { worldStyle } from '../../ui/assets.ts';
-import { esc, page, pagination } from '../../ui/html.ts';
+import { page, pagination } from '../../ui/html.ts';
 import { LABELS } from './content.ts';
 import type { Folder, MailData, Message } from './data.ts';
 import { type MailState, type OutgoingMessage, unreadCount } from './state.ts';

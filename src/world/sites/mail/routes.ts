@@ -1,5 +1,6 @@
+import { esc } from '../../../core/text.ts';
 import type { SiteRequest, SiteResponse } from '../../site.ts';
-import { esc, page } from '../../ui/html.ts';
+import { page } from '../../ui/html.ts';
 import { LABELS } from './content.ts';
 import { FOLDERS, type Folder, type MailData, type Message } from './data.ts';
 import {

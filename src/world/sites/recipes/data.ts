@@ -1,4 +1,5 @@
 import { Rng } from '../../../core/rng.ts';
+import { slug } from '../../../core/text.ts';
 import { CUISINES, type Cuisine, type Dish } from './cuisines.ts';
 import { type DietFlag, INGREDIENTS, MAINS } from './ingredients.ts';
 
@@ -81,14 +82,6 @@ const REVIEW_TEXT: Record<number, string[]> = {
   2: ['Did not work out for me, too watery.', 'Not my favorite.'],
   1: ['Followed it exactly and it was a mess.'],
 };
-
-function slug(s: string): string {
-  return s
-    .toLowerCase()
-    .replace(/'/g, '')
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-|-$/g, '');
-}
 
 /** Rounds a quantity the way recipes print it: quarters for cups and spoons, whole grams and counts. */
 function niceQty(q: number, unit: string): number {
@@ -213,7 +206,8 @@ function buildRecipe(rng: Rng, d: Draft, published: string): Recipe {
   }
   const calories = Math.round(((d.variant === 'Healthy' ? 0.7 : 1) * rng.int(260, 820)) / 5) * 5;
   return {
-    id: slug(d.name),
+    // Apostrophes vanish from recipe ids (`grandmas-...`); the world's URLs and recorded runs use them.
+    id: slug(d.name.replace(/'/g, '')),
     name: d.name,
     cuisine: d.cuisine.id,
     diets: dietsOf(flags),

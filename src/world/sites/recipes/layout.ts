@@ -1,5 +1,6 @@
+import { esc } from '../../../core/text.ts';
 import type { SiteRequest } from '../../site.ts';
-import { esc, page } from '../../ui/html.ts';
+import { page } from '../../ui/html.ts';
 import { cuisineName, type Recipe, type RecipesData } from './data.ts';
 import type { RecipesState } from './state.ts';
 

@@ -1,6 +1,7 @@
+import { esc } from '../../../core/text.ts';
 import { pageParam, queryParam, queryString } from '../../form.ts';
 import type { SiteRequest } from '../../site.ts';
-import { esc, pagination } from '../../ui/html.ts';
+import { pagination } from '../../ui/html.ts';
 import {
   cuisineName,
   DIETS,

@@ -1,4 +1,5 @@
 import { hashString, Rng } from '../../../core/rng.ts';
+import { slug } from '../../../core/text.ts';
 import { CATEGORIES, type Category } from './categories.ts';
 
 /** One product; `name` is brand + model, the string shown on every page. */
@@ -97,14 +98,6 @@ const SUFFIX_PREMIUM: Record<string, number> = {
   ' Cushioned': 4,
 };
 
-function slug(s: string): string {
-  return s
-    .toLowerCase()
-    .replace(/&/g, 'and')
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-|-$/g, '');
-}
-
 function round99(n: number): number {
   return Math.max(4.99, Math.round(n) - 0.01);
 }
@@ -153,7 +146,8 @@ export function buildShopData(seed: number): ShopData {
           : [];
         const rating = Math.round((3 + rng.next() * 1.5 + rng.next() * 0.5) * 10) / 10;
         products.push({
-          id: slug(name),
+          // `&` reads "and" in product ids (the world's URLs and recorded runs use them).
+          id: slug(name.replace(/&/g, 'and')),
           name,
           brand,
           model: modelName,

@@ -1,5 +1,6 @@
+import { esc } from '../../../core/text.ts';
 import type { SiteRequest } from '../../site.ts';
-import { esc, money, page } from '../../ui/html.ts';
+import { money, page } from '../../ui/html.ts';
 import type { Product, ShopData } from './data.ts';
 import type { ShopState } from './state.ts';
 

@@ -1,6 +1,7 @@
+import { esc } from '../../../core/text.ts';
 import { queryParam } from '../../form.ts';
 import type { SiteRequest } from '../../site.ts';
-import { esc, money } from '../../ui/html.ts';
+import { money } from '../../ui/html.ts';
 import type { ShopData } from './data.ts';
 import { shopPage } from './layout.ts';
 import { type Order, SHIPPING_METHODS, type ShippingAddress, type ShopState, totalsOf } from './state.ts';

@@ -1,6 +1,7 @@
+import { esc } from '../../../core/text.ts';
 import { queryNumber, queryParam, queryString } from '../../form.ts';
 import type { SiteRequest } from '../../site.ts';
-import { esc, money, pagination } from '../../ui/html.ts';
+import { money, pagination } from '../../ui/html.ts';
 import {
   brandsOf,
   type ListingQuery,

@@ -1,6 +1,7 @@
+import { esc } from '../../../core/text.ts';
 import { queryParam, queryString } from '../../form.ts';
 import type { SiteRequest } from '../../site.ts';
-import { esc, money } from '../../ui/html.ts';
+import { money } from '../../ui/html.ts';
 import {
   airlineName,
   airportLabel,

@@ -1,6 +1,7 @@
+import { esc } from '../../../core/text.ts';
 import { pageParam, queryParam, queryString } from '../../form.ts';
 import type { SiteRequest } from '../../site.ts';
-import { esc, money, pagination } from '../../ui/html.ts';
+import { money, pagination } from '../../ui/html.ts';
 import { AMENITIES, type City, type Hotel, longDate, nights, type TravelData } from './data.ts';
 import { travelPage } from './layout.ts';
 import { filterHotels, HOTEL_PAGE_SIZE, HOTEL_SORTS, type HotelFilter } from './listing.ts';
