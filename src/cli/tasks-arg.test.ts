@@ -48,6 +48,12 @@ describe('task files', () => {
     );
   });
 
+  it('refuse a directory given as the task file, naming the option', () => {
+    expect(thrown(() => resolveTasks(dir)).message).toBe(
+      `field --tasks: ${dir} is a directory, expected a task file`,
+    );
+  });
+
   it('refuse a file or a world spec that selects no tasks', () => {
     const file = join(dir, 'empty.jsonl');
     writeFileSync(file, '\n\n');

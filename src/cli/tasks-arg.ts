@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { describeZodIssues, InputError } from '../core/errors.ts';
 import { Rng } from '../core/rng.ts';
 import { startUrlRisk } from '../core/start-url.ts';
@@ -91,7 +91,10 @@ export function sampleTasks(tasks: Task[], n: number, seed: number): Task[] {
     .sort((a, b) => a.id.localeCompare(b.id));
 }
 
+/** Reads a task file (JSONL, or a JSON array of Task objects); every problem is an input error naming it. */
 export function readTaskFile(file: string): Task[] {
+  if (existsSync(file) && statSync(file).isDirectory())
+    throw new InputError(`${file} is a directory, expected a task file`, { field: '--tasks' });
   let text: string;
   try {
     text = readFileSync(file, 'utf8');

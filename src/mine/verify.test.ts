@@ -4,7 +4,7 @@ import type { BranchJournal } from './branch-journal.ts';
 import type { BranchResult } from './branches.ts';
 import { page } from './fixtures.ts';
 import { mineCriticalStates } from './mine.ts';
-import { MAX_REPLAY_WAITS, mapAction } from './replay.ts';
+import { divergedComparability, MAX_REPLAY_WAITS, mapAction } from './replay.ts';
 import { HOME, LOOKALIKE_FAILURE, RESULTS, SUCCESS } from './scenarios.test-helpers.ts';
 import { continuation, FakeShop, verifyCart } from './verify.test-helpers.ts';
 import { type VerifyOptions, verifyTargets } from './verify.ts';
@@ -92,6 +92,11 @@ describe('verifyTargets', () => {
     );
     expect(r.results[0].verification.label).toBe('not-causal');
     expect(r.results[0].verification.reason).toMatch(/recovers/);
+  });
+
+  it('reads the comparability of a replay that diverged back off its detail (the state is not recorded)', () => {
+    expect(divergedComparability('state 3 replayed at comparability 0.512 < 0.9')).toBe(0.512);
+    expect(divergedComparability('step 1: click [4] has no counterpart on http://x/shop')).toBe(0);
   });
 
   it('labels replay-failed when the world no longer reproduces the prefix', async () => {
