@@ -1,18 +1,9 @@
 import type { Trajectory } from '../../core/index.ts';
+import { esc } from '../../core/text.ts';
 import { JUDGE_VERDICT_RECORD, JudgeVerdictRecord } from '../../judge/judge-under-test.ts';
 import { WORLD_VERIFIER_ID } from '../../world/world.ts';
 import { dl, href, pct, table, verdictBadge } from '../html.ts';
 import type { RunView } from '../run-view.ts';
-
-// Every piece of run data is escaped here: judges' replies are model text.
-function text(s: unknown): string {
-  return String(s ?? '')
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&#39;');
-}
 
 function verdictsOf(view: RunView): JudgeVerdictRecord[] {
   return view.store.listRecords(JUDGE_VERDICT_RECORD, JudgeVerdictRecord).map((r) => r.value);
@@ -25,7 +16,7 @@ function truthOf(t: Trajectory | null): boolean | null {
 
 function outcomeBadge(r: JudgeVerdictRecord): string {
   if (r.outcome === 'error')
-    return `<span class="badge none" title="judge error">!</span> judge error (${text(r.errorKind ?? 'error')})`;
+    return `<span class="badge none" title="judge error">!</span> judge error (${esc(r.errorKind ?? 'error')})`;
   return `${verdictBadge(r.outcome === 'success')} ${r.outcome}`;
 }
 
@@ -39,37 +30,37 @@ export function judgeEpisodePage(view: RunView, trajectoryId: string): string | 
   const v = t.verdict;
   const truth = truthOf(t);
   const judged = verdictsOf(view).filter((r) => r.trajectoryId === trajectoryId);
-  const verifierCol = `<div class="judge-col" data-testid="verifier"><h2>${verdictBadge(v?.success ?? null)} ${text(v?.verifierId ?? 'no verdict')}</h2>
+  const verifierCol = `<div class="judge-col" data-testid="verifier"><h2>${verdictBadge(v?.success ?? null)} ${esc(v?.verifierId ?? 'no verdict')}</h2>
 ${dl([
   ['verdict', v ? (v.success ? 'success' : 'failure') : 'not judged'],
-  ['score', text(v?.score ?? '-')],
-  ['failed conditions', text(v?.failedConditions.join(', ') || '-')],
-  ['reason', `<pre class="wrap">${text(v?.reason || '-')}</pre>`],
+  ['score', esc(v?.score ?? '-')],
+  ['failed conditions', esc(v?.failedConditions.join(', ') || '-')],
+  ['reason', `<pre class="wrap">${esc(v?.reason || '-')}</pre>`],
 ])}</div>`;
   const judgeCols = judged.map((r) => {
     const agrees = r.outcome === 'error' || truth === null ? null : (r.outcome === 'success') === truth;
     return `<div class="judge-col" data-testid="judge" data-agrees="${agrees === null ? 'n/a' : agrees}"><h2>${outcomeBadge(r)}</h2>
 ${dl([
-  ['judge', `<span class="mono">${text(r.judge)}</span>`],
+  ['judge', `<span class="mono">${esc(r.judge)}</span>`],
   ['agrees with the verifier', agrees === null ? 'n/a' : agrees ? 'yes' : '<b>no</b>'],
-  ['score', text(r.score ?? '-')],
+  ['score', esc(r.score ?? '-')],
   [
     'cost',
-    text(
+    esc(
       `${r.usage.calls} call(s) · ${r.usage.promptTokens}+${r.usage.completionTokens} tokens · $${r.usage.costUsd.toFixed(5)} · ${(r.ms / 1000).toFixed(1)} s`,
     ),
   ],
-  ['reasoning', `<pre class="wrap">${text(r.reason || '-')}</pre>`],
+  ['reasoning', `<pre class="wrap">${esc(r.reason || '-')}</pre>`],
 ])}</div>`;
   });
   return `<p><a href="${href(['judges'])}" data-nav="up">← all judge verdicts</a> · <a href="${href(['trajectory', t.id])}">the episode, step by step →</a></p>
-<h1>${verdictBadge(v?.success ?? null)} Judges on <span class="mono">${text(t.id)}</span></h1>
-<p><b>${text(t.task.objective)}</b></p>
+<h1>${verdictBadge(v?.success ?? null)} Judges on <span class="mono">${esc(t.id)}</span></h1>
+<p><b>${esc(t.task.objective)}</b></p>
 ${dl([
-  ['task', `<a href="${href(['task', t.task.id])}">${text(t.task.id)}</a> · ${text(t.task.site)}`],
-  ['agent', `<span class="mono">${text(t.agentId)}</span>`],
-  ['ended', text(`${t.endReason}${t.endDetail ? `: ${t.endDetail}` : ''}`)],
-  ['final answer', text(t.finalAnswer ?? '-')],
+  ['task', `<a href="${href(['task', t.task.id])}">${esc(t.task.id)}</a> · ${esc(t.task.site)}`],
+  ['agent', `<span class="mono">${esc(t.agentId)}</span>`],
+  ['ended', esc(`${t.endReason}${t.endDetail ? `: ${t.endDetail}` : ''}`)],
+  ['final answer', esc(t.finalAnswer ?? '-')],
 ])}
 <div class="judge-cols" style="display:grid;grid-template-columns:repeat(auto-fit,minmax(320px,1fr));gap:16px">
 ${verifierCol}
@@ -93,23 +84,23 @@ export function judgesPage(view: RunView): string {
     const scored = rs.filter((r) => r.outcome !== 'error');
     const agree = scored.filter((r) => (r.outcome === 'success') === truth(r.trajectoryId)).length;
     return [
-      `<span class="mono">${text(j)}</span>`,
-      text(rs.length),
-      text(scored.length),
+      `<span class="mono">${esc(j)}</span>`,
+      esc(rs.length),
+      esc(scored.length),
       pct(scored.length ? agree / scored.length : null),
-      text(rs.length - scored.length),
+      esc(rs.length - scored.length),
     ];
   });
   const disagreements = records
     .filter((r) => r.outcome !== 'error' && truth(r.trajectoryId) !== null)
     .filter((r) => (r.outcome === 'success') !== truth(r.trajectoryId))
     .map((r) => [
-      `<a href="${href(['judge', r.trajectoryId])}" class="mono">${text(r.trajectoryId)}</a>`,
-      `<span class="mono">${text(r.judge)}</span>`,
-      text(r.site),
+      `<a href="${href(['judge', r.trajectoryId])}" class="mono">${esc(r.trajectoryId)}</a>`,
+      `<span class="mono">${esc(r.judge)}</span>`,
+      esc(r.site),
       truth(r.trajectoryId) ? 'success' : 'failure',
-      text(r.outcome),
-      text(r.reason.replace(/\s+/g, ' ').slice(0, 160)),
+      esc(r.outcome),
+      esc(r.reason.replace(/\s+/g, ' ').slice(0, 160)),
     ]);
   return `<h1>Judges against the programmatic verifier</h1>
 ${table(['judge', 'verdicts on verified episodes', 'scored', 'agreement', 'judge errors'], summary)}
