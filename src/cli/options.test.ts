@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { InputError } from '../core/errors.ts';
+import { RlCommonOptions } from '../rl/run-rl.ts';
 import { fileOption, intOption, numberOption, seedOption } from './options.ts';
 import { parseOptions } from './parse-options.ts';
 
@@ -30,6 +31,10 @@ describe('integer options', () => {
     expect(refusal(intOption(256, 131072), '--ctx', '100')).toMatch(/option --ctx: must be at least 256$/);
     expect(refusal(intOption(1, 32), '--workers', '0')).toMatch(/option --workers: must be at least 1$/);
     expect(refusal(seedOption, '--seed', '-1')).toMatch(/option --seed: must be at least 0$/);
+    // The RL module's own option table (what `rmsweb rl` parses) bounds its numbers the same way.
+    expect(refusal(RlCommonOptions.shape.groupSize, '--group-size', '0')).toMatch(
+      /option --group-size: must be at least 2$/,
+    );
     expect(refusal(numberOption(0, 1), '--min-comparability', '2')).toMatch(
       /option --min-comparability: must be at most 1$/,
     );

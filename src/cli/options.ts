@@ -3,61 +3,21 @@ import type { Command } from 'commander';
 import { z } from 'zod';
 import { DEFAULT_MAX_STEPS } from '../agent/episode.ts';
 import { DEFAULT_WORKERS } from '../collect/episode-pool.ts';
+import { boundedInt, boundedNumber, positiveNumber } from '../core/bounded-number.ts';
 import { DEFAULT_WORLD_SEED } from '../world/split.ts';
 
 // One place for how a command-line option becomes a value: commander hands strings (or undefined
 // when the option is absent), zod coerces, bounds and defaults them, and `parseOptions` names the
 // flag in the error. Defaults come from the module that owns the behaviour, not from help strings.
 
-/**
- * A number from a flag's string. The schema-level message covers only a value that is not a number
- * (zod would otherwise use it for the range checks too, and `--seeds 0` would say "expected a
- * number"); an empty string is not a number either, though `Number('')` is 0.
- */
-function coercedNumber() {
-  return z.preprocess(
-    (v) => (typeof v === 'string' && !v.trim() ? Number.NaN : v),
-    z.coerce.number({
-      error: (iss) => {
-        if (iss.code !== 'invalid_type') return undefined;
-        return Number.isNaN(Number(iss.input)) ? 'expected a number' : 'expected a finite number';
-      },
-    }),
-  );
-}
-
 /** An integer option in [min, max]; `.optional()` / `.default(n)` keep an absent option absent. */
-export function intOption(min = Number.MIN_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER) {
-  return coercedNumber().pipe(
-    z
-      .number({ error: 'expected an integer' })
-      .int('expected an integer')
-      .min(min, `must be at least ${min}`)
-      .max(max, `must be at most ${max}`),
-  );
-}
+export const intOption = boundedInt;
 
 /** A finite number option in [min, max]. */
-export function numberOption(min = -Number.MAX_VALUE, max = Number.MAX_VALUE) {
-  return coercedNumber().pipe(
-    z
-      .number({ error: 'expected a finite number' })
-      .finite('expected a finite number')
-      .min(min, `must be at least ${min}`)
-      .max(max, `must be at most ${max}`),
-  );
-}
+export const numberOption = boundedNumber;
 
 /** A finite number option greater than 0 and at most `max` (learning rates, sizes). */
-export function positiveNumberOption(max = Number.MAX_VALUE) {
-  return coercedNumber().pipe(
-    z
-      .number({ error: 'expected a finite number' })
-      .finite('expected a finite number')
-      .positive('must be greater than 0')
-      .max(max, `must be at most ${max}`),
-  );
-}
+export const positiveNumberOption = positiveNumber;
 
 /**
  * A file the command reads or writes. A directory there is refused where options are parsed, naming

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { boundedInt, boundedNumber } from '../core/bounded-number.ts';
 import { describeZodIssues, InputError } from '../core/errors.ts';
 import type { StudentPolicy } from '../policy/types.ts';
 import type { RunStore } from '../store/index.ts';
@@ -23,18 +24,13 @@ export const RlCommonOptions = z.object({
   reward: z
     .union([z.enum(REWARD_NAMES), z.custom<RewardFn>((v) => typeof v === 'function')])
     .default('polarized'),
-  steps: z.coerce.number().int().min(1).max(1e6).optional(),
-  batchSize: z.coerce.number().int().min(1).max(1e5).optional(),
-  groupSize: z.coerce.number().int().min(2).max(1024).optional(),
-  lr: z.coerce.number().min(1e-9).max(10).optional(),
-  seed: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .max(2 ** 31 - 1)
-    .optional(),
-  temperature: z.coerce.number().min(1e-3).max(100).optional(),
-  updateEpochs: z.coerce.number().int().positive().optional(),
+  steps: boundedInt(1, 1e6).optional(),
+  batchSize: boundedInt(1, 1e5).optional(),
+  groupSize: boundedInt(2, 1024).optional(),
+  lr: boundedNumber(1e-9, 10).optional(),
+  seed: boundedInt(0, 2 ** 31 - 1).optional(),
+  temperature: boundedNumber(1e-3, 100).optional(),
+  updateEpochs: boundedInt(1).optional(),
   salvage: z.boolean().optional(),
 });
 
