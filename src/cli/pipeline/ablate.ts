@@ -1,28 +1,24 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import type { RunStats } from '../../collect/stats.ts';
-import { InputError } from '../../core/errors.ts';
 import type { Task } from '../../core/task.ts';
 import { evalTag } from '../../eval/run-eval.ts';
 import { loadCriticalStates, loadFullCorpus, type RlExample } from '../../rl/index.ts';
 import { RunStore } from '../../store/run-store.ts';
 import type { TrajectorySummary } from '../../store/trajectory-query.ts';
+import { BASE_SUMMARY, type BaseSummary, rowNote, skipRow, tableFromLedger } from './ablation-from-ledger.ts';
 import {
-  AblationLedger,
-  type BaseFingerprint,
-  checkpointDigest,
-  criticalDigest,
-  fingerprint,
-  type LedgerFile,
-  type LedgerUnit,
-  thinCurve,
-} from './ablation-ledger.ts';
+  type AblationInputs,
+  type AblationOptions,
+  baseFingerprint,
+  checkAblationInputs,
+  inRepo,
+} from './ablation-inputs.ts';
+import { AblationLedger, type LedgerUnit, thinCurve } from './ablation-ledger.ts';
 import {
   FULL_CORPUS_RL,
-  type PlannedRow,
   type PlanShape,
   planAblation,
-  planUnits,
   resolveStage,
   resolveUnit,
   type Unit,
@@ -39,7 +35,7 @@ import {
   writePartial,
 } from './ablation-report.ts';
 import { type MiningBySource, type MiningSource, miningBySource, taskOutcomes } from './ablation-stats.ts';
-import { type AblationRowResult, ROW_TITLES, type RowId } from './ablation-table.ts';
+import type { AblationRowResult, RowId } from './ablation-table.ts';
 import {
   hasSnapshot,
   readSnapshot,
@@ -55,11 +51,11 @@ import {
   runBaseStages,
   startStudent,
 } from './base-stages.ts';
-import { checkOutFolder, type PipelineContext, type PipelineSettings } from './context.ts';
+import type { PipelineContext } from './context.ts';
 import { collectStage } from './data-stages.ts';
 import { type EvalStageResult, evalStage } from './eval-stage.ts';
 import { rlSteps } from './presets.ts';
-import { gitState, repoRoot } from './provenance.ts';
+import { gitState } from './provenance.ts';
 import { type RlRunResult, type RlVariant, rlStage } from './rl-stage.ts';
 import { readStage, readStageRecord, type StageRunner, type StageScope } from './stage.ts';
 import { STAGES } from './stage-results.ts';
@@ -67,136 +63,15 @@ import { type StepProbes, stepAccuracies, stepProbes } from './step-accuracy.ts'
 import { sftStage } from './student-stages.ts';
 import { type VerifyStageResult, verifyCriticalStage } from './verify-stage.ts';
 
+export {
+  type AblationInputs,
+  type AblationOptions,
+  baseFingerprint,
+  checkAblationInputs,
+  DEFAULT_SEEDS,
+} from './ablation-inputs.ts';
 export { ABLATION_RL } from './ablation-plan.ts';
 export type { AblationResult } from './ablation-report.ts';
-
-/** Training seeds per ablation row unless `--seeds` says otherwise. */
-export const DEFAULT_SEEDS = 3;
-
-/** How the ablation runs: training seeds, where to copy the results, and the command line to record. */
-export interface AblationOptions {
-  /** Reuse a demo run folder's collection, student and mined states. */
-  from?: string;
-  /** Training seeds per row (default 3): seeds seed, seed+1, ... of the RL runs and the no-reflection student. */
-  seeds?: number;
-  /** Also write ablation-<preset>.md and .json here (e.g. the repo's results/). */
-  resultsDir?: string;
-  /** The command line recorded in the results (default: this process's argv). */
-  command?: string;
-  /**
-   * The ledger of finished seeds (default: ablation-<preset>.ledger.json in `resultsDir`, else
-   * ablation.ledger.json in the run folder). Commit it with the results: a rerun on a rebuilt base
-   * that matches it skips every seed it holds.
-   */
-  ledger?: string;
-  /** The base snapshot's folder (default: see `snapshotLocation`). */
-  snapshot?: string;
-}
-
-/** What {@link checkAblationInputs} found, for the run to use as checked. */
-export interface AblationInputs {
-  seeds: number[];
-  ledgerFile: string;
-  /** The ledger as read (null: none yet). */
-  ledger: LedgerFile | null;
-  /** The snapshot to lay out before the run: the `--from` folder is gone and this holds its base. */
-  restore: string | null;
-  /** The `--from` folder is gone without a snapshot, and the ledger holds every (row, seed): the table comes from it. */
-  ledgerOnly?: boolean;
-}
-
-/** The fingerprint a base's ledger is keyed to: its start student's and plain SFT student's weights, its mined states. */
-export function baseFingerprint(base: Base): BaseFingerprint {
-  return fingerprint({
-    student: checkpointDigest(startStudent(base).dir),
-    'plain-sft': checkpointDigest(base.paths.sft),
-    'mined-states': criticalDigest(base.paths.critical),
-  });
-}
-
-const inRepo = (dir: string) => {
-  let d = resolve(dir);
-  // The folder may not exist yet: ask git from the nearest one that does.
-  while (!existsSync(d)) d = resolve(d, '..');
-  return repoRoot(d) !== null;
-};
-
-/**
- * Reads and validates every input `ablate` will read, before anything is written: `--seeds`, the
- * ledger (its format, preset, seeds and, when the base exists, its base), the `--from` folder (a
- * finished demo of this world seed) or, when that folder is gone, the snapshot of its base, and
- * an existing `--out` folder's settings. A refusal is an input error naming the file or option.
- */
-export function checkAblationInputs(
-  settings: Pick<PipelineSettings, 'preset' | 'seed' | 'worldSeed' | 'out' | 'command'>,
-  opts: AblationOptions,
-): AblationInputs {
-  const nSeeds = opts.seeds ?? DEFAULT_SEEDS;
-  if (!Number.isInteger(nSeeds) || nSeeds < 1)
-    throw new InputError(`--seeds must be a positive integer, not ${nSeeds}`, { field: '--seeds' });
-  const seeds = Array.from({ length: nSeeds }, (_, k) => settings.seed + k);
-  const preset = settings.preset.name;
-  const ledgerFile =
-    opts.ledger ??
-    (opts.resultsDir
-      ? join(opts.resultsDir, `ablation-${preset}.ledger.json`)
-      : join(resolve(settings.out), 'ablation.ledger.json'));
-  const ledger = AblationLedger.check(ledgerFile, {
-    preset,
-    seed: settings.seed,
-    worldSeed: settings.worldSeed,
-  });
-  checkOutFolder(settings);
-  let restore: string | null = null;
-  if (opts.from && existsSync(join(opts.from, 'store.sqlite'))) {
-    const base = openBaseFolder(opts.from, settings.worldSeed);
-    try {
-      if (ledger) AblationLedger.checkBase(ledgerFile, ledger, baseFingerprint(base));
-    } finally {
-      base.from?.store.close();
-    }
-  } else if (opts.from) {
-    const where = ledger
-      ? snapshotLocation({ snapshot: opts.snapshot, ledgerFile, preset, baseHash: ledger.base.hash, inRepo })
-      : opts.snapshot;
-    if (!where || !hasSnapshot(where)) {
-      const missing = ledger ? missingUnits(ledger, seeds) : null;
-      if (missing?.length === 0) return { seeds, ledgerFile, ledger, restore: null, ledgerOnly: true };
-      throw missingBase(opts.from, ledgerFile, ledger, where, missing);
-    }
-    const m = readSnapshot(where);
-    if (ledger && m.base !== ledger.base.hash)
-      throw new InputError(
-        `the base snapshot holds base ${m.base.slice(0, 12)}, not the ledger's ${ledger.base.hash.slice(0, 12)} (${ledgerFile})`,
-        { file: where },
-      );
-    restore = where;
-  }
-  return { seeds, ledgerFile, ledger, restore };
-}
-
-/** The refusal of a `--from` folder that is gone with no snapshot of its base: what is held, and what is needed. */
-function missingBase(
-  from: string,
-  ledgerFile: string,
-  ledger: LedgerFile | null,
-  snapshot: string | undefined,
-  missing: string[] | null,
-): InputError {
-  const held = ledger ? Object.keys(ledger.units).length : 0;
-  const lacks = missing
-    ? `it lacks ${missing.length} that the table needs (${missing.slice(0, 4).join(', ')}${missing.length > 4 ? ', ...' : ''})`
-    : 'it was written before ledgers kept the summary of their base that a table from the ledger alone needs (its table is in the results beside it)';
-  return new InputError(
-    `--from ${from} is not a pipeline run folder (no store.sqlite), and ${snapshot ? `no base snapshot is at ${snapshot}` : 'no --snapshot was given'}. ` +
-      (ledger
-        ? `The ledger ${ledgerFile} holds ${held} finished (row, seed)s of base ${ledger.base.hash.slice(0, 12)}, but ${lacks}; `
-        : `There is no ledger at ${ledgerFile}; `) +
-      'to resume or extend the ablation, point --from at the demo folder the ledger was measured on, or give --snapshot the folder holding its snapshot ' +
-      '(a rebuilt demo whose base hashes the same also serves)',
-    { field: '--from' },
-  );
-}
 
 /**
  * `rmsweb ablate`: the paper's table on the offline world. Every row is evaluated on the same
@@ -212,7 +87,8 @@ export async function runAblation(ctx: PipelineContext, opts: AblationOptions = 
   // The code that runs is the code at start: record its commit before anything can change it.
   const git = gitState();
   const inputs = checkAblationInputs(ctx.settings, opts);
-  if (inputs.ledgerOnly) return tableFromLedger(ctx, opts, inputs, git, t0);
+  if (inputs.ledgerOnly && inputs.ledger)
+    return tableFromLedger(ctx, opts, { ...inputs, ledger: inputs.ledger }, git, t0);
   const run = await Ablation.open(ctx, opts, inputs, git);
   try {
     return await run.execute(t0);
@@ -725,134 +601,6 @@ class Ablation implements UnitIo {
     const sft = await this.trainSft(`-seed${seed}`, this.base.paths.collect, seed);
     return { dir: sft.dir, trainSeconds: sft.trainSeconds, stage: STAGES.trainSftOf.key(`seed${seed}`) };
   }
-}
-
-/** The ledger's summary of the base: what the report reads of it, kept so that the ledger alone can write the table. */
-const BASE_SUMMARY = 'base-summary';
-interface BaseSummary {
-  view: BaseView;
-  teacher: EvalStageResult;
-  teacherReused: boolean;
-}
-
-/** The note a row's line in the table carries. */
-function rowNote(row: RowId, units: LedgerUnit[], startRound: number): string | undefined {
-  if (row === 'sft-plain')
-    return `the base student before its ${startRound} relabelling round(s), retrained once per seed on the same collection`;
-  if (row === 'salvage-ds-plain')
-    return "the Salvage-DS row's RL (same mined states, settings and seeds), started from each seed's plain SFT student";
-  if (row === 'sft-noreflect') return units[0]?.note;
-  return units.flatMap((u) => (u.note ? [u.note] : [])).join('; ') || undefined;
-}
-
-/** Logs a row the plan leaves out and returns its line for the report. */
-function skipRow(stages: { log(line: string): void }, planned: PlannedRow, verifiedStates: number): string {
-  const why =
-    planned.row === 'salvage-ds-confirmed'
-      ? `none of the ${verifiedStates} mined states was confirmed`
-      : planned.skipped;
-  stages.log(`[rl-${planned.row}] ${why}: row skipped`);
-  return `${ROW_TITLES[planned.row]} (${why})`;
-}
-
-/** The plan of a base the ledger alone describes (its summary and verification), or null when it cannot. */
-function ledgerPlan(ledger: LedgerFile, seeds: number[]): PlannedRow[] | null {
-  const summary = ledger.stages[BASE_SUMMARY]?.result as BaseSummary | undefined;
-  if (!summary) return null;
-  return planAblation({
-    seeds,
-    baseSeed: summary.view.seed,
-    startRound: summary.view.startRound,
-    minedCount: summary.view.minedCount,
-    confirmed: (ledger.stages[STAGES.verifyCritical.key()]?.result as { confirmed?: number } | undefined)
-      ?.confirmed,
-    studentEval: STAGES.eval.key('sft'),
-  });
-}
-
-/** The (row, seed)s of the plan the ledger does not hold (all of them when it cannot plan). */
-function missingUnits(ledger: LedgerFile, seeds: number[]): string[] | null {
-  const plan = ledgerPlan(ledger, seeds);
-  if (!plan) return null;
-  return planUnits(plan)
-    .map((u) => u.label)
-    .filter((l) => !(l in ledger.units));
-}
-
-/**
- * The table from the ledger alone, when the `--from` folder is gone, no snapshot of its base is
- * at hand and the ledger holds every (row, seed): nothing runs, nothing reads the base.
- */
-function tableFromLedger(
-  ctx: PipelineContext,
-  opts: AblationOptions,
-  inputs: AblationInputs,
-  git: { commit: string | null; dirty: boolean },
-  t0: number,
-): AblationResult {
-  const s = ctx.stages;
-  const ledger = AblationLedger.open(inputs.ledgerFile, {
-    preset: ctx.preset.name,
-    seed: ctx.settings.seed,
-    worldSeed: ctx.settings.worldSeed,
-    base: inputs.ledger!.base,
-  });
-  const held = ledger.stage<BaseSummary>(BASE_SUMMARY)!.result;
-  // The demo folder is named as this command names it (the results name it by its role).
-  const summary: BaseSummary = {
-    ...held,
-    view: {
-      ...held.view,
-      from: held.view.from && opts.from ? { ...held.view.from, dir: resolve(opts.from) } : held.view.from,
-    },
-  };
-  s.log(
-    `[ledger] --from ${opts.from} is gone and no snapshot of its base is at hand: the table comes from the ${ledger.size} (row, seed)s of ${ledger.file}; nothing runs`,
-  );
-  const rows: AblationRowResult[] = [];
-  const rlCurves: RlCurve[] = [];
-  const notRun: string[] = [];
-  const verified = ledger.stage<{ states: number }>(STAGES.verifyCritical.key())?.result;
-  for (const planned of ledgerPlan(inputs.ledger!, inputs.seeds)!) {
-    if (planned.skipped) {
-      notRun.push(skipRow(s, planned, verified?.states ?? 0));
-      continue;
-    }
-    const units = planned.units.map((u) => ledger.unit(u.label)!);
-    for (const u of units) for (const [k, v] of Object.entries(u.seconds)) s.timings[k] ??= v;
-    const note =
-      planned.row === 'sft' ? units[0]?.note : rowNote(planned.row, units, summary.view.startRound);
-    const { row, curves } = ablationRow(planned.row, units, summary.view, note);
-    rows.push(row);
-    rlCurves.push(...curves);
-  }
-  for (const name of [STAGES.verifyCritical.key(), STAGES.eval.key('teacher')]) {
-    const held = ledger.stage(name);
-    if (held) s.timings[name] ??= held.seconds;
-  }
-  const nr = ledger.stage<Array<{ taskId: string; success: boolean | null }>>('collect-noreflect-episodes');
-  if (nr) s.timings[STAGES.collectNoReflect.key()] ??= nr.seconds;
-  return writeAblationResults({
-    ctx,
-    base: summary.view,
-    seeds: inputs.seeds,
-    rows,
-    rlCurves,
-    notRun,
-    teacher: summary.teacher,
-    teacherReused: summary.teacherReused,
-    mining: ledger.stage<MiningBySource>('base-mining')?.result ?? null,
-    collectEpisodes:
-      ledger.stage<Array<Pick<TrajectorySummary, 'taskId' | 'success' | 'round' | 'notes'>>>(
-        'base-collect-episodes',
-      )?.result ?? [],
-    noReflectEpisodes: nr?.result ?? [],
-    ledger,
-    git,
-    resultsDir: opts.resultsDir,
-    command: opts.command,
-    t0,
-  });
 }
 
 /** A stage's stored result in `store` (validated against its definition), or null. */
