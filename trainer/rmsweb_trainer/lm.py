@@ -1,17 +1,15 @@
-"""What every algorithm needs from a causal LM: loading (a Hugging Face folder, or a GGUF file through
-transformers' GGUF support), the chat prompt, seeded sampling of completions, per-token log-probs
-under teacher forcing, the exact per-token KL to a frozen reference, devices (CPU, one GPU, or DDP
-under torchrun/accelerate), optional LoRA, checkpoints and the metrics JSONL the CLI reads."""
+"""What the trainers need from a causal LM outside TRL: loading (a Hugging Face folder, or a GGUF file
+through transformers' GGUF support), the chat prompt and the gold reply's tokens, seeded sampling
+(`serve`), per-token log-probs and the exact per-token KL under teacher forcing (Salvage-DS's anchor,
+the kl_ref chart), devices (CPU, one GPU, or DDP under torchrun/accelerate), checkpoints and the
+metrics JSONL the CLI reads."""
 
 from __future__ import annotations
 
 import copy
 import json
-import math
 import os
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -52,15 +50,6 @@ def setup_dist(device: str | None = None) -> Dist:
     return Dist(rank=rank, world=world, device=dev)
 
 
-def all_mean(x: float, dist: Dist) -> float:
-    """The mean of a scalar over ranks (metrics are logged once, by rank 0)."""
-    if dist.world == 1:
-        return x
-    t = torch.tensor([x], dtype=torch.float64, device=dist.device)
-    torch.distributed.all_reduce(t)
-    return float(t.item()) / dist.world
-
-
 # ------------------------------------------------------------------------------------- loading
 
 
@@ -80,6 +69,12 @@ def load_model(path: str, device: torch.device, dtype: str = "auto") -> tuple[An
     if p.suffix == ".gguf":
         tok = AutoTokenizer.from_pretrained(str(p.parent), gguf_file=p.name)
         model = AutoModelForCausalLM.from_pretrained(str(p.parent), gguf_file=p.name, **kw)
+        q = getattr(model, "hf_quantizer", None)
+        if q is not None and not getattr(q, "packed_modules", None):
+            # every tensor was dequantized to a plain dtype: only GGUF's marker is left, and it makes
+            # trainers refuse the model ("purely quantized") and save_pretrained refuse to write it
+            q.remove_quantization_config(model)
+            model.config._is_quantized = False
     else:
         if not (p / "config.json").exists():
             raise FileNotFoundError(f"{p}: not a Hugging Face model folder (no config.json) nor a .gguf file")
@@ -90,36 +85,8 @@ def load_model(path: str, device: torch.device, dtype: str = "auto") -> tuple[An
     return model.to(device), tok
 
 
-def add_lora(model: Any, rank: int, alpha: float, dropout: float) -> Any:
-    """Wraps the model with LoRA adapters on its attention and MLP projections (peft)."""
-    from peft import LoraConfig, get_peft_model
-
-    names = {n.split(".")[-1] for n, m in model.named_modules() if isinstance(m, torch.nn.Linear)}
-    targets = sorted(names & {"q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj", "c_attn", "c_proj", "c_fc"})  # fmt: skip
-    cfg = LoraConfig(
-        r=rank, lora_alpha=alpha, lora_dropout=dropout, target_modules=targets or None, task_type="CAUSAL_LM"
-    )
-    return get_peft_model(model, cfg)
-
-
-class Reference:
-    """The frozen starting policy. With LoRA it is the same weights with the adapters switched off
-    (no second copy); otherwise a frozen deep copy."""
-
-    def __init__(self, model: Any, lora: bool):
-        self.lora = lora
-        self.model = model if lora else copy.deepcopy(model).eval().requires_grad_(False)
-
-    @contextmanager
-    def active(self) -> Iterator[Any]:
-        if self.lora:
-            with self.model.disable_adapter():
-                yield self.model
-        else:
-            yield self.model
-
-
 def unwrap(model: Any) -> Any:
+    """The module inside a DistributedDataParallel wrapper (the model itself otherwise)."""
     return model.module if isinstance(model, torch.nn.parallel.DistributedDataParallel) else model
 
 
@@ -293,12 +260,6 @@ def seq_mean(x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     return (x * mask).sum(1) / mask.sum(1).clamp(min=1)
 
 
-def k3(logp: torch.Tensor, ref_logp: torch.Tensor) -> torch.Tensor:
-    """Schulman's k3 estimator of KL(pi || ref) per sampled token: exp(d) - d - 1, d = ref - logp."""
-    d = ref_logp - logp
-    return torch.exp(d) - d - 1
-
-
 def exact_kl(logits: torch.Tensor, ref_logits: torch.Tensor) -> torch.Tensor:
     """[B, Lc] exact KL(current || reference) of the next-token distribution at each position of
     the teacher-forced completion: no sampling noise, 0 with zero gradient when the two agree."""
@@ -316,10 +277,6 @@ METRIC_NAMES = [
     "charts/kl_ref", "charts/rollouts_sampled", "charts/rollouts_total", "charts/unrepresentable_truth",
     "losses/policy", "losses/salvage_ce", "losses/kl", "losses/total",
 ]  # fmt: skip
-
-
-def empty_metrics(step: int) -> dict[str, float]:
-    return {"step": step, **{k: 0.0 for k in METRIC_NAMES}}
 
 
 class MetricsLog:
@@ -346,16 +303,3 @@ def _finite(x: Any) -> Any:
     if isinstance(x, torch.Tensor):
         return x.item()
     raise TypeError(f"not JSON serializable: {type(x)}")
-
-
-def finite(x: float) -> float:
-    if not math.isfinite(x):
-        raise FloatingPointError(f"non-finite value {x} (diverged: lower --lr)")
-    return x
-
-
-def maybe_no_sync(model: Any, last: bool) -> Any:
-    """Skips DDP's gradient all-reduce on all but the last micro-batch of an accumulated step."""
-    if isinstance(model, torch.nn.parallel.DistributedDataParallel) and not last:
-        return model.no_sync()
-    return nullcontext()

@@ -184,16 +184,18 @@ def lora_config(o: dict[str, Any]) -> Any:
 
 def check_vllm(vllm: str | None, device: torch.device) -> None:
     """--vllm needs a GPU and the vllm package: refused up front (before anything is written)."""
+    from .data import InputError
+
     if vllm is None:
         return
     if vllm not in ("colocate", "server"):
-        raise ValueError(f"--vllm: expected colocate or server, got {vllm!r}")
+        raise InputError(f"expected colocate or server, got {vllm!r}", option="--vllm")
     if device.type != "cuda":
-        raise ValueError("--vllm: vLLM generation needs a CUDA GPU; this run is on the CPU (drop --vllm)")
+        raise InputError("vLLM generation needs a CUDA GPU; this run is on the CPU (drop --vllm)", option="--vllm")
     import importlib.util
 
     if importlib.util.find_spec("vllm") is None:
-        raise ValueError("--vllm: the vllm package is not installed in the trainer's environment")
+        raise InputError("the vllm package is not installed in the trainer's environment", option="--vllm")
 
 
 # ==================================================================================== the trainer

@@ -1,6 +1,7 @@
-"""The tests the TS trainer has (src/rl/*.test.ts), on a tiny randomly initialized causal LM:
-gates and advantages on hand-made groups, salvage = SFT with betaBrake 0, KL 0 at the start, a
-seeded run reproduces exactly; plus GRPO, DAPO and SFT runs and the metrics log."""
+"""The tests the TS trainer has (src/rl/*.test.ts), on a tiny randomly initialized causal LM and TRL's
+GRPOTrainer: the options table, gates and advantages on hand-made groups, full Salvage-DS runs (the
+metrics log, the policy branch, a seeded run reproduces exactly, LoRA), GRPO and DAPO on TRL's own
+loss types."""
 
 import itertools
 import json
@@ -10,40 +11,71 @@ import pytest
 import torch
 
 from rmsweb_trainer.dapo import DAPO_DEFAULTS, train_dapo
-from rmsweb_trainer.data import truth_completion
 from rmsweb_trainer.grpo import GRPO_DEFAULTS, train_grpo
-from rmsweb_trainer.lm import (
-    METRIC_NAMES,
-    Reference,
-    completion_ids,
-    completion_logits,
-    exact_kl,
-    make_batch,
-    prompt_ids,
-)
-from rmsweb_trainer.options import OPTIONS
+from rmsweb_trainer.lm import METRIC_NAMES
+from rmsweb_trainer.options import OPTIONS, _check_section, defaults, typed
+from rmsweb_trainer.rl import grpo_config_fields, micro_split, save_rl
 from rmsweb_trainer.rollouts import (
-    Group,
-    Row,
-    backward_rows,
     competence_gate,
+    competence_gate_t,
     contrast_gate,
+    contrast_gate_t,
     group_advantages,
-    truth_kl,
+    group_advantages_t,
 )
-from rmsweb_trainer.salvage_ds import SALVAGE_DS_DEFAULTS, build_rows, route, salvage_ds_loss, train_salvage_ds
-from rmsweb_trainer.sft import sft_loss
+from rmsweb_trainer.salvage_ds import SALVAGE_DS_DEFAULTS, train_salvage_ds
 
 FAST = {"steps": 2, "batchSize": 2, "groupSize": 3, "maxNewTokens": 12}
 
 
-def test_defaults_are_the_ts_defaults():
+# -------------------------------------------------------------------------------- options
+
+
+def test_defaults_are_the_ts_defaults_and_the_lm_learning_rate_is_its_own():
     # both sides read src/rl/options.json; the values the TS trainer documents
     assert SALVAGE_DS_DEFAULTS["groupSize"] == 8 and SALVAGE_DS_DEFAULTS["betaBrake"] == 0.1
     assert SALVAGE_DS_DEFAULTS["contrastDelta"] == 0.5 and SALVAGE_DS_DEFAULTS["competenceTau"] == 0.5
     assert GRPO_DEFAULTS["beta"] == SALVAGE_DS_DEFAULTS["beta"] == 0.001
     assert (DAPO_DEFAULTS["clipLow"], DAPO_DEFAULTS["clipHigh"], DAPO_DEFAULTS["maxRefills"]) == (0.2, 0.28, 3)
     assert OPTIONS["salvage-ds"]["steps"] == 50
+    # the tfjs student's lr stays in its section; the LM trainer's RL runs default to torch.rlLr
+    assert OPTIONS["salvage-ds"]["lr"] == 1e-3 and OPTIONS["torch"]["rlLr"] == 1e-6
+    assert SALVAGE_DS_DEFAULTS["lr"] == GRPO_DEFAULTS["lr"] == DAPO_DEFAULTS["lr"] == 1e-6
+    assert defaults("grpo", lr=1e-5)["lr"] == 1e-5
+    s, t = typed("salvage-ds", steps=3)
+    assert s.steps == 3 and s.salvage is True and t.maxNewTokens == 256 and isinstance(t.loraAlpha, float)
+
+
+def test_a_misspelt_or_mistyped_option_fails_at_once():
+    row = {**OPTIONS["grpo"]}
+    with pytest.raises(ValueError, match=r"x.json: unknown grpo option\(s\): betta"):
+        _check_section("grpo", {**row, "betta": 0.1}, "x.json")
+    del row["beta"]
+    with pytest.raises(ValueError, match=r"x.json: grpo option\(s\) missing: beta"):
+        _check_section("grpo", row, "x.json")
+    with pytest.raises(ValueError, match="option grpo.steps must be int"):
+        _check_section("grpo", {**OPTIONS["grpo"], "steps": 2.5}, "x.json")
+    with pytest.raises(ValueError, match=r"unknown salvage-ds option\(s\): betaBreak"):
+        defaults("salvage-ds", betaBreak=0.2)
+    with pytest.raises(ValueError, match="option salvage must be bool"):
+        defaults("salvage-ds", salvage="no")
+
+
+def test_options_map_onto_grpo_config_fields():
+    from trl import GRPOConfig
+
+    o = defaults("salvage-ds", batchSize=4, groupSize=6, microBatch=5, steps=7, updateEpochs=2)
+    f = grpo_config_fields(o, "salvage-ds")
+    # 24 rows: 4 forward passes of 6 (the largest divisor of 24 not above 5), one generation per step
+    assert (f["per_device_train_batch_size"], f["gradient_accumulation_steps"], f["steps_per_generation"]) == (4, 6, 6)
+    assert f["max_steps"] == 14 and f["num_iterations"] == 2 and f["num_generations"] == 6
+    assert f["loss_type"] == "grpo" and f["beta"] == 0.001 and f["epsilon"] == 0.2 and f["epsilon_high"] is None
+    d = grpo_config_fields(defaults("dapo"), "dapo")
+    assert (d["loss_type"], d["beta"], d["epsilon"], d["epsilon_high"]) == ("dapo", 0.0, 0.2, 0.28)
+    assert micro_split(24, 0) == (24, 1) and micro_split(7, 16) == (7, 1)
+    with pytest.raises(ValueError, match="divisible by the number of processes"):
+        grpo_config_fields(defaults("grpo", batchSize=3, groupSize=3), "grpo", world=2)
+    assert set(f) <= {x.name for x in __import__("dataclasses").fields(GRPOConfig)}
 
 
 # ------------------------------------------------------------------------ gates and advantages
@@ -55,6 +87,10 @@ def test_gates_on_hand_made_groups():
     assert not contrast_gate([1, 1, 1], 0.5) and competence_gate([1, 1, 1], 0.5)  # all right: no contrast
     assert contrast_gate([0.2, -0.4], 0.5) and not competence_gate([0.2, -0.4], 0.5)  # contrast, no success
     assert not contrast_gate([], 0.5) and not competence_gate([], 0.5)
+    # the step's form: one row per group, the same answers; NaN (unscorable) samples are ignored
+    g = torch.tensor([[1, -1, -1], [-1, -1, -1], [1, 1, 1], [0.2, -0.4, -0.4], [float("nan"), 1, -1]])
+    assert contrast_gate_t(g, 0.5).tolist() == [True, False, False, True, True]
+    assert competence_gate_t(g, 0.5).tolist() == [True, False, True, False, True]
 
 
 def test_group_advantages_are_normalized_and_zero_without_variance():
@@ -62,69 +98,9 @@ def test_group_advantages_are_normalized_and_zero_without_variance():
     assert sum(a) == pytest.approx(0, abs=1e-9)
     assert a[0] == pytest.approx(math.sqrt(3), rel=1e-5) and a[1] == pytest.approx(-1 / math.sqrt(3), rel=1e-5)
     assert group_advantages([1, 1, 1]) == [0, 0, 0]
-
-
-def _group(ex, rewards):
-    return Group(ex, [1, 2, 3], [[4, 5]] * len(rewards), [None] * len(rewards), rewards, [6, 7])
-
-
-def test_routing_and_row_weights(examples):
-    o = {**SALVAGE_DS_DEFAULTS}
-    groups = [
-        _group(examples[0], [1, -1, -1]),  # passes both gates
-        _group(examples[1], [-1, -1, -1]),  # fails both: salvaged
-        _group(examples[2], [0.3, -0.5, -1]),  # contrast but no competence: salvaged
-        _group(examples[3], [1, 1, 1]),  # competence but no contrast: salvaged
-    ]
-    contrast, competence, passing, salvaged = route(groups, o)
-    assert contrast == [True, False, True, False] and competence == [True, False, False, True]
-    assert passing == groups[:1] and salvaged == groups[1:]
-    rows = build_rows(passing, salvaged)
-    # every group weighs 1/n whichever branch it took: a passing group through its G samples
-    assert [r.kind for r in rows] == ["pg"] * 3 + ["salvage"] * 3
-    assert sum(r.coef for r in rows[:3]) == pytest.approx(1 / 4) and rows[3].coef == pytest.approx(1 / 4)
-    assert rows[3].completion == [6, 7]  # the ground-truth reply
-    assert route(groups, {**o, "salvage": False})[3] == []  # the "no salvage" ablation drops them
-
-
-# ------------------------------------------------------------------------- salvage = SFT, KL 0
-
-
-def _grads(model):
-    return [p.grad.detach().clone() for p in model.parameters() if p.grad is not None]
-
-
-def test_salvage_gradient_equals_the_sft_gradient_with_beta_brake_zero(model, tokenizer, examples):
-    pairs = [
-        (prompt_ids(tokenizer, e.chat, 4096), completion_ids(tokenizer, e.chat, truth_completion(e))) for e in examples
-    ]
-    ref = Reference(model, lora=False)
-    o = {**SALVAGE_DS_DEFAULTS, "betaBrake": 0.0}
-    rows = [Row(p, c, "salvage", coef=1 / len(pairs)) for p, c in pairs]
-    backward_rows(model, ref, rows, salvage_ds_loss(o), pad=tokenizer.pad_token_id, device=torch.device("cpu"), micro=3)
-    g_salvage = _grads(model)
-    model.zero_grad(set_to_none=True)
-    rows = [Row(p, c, "sft", coef=1 / len(pairs)) for p, c in pairs]
-    backward_rows(model, None, rows, sft_loss, pad=tokenizer.pad_token_id, device=torch.device("cpu"), micro=0)
-    g_sft = _grads(model)
-    assert len(g_salvage) == len(g_sft) > 0
-    for a, b in zip(g_salvage, g_sft):
-        torch.testing.assert_close(a, b, rtol=1e-5, atol=1e-7)
-    assert any(float(g.abs().sum()) > 0 for g in g_sft)
-
-
-def test_kl_is_zero_at_the_start_with_zero_gradient(model, tokenizer, examples):
-    ref = Reference(model, lora=False)
-    groups = [_group(e, [-1, -1]) for e in examples]
-    for g, e in zip(groups, examples):
-        g.prompt = prompt_ids(tokenizer, e.chat, 4096)
-        g.truth_ids = completion_ids(tokenizer, e.chat, truth_completion(e))
-    assert truth_kl(model, ref, groups, tokenizer.pad_token_id, torch.device("cpu"), 4) == 0.0
-    b = make_batch([(g.prompt, g.truth_ids) for g in groups], tokenizer.pad_token_id, torch.device("cpu"))
-    kl = exact_kl(completion_logits(model, b), completion_logits(ref.model, b).detach())
-    assert float(kl.detach().abs().max()) < 1e-6
-    (kl * b.mask).sum().backward()
-    assert max(float(p.grad.abs().max()) for p in model.parameters() if p.grad is not None) < 1e-6
+    t = group_advantages_t(torch.tensor([[1.0, -1, -1, -1], [1, 1, 1, 1]]))
+    torch.testing.assert_close(t[0], torch.tensor(a, dtype=torch.float32))
+    assert t[1].tolist() == [0, 0, 0, 0]
 
 
 # ------------------------------------------------------------------------------------- full runs
@@ -132,25 +108,30 @@ def test_kl_is_zero_at_the_start_with_zero_gradient(model, tokenizer, examples):
 
 def test_salvage_ds_run_logs_every_metric_and_routes_untrained_groups_to_salvage(model, tokenizer, examples, tmp_path):
     log = tmp_path / "metrics.jsonl"
-    _, metrics = train_salvage_ds(model, tokenizer, examples, metrics_path=str(log), **FAST)
+    trainer, metrics = train_salvage_ds(model, tokenizer, examples, metrics_path=str(log), lr=1e-3, **FAST)
     assert len(metrics) == 2
     # a random model writes no valid action: every group fails competence and is salvaged
     assert metrics[0]["charts/competence_gate_pass"] == 0 and metrics[0]["charts/salvage_share"] == 1
     assert metrics[0]["charts/kl_ref"] == 0.0 and metrics[1]["charts/kl_ref"] > 0
     assert metrics[0]["losses/salvage_ce"] > 0 and metrics[0]["losses/policy"] == 0
+    assert metrics[0]["losses/total"] == pytest.approx(metrics[0]["losses/salvage_ce"] + metrics[0]["losses/kl"])
+    assert metrics[1]["charts/rollouts_total"] == 12 and metrics[0]["charts/rollouts_sampled"] == 6
     lines = [json.loads(x) for x in log.read_text().splitlines()]
-    assert [x["event"] for x in lines] == ["step", "step"]
+    assert [x["event"] for x in lines] == ["step", "step"] and [x["step"] for x in lines] == [1, 2]
     assert set(METRIC_NAMES) <= set(lines[0])
+    assert trainer.model is model  # trained in place
 
 
 def test_policy_gradient_branch_with_contrast_in_every_group(model, tokenizer, examples):
     cycle = itertools.cycle([1.0, -1.0, -1.0])
     _, metrics = train_salvage_ds(
-        model, tokenizer, examples, reward=lambda a, t, o: next(cycle), updateEpochs=2, **FAST
+        model, tokenizer, examples, reward=lambda a, t, o: next(cycle), updateEpochs=2, lr=1e-3, **FAST
     )
     m = metrics[0]
+    assert len(metrics) == 2  # one event per step, after its last update epoch
     assert m["charts/contrast_gate_pass"] == 1 and m["charts/competence_gate_pass"] == 1
     assert m["charts/salvage_share"] == 0 and m["charts/groups_trained"] == 2
+    # the second epoch's ratios are off 1, so the surrogate of zero-mean advantages moves off 0
     assert m["losses/salvage_ce"] == 0 and m["losses/policy"] != 0
     assert m["charts/mean_reward"] == pytest.approx(-1 / 3)
 
@@ -160,36 +141,48 @@ def test_a_seeded_run_reproduces_exactly(tokenizer, examples):
 
     runs = []
     for _ in range(2):
-        s, metrics = train_salvage_ds(build_model(tokenizer, "tiny", seed=0), tokenizer, examples, seed=3, **FAST)
-        runs.append((metrics, [p.detach().clone() for p in s.model.parameters()]))
+        t, metrics = train_salvage_ds(build_model(tokenizer, "tiny", seed=0), tokenizer, examples, seed=3, **FAST)
+        runs.append(
+            ([{k: v for k, v in m.items()} for m in metrics], [p.detach().clone() for p in t.model.parameters()])
+        )
     assert runs[0][0] == runs[1][0]
     for a, b in zip(runs[0][1], runs[1][1]):
         assert torch.equal(a, b)
 
 
-def test_grpo_and_dapo_run(tokenizer, examples):
+def test_grpo_and_dapo_run_on_trls_own_loss_types(tokenizer, examples):
     from rmsweb_trainer.tiny import build_model
 
     cycle = itertools.cycle([1.0, -1.0, 0.0])
-    _, g = train_grpo(
-        build_model(tokenizer), tokenizer, examples, reward=lambda a, t, o: next(cycle), updateEpochs=2, **FAST
+    g, gm = train_grpo(
+        build_model(tokenizer), tokenizer, examples, reward=lambda a, t, o: next(cycle), updateEpochs=2, lr=1e-3, **FAST
     )
-    # at ratio 1 the surrogate of zero-mean advantages is 0; the second epoch moves off it
-    assert g[0]["charts/groups_trained"] == 2 and g[0]["losses/policy"] != 0
-    # DAPO drops zero-variance groups (a random model scores -1 everywhere) and refills up to maxRefills
-    _, d = train_dapo(
-        build_model(tokenizer), tokenizer, examples, steps=1, batchSize=2, groupSize=2, maxNewTokens=8, maxRefills=1
-    )
-    assert d[0]["charts/groups_trained"] == 0 and d[0]["charts/refill_rounds"] == 1
-    assert d[0]["charts/rollouts_sampled"] == 8 and d[0]["charts/zero_variance_share"] == 1
+    assert (g.loss_type, g.beta, g.epsilon_low, g.epsilon_high) == ("grpo", 0.001, 0.2, 0.2)
+    assert gm[0]["charts/groups_trained"] == 2 and gm[0]["losses/policy"] != 0
+    assert gm[0]["losses/total"] == pytest.approx(gm[0]["losses/policy"] + gm[0]["losses/kl"])
+    # DAPO: clip-higher, token-level loss, no KL; a random model scores -1 everywhere (zero variance)
+    d, dm = train_dapo(build_model(tokenizer), tokenizer, examples, steps=1, batchSize=2, groupSize=2, maxNewTokens=8)
+    assert (d.loss_type, d.beta, d.epsilon_low, d.epsilon_high) == ("dapo", 0.0, 0.2, 0.28)
+    assert dm[0]["charts/zero_variance_share"] == 1 and dm[0]["charts/refill_rounds"] == 0
+    assert dm[0]["charts/rollouts_sampled"] == 4 and dm[0]["losses/kl"] == 0
 
 
 def test_lora_run_merges_into_a_plain_checkpoint(model, tokenizer, examples, tmp_path):
-    s, metrics = train_salvage_ds(
+    t, metrics = train_salvage_ds(
         model, tokenizer, examples, lora=True, loraRank=2, steps=1, batchSize=1, groupSize=2, maxNewTokens=6
     )
-    assert metrics[0]["charts/kl_ref"] == 0.0
-    trainable = [n for n, p in s.model.named_parameters() if p.requires_grad]
+    assert metrics[0]["charts/kl_ref"] == 0.0 and t.ref_model is None  # the reference: adapters off
+    trainable = [n for n, p in t.model.named_parameters() if p.requires_grad]
     assert trainable and all("lora" in n for n in trainable)
-    s.save(str(tmp_path / "lora"), {})
-    assert (tmp_path / "lora" / "config.json").exists() and not (tmp_path / "lora" / "adapter_config.json").exists()
+    save_rl(t, tokenizer, str(tmp_path / "lora"), {"algo": "salvage-ds"})
+    assert (tmp_path / "lora" / "config.json").exists() and (tmp_path / "lora" / "model.safetensors").exists()
+    assert not (tmp_path / "lora" / "adapter_config.json").exists()
+    assert json.loads((tmp_path / "lora" / "rmsweb-trainer.json").read_text())["algo"] == "salvage-ds"
+
+
+def test_vllm_is_refused_on_the_cpu(model, tokenizer, examples):
+    from rmsweb_trainer.data import InputError
+
+    with pytest.raises(InputError, match="needs a CUDA GPU") as e:
+        train_salvage_ds(model, tokenizer, examples, vllm="colocate", **FAST)
+    assert e.value.option == "--vllm"
