@@ -8,7 +8,7 @@ import { makeAgentOutput } from '../core/agent-output.ts';
 import { CriticalState } from '../core/critical-state.ts';
 import { InputError } from '../core/errors.ts';
 import type { Task } from '../core/task.ts';
-import type { TrajectoryInput } from '../core/trajectory.ts';
+import { Trajectory, type TrajectoryInput } from '../core/trajectory.ts';
 import { RunStore } from '../store/index.ts';
 import {
   loadCriticalStates,
@@ -190,6 +190,11 @@ describe('full-corpus data', () => {
     expect(xs[2].state.history.map((a) => a.type)).toEqual(['input', 'click']);
     expect(xs.every((x) => x.state.observation.notes.length === 0)).toBe(true);
     expect(trajectoryExamples([])).toEqual([]);
+    // The store's order (the order workers finished) does not change the data order.
+    const other = { ...trajectory('ok-0', true), task: { ...task, id: 'shop-0' } };
+    const order = (ts: TrajectoryInput[]) =>
+      trajectoryExamples(ts.map((t) => Trajectory.parse(t))).map((x) => x.id.split('#')[0]);
+    expect(order([trajectory('ok-1', true), other])).toEqual(order([other, trajectory('ok-1', true)]));
     expect(() => loadFullCorpus(join(dir, 'nowhere'))).toThrow(/does not exist/);
   });
 });

@@ -129,11 +129,19 @@ export async function loadCriticalStates(file: string, filter: CriticalFilter = 
 
 /**
  * Full-corpus mode (the ablation "same RL on the full corpus"): every step of every verified-success
- * trajectory as (state, ground truth), history = the earlier actions of that trajectory.
+ * trajectory as (state, ground truth), history = the earlier actions of that trajectory, the
+ * trajectories in a canonical order (task id, then their actions).
  */
 export function trajectoryExamples(trajectories: readonly Trajectory[]): RlExample[] {
   const out: RlExample[] = [];
-  for (const t of trajectories) {
+  // By content, like the mined states: a store lists episodes in the order parallel workers
+  // finished them, and trajectory ids are random per run.
+  const keyed = trajectories.map((t) => ({
+    t,
+    key: JSON.stringify([t.task.id, t.steps.map((s) => s.action)]),
+  }));
+  keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  for (const { t } of keyed) {
     if (t.verdict?.success !== true) continue;
     const task = agentView(t.task);
     t.steps.forEach((s, i) => {
