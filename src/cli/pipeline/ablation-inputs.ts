@@ -102,7 +102,17 @@ export function checkAblationInputs(
   if (opts.from && existsSync(join(opts.from, 'store.sqlite'))) {
     const base = openBaseFolder(opts.from, settings.worldSeed);
     try {
-      if (ledger) AblationLedger.checkBase(ledgerFile, ledger, baseFingerprint(base));
+      const fp = baseFingerprint(base);
+      if (ledger) AblationLedger.checkBase(ledgerFile, ledger, fp);
+      // A snapshot already there is read again during the run (its phase): a damaged one is refused now.
+      const where = snapshotLocation({
+        snapshot: opts.snapshot,
+        ledgerFile,
+        preset,
+        baseHash: fp.hash,
+        inRepo,
+      });
+      if (hasSnapshot(where)) readSnapshot(where);
     } finally {
       base.from?.store.close();
     }
