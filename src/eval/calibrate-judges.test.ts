@@ -95,7 +95,7 @@ describe('calibrateJudges', () => {
       [false, true, 'down'], // endpoint down
       [false, true, 'hang'], // timeout
     ];
-    plan.forEach(([truth, claims, b], i) => store.saveTrajectory(episode(i, truth, claims, b)));
+    for (const [i, [truth, claims, b]] of plan.entries()) store.saveTrajectory(episode(i, truth, claims, b));
     // A live-suite episode with an LLM verdict is not ground truth and never sampled.
     store.saveTrajectory({
       ...makeTrajectory({ id: 'traj_live', success: true }),

@@ -68,10 +68,7 @@ describe('rmsweb judge calibrate', () => {
     const out = join(dir, 'refused', 'cal.md');
     const cases: Array<[string[], RegExp]> = [
       [['--run', join(dir, 'run'), '--judge', 'gpt-4o', '--out', out], /unknown judge "gpt-4o"/],
-      [
-        ['--run', join(dir, 'run'), '--judge', 'webjudge:openai:m@notaurl', '--out', out],
-        /no API key/,
-      ],
+      [['--run', join(dir, 'run'), '--judge', 'webjudge:openai:m@notaurl', '--out', out], /no API key/],
       [['--run', join(dir, 'run'), '--judge', 'rules', '--judge', 'rules', '--out', out], /given twice/],
       [['--run', join(dir, 'nope'), '--judge', 'rules', '--out', out], /not a run folder/],
       [
