@@ -2,6 +2,7 @@
 loading errors, and the 2-step smoke run on the local Gemma 3 270M GGUF where that model is present."""
 
 import json
+import math
 import os
 from pathlib import Path
 
@@ -200,22 +201,53 @@ GGUF = (
 MUST_RUN = bool(os.environ.get("CI")) and os.environ.get("RMSWEB_SKIP_REAL_MODEL") != "1"
 
 
-@pytest.mark.skipif(
+needs_gemma = pytest.mark.skipif(
     not GGUF and not MUST_RUN,
     reason="no local Gemma 3 270M GGUF (bash scripts/get-local-model.sh, or set RMSWEB_GGUF)",
 )
-def test_two_step_smoke_run_on_the_local_gemma_gguf(tmp_path):
+
+
+@pytest.fixture(scope="module")
+def gemma():
+    """Gemma 3 270M from its GGUF, loaded once (about 70 s) for both smoke runs; the RL run trains
+    it first, which does not matter to a smoke run of SFT after it."""
     import torch
 
     from rmsweb_trainer.lm import load_model
+
+    assert GGUF and Path(GGUF).exists(), "CI must install the local model first: bash scripts/get-local-model.sh"
+    return load_model(GGUF, torch.device("cpu"))
+
+
+@needs_gemma
+def test_two_step_smoke_run_on_the_local_gemma_gguf(gemma):
     from rmsweb_trainer.salvage_ds import train_salvage_ds
 
     from .conftest import make_examples
 
-    assert GGUF and Path(GGUF).exists(), "CI must install the local model first: bash scripts/get-local-model.sh"
-    model, tok = load_model(GGUF, torch.device("cpu"))
+    model, tok = gemma
     _, metrics = train_salvage_ds(
         model, tok, make_examples(), steps=2, batchSize=1, groupSize=2, maxNewTokens=24, lr=1e-6
     )
     assert len(metrics) == 2 and metrics[0]["charts/kl_ref"] == 0.0
     assert all(m["losses/total"] == m["losses/total"] for m in metrics)  # finite
+
+
+@needs_gemma
+def test_two_sft_steps_on_the_local_gemma_gguf(gemma, tmp_path):
+    from rmsweb_trainer.data import Chat, truth_completion
+    from rmsweb_trainer.sft import encode, train_sft
+
+    from .conftest import make_examples
+
+    model, tok = gemma
+    chats = [Chat(e.chat.system, e.chat.user, truth_completion(e)) for e in make_examples()]
+    assert max(len(p) + len(c) for p, c in encode(tok, chats, 4096)) < 200  # short: one step takes seconds
+    metrics = tmp_path / "m.jsonl"
+    _, epochs = train_sft(
+        model, tok, chats, epochs=1, batchSize=2, microBatch=1, lr=1e-6, valFrac=0, metrics_path=str(metrics)
+    )
+    steps = [json.loads(x) for x in metrics.read_text().splitlines() if '"step"' in x]
+    assert len(steps) == 2 and len(epochs) == 1
+    # a pretrained LM already gives JSON replies some likelihood: a finite loss, far below uniform
+    assert all(0 < s["losses/sft"] < 0.5 * math.log(len(tok)) for s in steps), steps
