@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { InputError } from '../../core/errors.ts';
@@ -57,6 +58,8 @@ export function registerEnv(program: Command): void {
       const o = parseOptions(ServeOptions, raw, 'env serve');
       let critical: CriticalStore | null = null;
       if (o.critical) {
+        if (!existsSync(o.critical))
+          throw new InputError(`${o.critical} does not exist`, { file: o.critical, field: '--critical' });
         const runs = o.run ?? siblingRuns(o.critical);
         if (!runs.length)
           throw new InputError(
