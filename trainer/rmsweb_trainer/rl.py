@@ -437,6 +437,8 @@ def build_trainer(
     options (`defaults(algo, **options)`: an unknown option raises ValueError naming it)."""
     algo = trainer_cls.algo
     o = defaults(algo, **options)
+    if not examples:
+        raise ValueError("no critical states to train on")
     device = next(model.parameters()).device
     check_vllm(vllm, device)
     from accelerate import PartialState
@@ -462,7 +464,9 @@ def build_trainer(
         tok=tok,
         o=o,
         args=args,
-        train_dataset=rl_dataset(tok, examples),
+        # TRL's sampler drops a partial batch, so fewer states than batchSize would train nothing;
+        # cycled instead, as the hand-written loop's stream wrapped around
+        train_dataset=rl_dataset(tok, [examples[i % len(examples)] for i in range(max(len(examples), o["batchSize"]))]),
         reward=reward,
         metrics_path=metrics_path,
         on_metrics=on_metrics,

@@ -186,3 +186,24 @@ def test_vllm_is_refused_on_the_cpu(model, tokenizer, examples):
     with pytest.raises(InputError, match="needs a CUDA GPU") as e:
         train_salvage_ds(model, tokenizer, examples, vllm="colocate", **FAST)
     assert e.value.option == "--vllm"
+
+
+def test_fewer_states_than_a_batch_still_train(model, tokenizer, examples):
+    _, metrics = train_salvage_ds(model, tokenizer, examples[:2], steps=1, batchSize=3, groupSize=2, maxNewTokens=4)
+    assert len(metrics) == 1 and metrics[0]["charts/rollouts_sampled"] == 6
+
+
+def test_cli_refuses_vllm_on_the_cpu_and_a_misspelt_set_before_writing(tmp_path, capsys):
+    from rmsweb_trainer.__main__ import main
+
+    from .test_cli_and_data import _rl_rows
+
+    (tmp_path / "rl.jsonl").write_text("\n".join(json.dumps(r) for r in _rl_rows()) + "\n")
+    tiny, out = tmp_path / "tiny", tmp_path / "out"
+    assert main(["tiny", "--out", str(tiny), "--data", str(tmp_path / "rl.jsonl"), "--vocab", "300"]) == 0
+    base = ["rl", "--model", str(tiny), "--data", str(tmp_path / "rl.jsonl"), "--out", str(out)]
+    assert main([*base, "--metrics", str(tmp_path / "m.jsonl"), "--vllm", "colocate", "--device", "cpu"]) == 2
+    assert "error: --vllm: vLLM generation needs a CUDA GPU" in capsys.readouterr().err
+    assert main([*base, "--set", "betaBreak=0.2"]) == 2
+    assert "error: --set: unknown salvage-ds option(s): betaBreak" in capsys.readouterr().err
+    assert not out.exists() and not (tmp_path / "m.jsonl").exists()
