@@ -60,6 +60,7 @@ const NAV: Array<[string, string, string]> = [
   ['critical', '/critical', 'Critical states'],
   ['curves', '/curves', 'RL curves'],
   ['tables', '/tables', 'Eval & ablation'],
+  ['judges', '/judges', 'Judges'],
 ];
 
 /**

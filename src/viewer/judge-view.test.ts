@@ -92,6 +92,7 @@ describe('the judge pages of the viewer', () => {
     const { status, body } = await get('/judges');
     expect(status).toBe(200);
     expect(body).toContain('Disagreements (1)');
+    expect(body).toMatch(/<a[^>]*href="\/judges"[^>]*>Judges<\/a>/);
     expect(body).toContain('href="/judge/traj_a"');
     expect(body).not.toContain('href="/judge/traj_b"');
     // gemma: 2 verdicts on verified episodes, 1 scored, 0% agreement, 1 judge error.

@@ -7,8 +7,8 @@ import { APP_CSS, APP_JS, FAVICON_SVG } from './assets.ts';
 import { layout } from './html.ts';
 import { criticalListPage, criticalPairPage } from './pages/critical.ts';
 import { curvesPage } from './pages/curves.ts';
-import { judgeEpisodePage, judgesPage } from './pages/judge.ts';
 import { homePage } from './pages/home.ts';
+import { judgeEpisodePage, judgesPage } from './pages/judge.ts';
 import { tablesPage } from './pages/tables.ts';
 import { taskPage, tasksPage } from './pages/tasks.ts';
 import { trajectoryPage } from './pages/trajectory.ts';
@@ -80,11 +80,11 @@ function route(view: RunView, path: string[], q: URLSearchParams): Page {
     }
     case 'judges':
       return arg === undefined
-        ? { title: 'Judges', active: 'tables', page: 'judges', body: judgesPage(view) }
+        ? { title: 'Judges', active: 'judges', page: 'judges', body: judgesPage(view) }
         : null;
     case 'judge': {
       const body = arg === undefined ? null : judgeEpisodePage(view, arg);
-      return body === null ? null : { title: `Judges on ${arg}`, active: 'tables', page: 'judge', body };
+      return body === null ? null : { title: `Judges on ${arg}`, active: 'judges', page: 'judge', body };
     }
     case 'curves':
       return arg === undefined
