@@ -88,6 +88,10 @@ describe('the judge pages of the viewer', () => {
     expect((await get('/judge/traj_missing')).status).toBe(404);
   });
 
+  it('links the step view of a judged episode to its judges', async () => {
+    expect((await get('/trajectory/traj_a')).body).toContain('href="/judge/traj_a">2 judge verdict(s)');
+  });
+
   it('lists every judge against the verifier and links each disagreement', async () => {
     const { status, body } = await get('/judges');
     expect(status).toBe(200);

@@ -68,6 +68,19 @@ ${judgeCols.length ? judgeCols.join('\n') : '<p class="muted">No judge has judge
 </div>`;
 }
 
+/** The trajectory page's row linking to the judges' verdicts on it; none when no judge judged it. */
+export function judgesRow(view: RunView, trajectoryId: string): Array<[string, string]> {
+  const n = verdictsOf(view).filter((r) => r.trajectoryId === trajectoryId).length;
+  return n
+    ? [
+        [
+          'judges',
+          `<a href="${href(['judge', trajectoryId])}">${n} judge verdict(s) beside the verifier's →</a>`,
+        ],
+      ]
+    : [];
+}
+
 /** Every judge's agreement with the verifier on this run, and the list of its disagreements. */
 export function judgesPage(view: RunView): string {
   const records = verdictsOf(view);

@@ -9,6 +9,7 @@ import { esc } from '../../core/text.ts';
 import { dl, href, num, verdictBadge } from '../html.ts';
 import { actedElement } from '../overlay.ts';
 import type { RunView } from '../run-view.ts';
+import { judgesRow } from './judge.ts';
 import { type Highlight, screenshotFigure } from './observation.ts';
 
 /** ` (covered by an overlay)`: the kind of an action error, when the record has one. */
@@ -120,6 +121,7 @@ ${dl([
       ? `${verdictBadge(v.success)} score ${esc(num(v.score))} · ${esc(v.verifierId)}${v.reason ? ` · ${esc(v.reason)}` : ''}${v.failedConditions.length ? ` · failed: ${esc(v.failedConditions.join(', '))}` : ''}`
       : 'not judged',
   ],
+  ...judgesRow(view, t.id),
   ['ended', esc(`${t.endReason}${t.endDetail ? `: ${t.endDetail}` : ''}`)],
   ['final answer', esc(t.finalAnswer ?? '-')],
   [
