@@ -22,7 +22,7 @@ import torch
 import torch.nn.functional as F
 
 from .data import Chat
-from .lm import Dist, MetricsLog, completion_ids, prompt_ids, seq_mean, token_logprobs
+from .lm import Dist, MetricsLog, completion_ids, prompt_ids
 from .options import defaults
 
 # ================================================================================== options
@@ -92,14 +92,6 @@ def reply_nll(logits: torch.Tensor, labels: torch.Tensor) -> tuple[torch.Tensor,
     count = mask.sum(1)
     total = torch.zeros(labels.shape[0], device=logits.device, dtype=nll.dtype).index_add(0, rows, nll)
     return total / count.clamp(min=1), count
-
-
-def sft_loss(rows: list[Any], b: Any, logits: torch.Tensor, _ref: torch.Tensor | None):
-    """The same loss in the RL trainer's row form (lm.Batch, completion logits): sum over rows of
-    coef * mean token NLL of the reply. Salvage-DS's salvage term is checked against it."""
-    coef = torch.tensor([r.coef for r in rows], device=logits.device)
-    value = (coef * -seq_mean(token_logprobs(logits, b), b.mask)).sum()
-    return value, {"nll": float(value.detach())}
 
 
 def _trainer_class() -> type:
