@@ -96,6 +96,7 @@ def main() -> None:
     from legacy_trainer import rollouts as old_rollouts
     from legacy_trainer.salvage_ds import train_salvage_ds as old_salvage_ds
     from legacy_trainer.sft import sft_loss as old_sft_loss
+
     from rmsweb_trainer.data import Chat, load_rl, truth_completion
     from rmsweb_trainer.lm import completion_ids, completion_logits, make_batch, prompt_ids
     from rmsweb_trainer.rl import train_rl
