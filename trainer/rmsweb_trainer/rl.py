@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -441,9 +442,10 @@ def build_trainer(
         raise ValueError("no critical states to train on")
     device = next(model.parameters()).device
     check_vllm(vllm, device)
-    from accelerate import PartialState
-
-    fields = grpo_config_fields(o, algo, PartialState().num_processes)
+    # processes as torchrun / accelerate launch started them (accelerate's PartialState, made before
+    # the Trainer's own, says 1 on CPUs)
+    world = torch.distributed.get_world_size() if torch.distributed.is_initialized() else 1
+    fields = grpo_config_fields(o, algo, int(os.environ.get("WORLD_SIZE", world)))
     args = GRPOConfig(
         # TRL wants an output_dir for checkpoints; rmsweb saves none mid-run, so a scratch folder
         output_dir=work_dir or tempfile.mkdtemp(prefix=f"rmsweb-{algo}-"),

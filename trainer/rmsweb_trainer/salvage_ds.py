@@ -84,7 +84,10 @@ class SalvageDSTrainer(RmswebGRPOTrainer):
             return zero, zero
         w = inputs["rmsweb_anchor_weight"][rows]
         b = make_batch([inputs["rmsweb_gold"][i] for i in rows], self.processing_class.pad_token_id, w.device)
-        logits = completion_logits(model, b)
+        # the module itself, not its DDP wrapper: a wrapper's forward syncs buffers across processes,
+        # and only the processes holding an anchor row run this pass (the gradient still reaches
+        # DDP's hooks, which sit on the parameters)
+        logits = completion_logits(self.accelerator.unwrap_model(model), b)
         ce = -seq_mean(token_logprobs(logits, b), b.mask)
         brake = torch.zeros_like(ce)
         if self.o["betaBrake"]:
