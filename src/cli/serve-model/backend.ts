@@ -1,8 +1,8 @@
 import { RmswebError } from '../../core/errors.ts';
 
 /**
- * What `rmsweb serve-model` asks of a local model runtime: one chat generation at a time, with
- * the sampling knobs of the OpenAI API. The HTTP layer (server.ts) depends on this file only, so it
+ * What `rmsweb serve-model` asks of a local model runtime: one generation at a time (a chat, or a
+ * plain text continued as is), with the sampling knobs of the OpenAI API. The HTTP layer (server.ts) depends on this file only, so it
  * is tested with a scripted backend and the real one (llama-backend.ts) stays optional.
  */
 
@@ -12,9 +12,8 @@ export interface BackendMessage {
   content: string;
 }
 
-/** One generation request, already validated. */
-export interface BackendRequest {
-  messages: BackendMessage[];
+/** The sampling knobs both kinds of request share, already validated. */
+export interface BackendSampling {
   /** Samples to draw; each gets seed + i. */
   n: number;
   temperature: number;
@@ -26,11 +25,24 @@ export interface BackendRequest {
   logprobs: boolean;
   /** Alternatives per token when logprobs is on (0 for none). */
   topLogprobs: number;
+  signal?: AbortSignal;
+}
+
+/** One chat generation request: the messages go through the model's chat template. */
+export interface BackendRequest extends BackendSampling {
+  messages: BackendMessage[];
   /** Constrains the reply to this JSON Schema by grammar. */
   jsonSchema?: Record<string, unknown>;
   /** Constrains the reply to any JSON object by grammar. */
   jsonObject?: boolean;
-  signal?: AbortSignal;
+}
+
+/**
+ * One raw completion request (`/v1/completions`): the prompt is tokenized and continued as is, with
+ * no chat template, as a base model without one was trained (the `lm:` agent's plain-text prompt).
+ */
+export interface BackendCompletionRequest extends BackendSampling {
+  prompt: string;
 }
 
 /** Log-probability of one generated token, in OpenAI's shape. */
@@ -66,6 +78,8 @@ export interface ChatBackend {
   /** Tokens the context holds (prompt + reply). */
   readonly contextSize: number;
   generate(req: BackendRequest): Promise<BackendResult>;
+  /** Continues `req.prompt` as plain text (the model's BOS token first, if it wants one). */
+  complete(req: BackendCompletionRequest): Promise<BackendResult>;
   close(): Promise<void>;
 }
 

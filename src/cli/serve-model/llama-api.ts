@@ -50,6 +50,8 @@ export interface Context {
 }
 export interface Model {
   readonly tokenizer: Tokenizer;
+  /** What a raw prompt starts with: llama.cpp's tokenizer adds BOS only when the GGUF asks for it. */
+  readonly tokens: { readonly bos: Token | null; readonly shouldPrependBosToken: boolean };
   readonly trainContextSize: number;
   detokenize(tokens: readonly Token[], specialTokens?: boolean): string;
   isEogToken(token: Token | undefined): boolean;

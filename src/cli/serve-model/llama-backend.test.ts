@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type BackendRequest, BackendRequestError } from './backend.ts';
+import { type BackendCompletionRequest, type BackendRequest, BackendRequestError } from './backend.ts';
 import type { ChatHistoryItem, EvalOutput, Grammar, LlamaModule, Sequence, Token } from './llama-api.ts';
 import { jsonValueComplete, LlamaBackend } from './llama-backend.ts';
 
@@ -11,6 +11,7 @@ import { jsonValueComplete, LlamaBackend } from './llama-backend.ts';
 // evaluation takes a set time per token. It tests what the backend decides (when to stop, when
 // to give up, what to cache), never a model; real-model.test.ts runs the real one.
 const EOG = 1;
+const BOS = 2;
 const charToken = (c: string): Token => c.codePointAt(0)! + 10;
 
 interface Script {
@@ -72,6 +73,7 @@ class FakeRuntime {
     const model = {
       tokenizer,
       trainContextSize: 4096,
+      tokens: { bos: BOS, shouldPrependBosToken: true },
       detokenize,
       isEogToken: (t: Token | undefined) => t === EOG,
       createContext: async () => ({
@@ -198,6 +200,67 @@ describe('LlamaBackend over a scripted runtime', () => {
     await expect(
       backend.generate(request({ jsonSchema: { type: 'string', minLength: 3000 } })),
     ).rejects.toThrow(/cannot be turned into a grammar: Failed to parse grammar/);
+  });
+});
+
+describe('LlamaBackend raw completion (/v1/completions)', () => {
+  const rt = new FakeRuntime();
+  let backend: LlamaBackend;
+  let dir: string;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'rmsweb-llama-complete-'));
+    const gguf = join(dir, 'fake.gguf');
+    writeFileSync(gguf, '');
+    backend = await LlamaBackend.open({ gguf, module: rt.module() });
+  });
+  afterAll(async () => {
+    await backend.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const completion = (over: Partial<BackendCompletionRequest> = {}): BackendCompletionRequest => ({
+    prompt: 'The capital of France is',
+    n: 1,
+    temperature: 0,
+    stop: [],
+    logprobs: false,
+    topLogprobs: 0,
+    ...over,
+  });
+
+  it('evaluates the prompt as is, BOS first, with no chat template around it', async () => {
+    rt.script = { reply: ' Paris', filler: '', msPerPromptToken: 0 };
+    const r = await backend.complete(completion());
+    expect(r.choices[0]).toMatchObject({ text: ' Paris', finishReason: 'stop', completionTokens: 6 });
+    const prompt = [BOS, ...[...'The capital of France is'].map(charToken)];
+    expect(r.promptTokens).toBe(prompt.length);
+    // What the context holds: exactly the prompt's tokens, then the reply's.
+    expect(rt.state.slice(0, prompt.length)).toEqual(prompt);
+    // The chat route of the same text goes through the template (here: no BOS).
+    expect(backend.promptTokens([{ role: 'user', content: 'x' }])[0]).not.toBe(BOS);
+  });
+
+  it('cuts the reply before the earliest stop string, and at max_tokens otherwise', async () => {
+    rt.script = { reply: ' Paris.\nThe capital of Spain', filler: 'x', msPerPromptToken: 0 };
+    const stopped = await backend.complete(completion({ stop: ['Spain', '\n'] }));
+    expect(stopped.choices[0]).toMatchObject({ text: ' Paris.', finishReason: 'stop' });
+    const cut = await backend.complete(completion({ maxTokens: 4 }));
+    expect(cut.choices[0]).toMatchObject({ text: ' Par', finishReason: 'length', completionTokens: 4 });
+    // The second request reused the first one's prompt from the KV cache.
+    expect(cut.cachedPromptTokens).toBe(cut.promptTokens - 1);
+  });
+
+  it('refuses a prompt longer than the context, and stops when aborted', async () => {
+    const long = await backend.complete(completion({ prompt: 'y'.repeat(5000) })).catch((e: unknown) => e);
+    expect(long).toBeInstanceOf(BackendRequestError);
+    expect((long as BackendRequestError).code).toBe('context_length_exceeded');
+    rt.script = { reply: 'ok', filler: '', msPerPromptToken: 1 };
+    const ac = new AbortController();
+    setTimeout(() => ac.abort(), 100);
+    const t0 = Date.now();
+    await expect(
+      backend.complete(completion({ prompt: 'z'.repeat(4000), signal: ac.signal })),
+    ).rejects.toThrow(/aborted/);
+    expect(Date.now() - t0).toBeLessThan(2000);
   });
 });
 

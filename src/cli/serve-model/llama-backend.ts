@@ -4,9 +4,11 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { InputError, RmswebError } from '../../core/errors.ts';
 import {
   type BackendChoice,
+  type BackendCompletionRequest,
   type BackendRequest,
   BackendRequestError,
   type BackendResult,
+  type BackendSampling,
   type BackendTokenLogprob,
   type ChatBackend,
 } from './backend.ts';
@@ -70,7 +72,8 @@ export interface LlamaBackendOptions {
 export const PROMPT_CHUNK = 256;
 
 /**
- * A GGUF model run on the CPU by node-llama-cpp (llama.cpp): the GGUF's own chat template, JSON
+ * A GGUF model run on the CPU by node-llama-cpp (llama.cpp): the GGUF's own chat template (or a
+ * raw prompt continued as is, for a base model trained on plain text), JSON
  * Schema output enforced by a grammar, seeded sampling, per-token log-probabilities, and the KV
  * cache of the previous request reused for a shared prompt prefix (the agent's system prompt).
  */
@@ -179,8 +182,33 @@ export class LlamaBackend implements ChatBackend {
     return this.wrapper.generateContextState({ chatHistory }).contextText.tokenize(this.model.tokenizer);
   }
 
+  /**
+   * The tokens of a raw prompt, as llama.cpp's server and Hugging Face tokenizers make them (so as
+   * the `export sft --format lm` rows were trained): BOS first when the model wants it, and special
+   * tokens written in the text read as such.
+   */
+  rawPromptTokens(prompt: string): Token[] {
+    const { bos, shouldPrependBosToken } = this.model.tokens;
+    const tokens = this.model.tokenizer(prompt, true);
+    return shouldPrependBosToken && bos !== null && tokens[0] !== bos ? [bos, ...tokens] : tokens;
+  }
+
   async generate(req: BackendRequest): Promise<BackendResult> {
-    const prompt = this.promptTokens(req.messages);
+    return this.run(this.promptTokens(req.messages), req, () => this.grammarFor(req));
+  }
+
+  async complete(req: BackendCompletionRequest): Promise<BackendResult> {
+    return this.run(this.rawPromptTokens(req.prompt), req, () => null);
+  }
+
+  /** Draws `req.n` samples continuing `prompt`, the grammar (if any) built once the prompt fits. */
+  private async run(
+    prompt: Token[],
+    req: BackendSampling,
+    grammarOf: () => Promise<Grammar> | null,
+  ): Promise<BackendResult> {
+    if (prompt.length === 0)
+      throw new BackendRequestError('the prompt is empty (and this model has no BOS token)', 'empty_prompt');
     const room = this.contextSize - prompt.length;
     if (room < 1) {
       throw new BackendRequestError(
@@ -190,7 +218,7 @@ export class LlamaBackend implements ChatBackend {
     }
     const maxTokens = Math.min(req.maxTokens ?? room, room);
     throwIfAborted(req.signal);
-    const grammar = await this.grammarFor(req);
+    const grammar = await grammarOf();
     // Compiling blocks the event loop, so a hang-up that came meanwhile is only seen once I/O runs.
     await new Promise((r) => setImmediate(r));
     throwIfAborted(req.signal);
@@ -214,7 +242,7 @@ export class LlamaBackend implements ChatBackend {
     maxTokens: number,
     grammar: Grammar | null,
     seed: number,
-    req: BackendRequest,
+    req: BackendSampling,
   ): Promise<{ choice: BackendChoice; cached: number; promptMs: number; generationMs: number }> {
     // Keep the cached prefix but always evaluate at least one token, so there are fresh logits.
     await this.sequence.adaptStateToTokens(prompt.slice(0, -1), false);

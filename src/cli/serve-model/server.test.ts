@@ -1,9 +1,17 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { LlmAgent } from '../../agent/llm-agent.ts';
-import type { Observation } from '../../core/observation.ts';
+import { LmAgent } from '../../agent/lm-agent.ts';
+import { Observation } from '../../core/observation.ts';
 import { imagePart, textPart } from '../../models/chat-model.ts';
 import { OpenAIChatModel } from '../../models/openai-chat-model.ts';
-import type { BackendRequest, BackendResult, ChatBackend } from './backend.ts';
+import { createCompletionModel } from '../../models/text-completion.ts';
+import type {
+  BackendCompletionRequest,
+  BackendRequest,
+  BackendResult,
+  BackendSampling,
+  ChatBackend,
+} from './backend.ts';
 import { BackendRequestError } from './backend.ts';
 import { firstStop, toGbnfJsonSchema } from './llama-backend.ts';
 import { capStringLengths } from './response-schema.ts';
@@ -15,9 +23,17 @@ class ScriptedBackend implements ChatBackend {
   readonly modelId = 'scripted-gguf';
   readonly contextSize = 4096;
   readonly requests: BackendRequest[] = [];
+  readonly completions: BackendCompletionRequest[] = [];
   replies: Array<string | Error> = [];
   async generate(req: BackendRequest): Promise<BackendResult> {
     this.requests.push(req);
+    return this.reply(req);
+  }
+  async complete(req: BackendCompletionRequest): Promise<BackendResult> {
+    this.completions.push(req);
+    return this.reply(req);
+  }
+  private reply(req: BackendSampling): BackendResult {
     const next = this.replies.shift() ?? 'ok';
     if (next instanceof Error) throw next;
     return {
@@ -49,6 +65,7 @@ afterAll(async () => {
 });
 beforeEach(() => {
   backend.requests.length = 0;
+  backend.completions.length = 0;
   backend.replies = [];
 });
 
@@ -216,6 +233,197 @@ describe('rmsweb clients against a text-only server', () => {
   });
 });
 
+describe('serve-model /v1/completions (raw prompts for base models)', () => {
+  const lmTask = { id: 't', objective: 'press go', startUrl: 'http://127.0.0.1/x' };
+  const lmObservation = Observation.parse({
+    url: 'http://127.0.0.1/x',
+    title: 'X',
+    elements: [
+      { index: 1, tag: 'button', name: 'Go', bbox: { x: 0, y: 0, width: 1, height: 1 }, nodeKey: 'g' },
+    ],
+  });
+  async function complete(
+    body: unknown,
+    url = server.url,
+  ): Promise<{ status: number; json: Record<string, unknown> }> {
+    const r = await fetch(`${url}/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+    });
+    return { status: r.status, json: (await r.json()) as Record<string, unknown> };
+  }
+
+  it('hands the prompt to the backend as is and answers in the text_completion shape', async () => {
+    backend.replies = [' Paris.'];
+    const r = await complete({
+      model: 'x',
+      prompt: 'The capital of France is',
+      max_tokens: 16,
+      temperature: 0,
+      seed: 3,
+      stop: '\n',
+    });
+    expect(r.status).toBe(200);
+    // The raw route, never the chat template's.
+    expect(backend.requests).toHaveLength(0);
+    expect(backend.completions).toHaveLength(1);
+    expect(backend.completions[0]).toMatchObject({
+      prompt: 'The capital of France is',
+      n: 1,
+      maxTokens: 16,
+      temperature: 0,
+      seed: 3,
+      stop: ['\n'],
+      logprobs: false,
+    });
+    expect(backend.completions[0].signal).toBeInstanceOf(AbortSignal);
+    expect(r.json).toMatchObject({
+      object: 'text_completion',
+      model: 'scripted-gguf',
+      choices: [{ index: 0, text: ' Paris.', finish_reason: 'stop', logprobs: null }],
+      usage: { prompt_tokens: 20, completion_tokens: 4, total_tokens: 24 },
+    });
+    expect(r.json.id).toMatch(/^cmpl-/);
+    expect(lines.at(-1)).toMatch(/20 prompt tokens .* \(completion\)$/);
+  });
+
+  it('takes stop as a list, a one-prompt list, n samples, and logprobs in the legacy shape', async () => {
+    backend.replies = ['x'];
+    const r = await complete({ prompt: ['go'], stop: ['\n', 'END'], n: 2, logprobs: 2, best_of: 2 });
+    expect(r.status).toBe(200);
+    expect(backend.completions[0]).toMatchObject({
+      prompt: 'go',
+      stop: ['\n', 'END'],
+      n: 2,
+      logprobs: true,
+      topLogprobs: 2,
+      temperature: 1,
+    });
+    const choices = r.json.choices as Array<{ text: string; logprobs: Record<string, unknown> }>;
+    expect(choices.map((c) => c.text)).toEqual(['x #0', 'x #1']);
+    expect(choices[0].logprobs).toEqual({
+      tokens: ['x'],
+      token_logprobs: [-0.5],
+      top_logprobs: [{}],
+      text_offset: [2],
+    });
+  });
+
+  it('answers bad requests with a 400 naming the field, before the backend', async () => {
+    for (const [body, field] of [
+      [{ max_tokens: 4 }, /prompt/],
+      [{ prompt: '' }, /prompt/],
+      [{ prompt: [1, 2, 3] }, /prompt/],
+      [{ prompt: ['a', 'b'] }, /prompt/],
+      [{ prompt: 'a', max_tokens: 0 }, /max_tokens/],
+      [{ prompt: 'a', temperature: 3 }, /temperature/],
+      [{ prompt: 'a', n: 17 }, /\bn\b/],
+      [{ prompt: 'a', stop: 7 }, /stop/],
+      [{ prompt: 'a', logprobs: true }, /logprobs/],
+    ] as const) {
+      const r = await complete(body);
+      expect(r.status, JSON.stringify(body)).toBe(400);
+      const err = r.json.error as { message: string; code: string; type: string };
+      expect(err.message, JSON.stringify(body)).toMatch(field);
+      expect(err).toMatchObject({ code: 'invalid_request', type: 'invalid_request_error' });
+    }
+    for (const [body, code] of [
+      [{ prompt: 'a', stream: true }, 'unsupported_stream'],
+      [{ prompt: 'a', echo: true }, 'unsupported_echo'],
+      [{ prompt: 'a', suffix: 'end' }, 'unsupported_suffix'],
+      [{ prompt: 'a', best_of: 3 }, 'unsupported_best_of'],
+    ] as const) {
+      const r = await complete(body);
+      expect(r.status, JSON.stringify(body)).toBe(400);
+      expect((r.json.error as { code: string; param: string }).code).toBe(code);
+    }
+    expect((await complete('{not json')).status).toBe(400);
+    expect(backend.completions).toHaveLength(0);
+    // A backend refusal keeps its code, as on the chat route.
+    backend.replies = [new BackendRequestError('the prompt is 9000 tokens', 'context_length_exceeded')];
+    const long = await complete({ prompt: 'a' });
+    expect(long.status).toBe(400);
+    expect((long.json.error as { code: string }).code).toBe('context_length_exceeded');
+  });
+
+  it('OpenAICompletionModel and LmAgent get their decision through it', async () => {
+    const m = createCompletionModel(`openai:scripted-gguf@${server.url}`, { env: {} });
+    backend.replies = [' Paris', '{"click":{"index":1}}'];
+    const c = await m.complete({ prompt: 'The capital of France is', maxTokens: 8, stop: ['\n'] });
+    expect(c).toMatchObject({ text: ' Paris', finishReason: 'stop' });
+    expect(c.usage).toMatchObject({ promptTokens: 20, completionTokens: 4 });
+    const agent = new LmAgent({ model: m });
+    const d = await agent.act({ task: lmTask as never, observation: lmObservation, history: [] });
+    expect(d.actions).toEqual([{ type: 'click', index: 1 }]);
+    // The agent's plain-text prompt reached the backend whole, greedy, stopping at a newline.
+    expect(backend.completions[1]).toMatchObject({ temperature: 0, stop: ['\n'], maxTokens: 64 });
+    expect(backend.completions[1].prompt).toMatch(/Action: $/);
+  });
+
+  it('frees the model when the client hangs up, answers 504 past --timeout, and serves the next', async () => {
+    // The first completion holds the model until its request is aborted, as a long one would.
+    const aborted: string[] = [];
+    let calls = 0;
+    const holding: ChatBackend = {
+      modelId: 'holding',
+      contextSize: 4096,
+      generate: () => Promise.reject(new Error('not used')),
+      complete: (req) => {
+        if (++calls > 2) return backend.complete(req);
+        return new Promise((_, reject) => {
+          req.signal?.addEventListener(
+            'abort',
+            () => {
+              aborted.push(req.prompt);
+              reject(new Error('aborted'));
+            },
+            { once: true },
+          );
+        });
+      },
+      close: async () => {},
+    };
+    const s = await ModelServer.start({ backend: holding, port: 0, timeoutMs: 1500 });
+    try {
+      const ac = new AbortController();
+      const hungUp = fetch(`${s.url}/completions`, {
+        method: 'POST',
+        body: JSON.stringify({ prompt: 'hang up' }),
+        signal: ac.signal,
+      }).catch((e: unknown) => e);
+      await new Promise((r) => setTimeout(r, 100));
+      ac.abort();
+      expect(await hungUp).toBeInstanceOf(Error);
+      await expect.poll(() => aborted).toEqual(['hang up']);
+      const t0 = Date.now();
+      const late = await complete({ prompt: 'too slow' }, s.url);
+      expect(late.status).toBe(504);
+      expect((late.json.error as { code: string }).code).toBe('timeout');
+      expect(Date.now() - t0).toBeLessThan(5000);
+      expect(aborted).toEqual(['hang up', 'too slow']);
+      backend.replies = ['served'];
+      const next = await complete({ prompt: 'next' }, s.url);
+      expect(next.status).toBe(200);
+      expect((next.json.choices as Array<{ text: string }>)[0].text).toBe('served');
+    } finally {
+      await s.close();
+    }
+  }, 10_000);
+
+  it('refuses a body over the limit with a 413, as the chat route does', async () => {
+    const s = await ModelServer.start({ backend, port: 0, maxBodyBytes: 1000 });
+    try {
+      const r = await complete({ prompt: 'x'.repeat(5000) }, s.url);
+      expect(r.status).toBe(413);
+      expect((r.json.error as { code: string }).code).toBe('body_too_large');
+      expect(backend.completions).toHaveLength(0);
+    } finally {
+      await s.close();
+    }
+  });
+});
+
 describe('firstStop', () => {
   it('finds the earliest stop string', () => {
     expect(firstStop('abc END x STOP', ['STOP', 'END'])).toBe(4);
@@ -272,6 +480,7 @@ describe('serve-model under abuse', () => {
   });
   beforeEach(() => {
     gBackend.requests.length = 0;
+    gBackend.completions.length = 0;
     gBackend.replies = [];
   });
 
@@ -372,6 +581,7 @@ describe('serve-model under abuse', () => {
         new Promise((_, reject) => {
           req.signal?.addEventListener('abort', () => reject(new Error('aborted')), { once: true });
         }),
+      complete: () => Promise.reject(new Error('not used')),
       close: async () => {},
     };
     const s = await ModelServer.start({ backend: stuck, port: 0, timeoutMs: 300 });

@@ -3,7 +3,14 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
 import { describeZodIssues } from '../../core/errors.ts';
-import { type BackendMessage, BackendRequestError, type ChatBackend } from './backend.ts';
+import {
+  type BackendMessage,
+  BackendRequestError,
+  type BackendResult,
+  type BackendSampling,
+  type BackendTokenLogprob,
+  type ChatBackend,
+} from './backend.ts';
 import {
   abortError,
   DEFAULT_MAX_BODY_BYTES,
@@ -26,26 +33,29 @@ import {
  */
 export const IMAGE_UNSUPPORTED_CODE = 'image_input_unsupported';
 
-// The OpenAI chat-completions request, as far as a local text model can honour it. Unknown fields
-// pass (clients send many); fields with a meaning here are checked.
+// The OpenAI requests, as far as a local text model can honour them. Unknown fields pass (clients
+// send many); fields with a meaning here are checked. These the two routes read the same way:
+const Sampling = {
+  model: z.string().optional(),
+  n: z.number().int().min(1).max(16).optional(),
+  temperature: z.number().min(0).max(2).optional(),
+  top_p: z.number().gt(0).max(1).optional(),
+  max_tokens: z.number().int().min(1).optional(),
+  seed: z.number().int().optional(),
+  stop: z.union([z.string(), z.array(z.string()).max(8)]).optional(),
+  stream: z.boolean().optional(),
+};
 const ContentPart = z.looseObject({ type: z.string() });
 const Message = z.looseObject({
   role: z.enum(['system', 'developer', 'user', 'assistant']),
   content: z.union([z.string(), z.array(ContentPart), z.null()]).optional(),
 });
 const ChatRequest = z.looseObject({
-  model: z.string().optional(),
+  ...Sampling,
   messages: z.array(Message).min(1),
-  n: z.number().int().min(1).max(16).optional(),
-  temperature: z.number().min(0).max(2).optional(),
-  top_p: z.number().gt(0).max(1).optional(),
-  max_tokens: z.number().int().min(1).optional(),
   max_completion_tokens: z.number().int().min(1).optional(),
-  seed: z.number().int().optional(),
-  stop: z.union([z.string(), z.array(z.string()).max(8)]).optional(),
   logprobs: z.boolean().optional(),
   top_logprobs: z.number().int().min(0).max(20).optional(),
-  stream: z.boolean().optional(),
   response_format: z
     .union([
       z.object({ type: z.literal('text') }),
@@ -61,6 +71,54 @@ const ChatRequest = z.looseObject({
     .optional(),
 });
 type ChatRequest = z.infer<typeof ChatRequest>;
+
+// The legacy completions request (`/v1/completions`): one plain-text prompt, continued as is. A
+// batch of prompts or token ids is refused (no client of rmsweb sends one); so are echo and suffix.
+const CompletionRequest = z.looseObject({
+  ...Sampling,
+  prompt: z.union([z.string().min(1), z.array(z.string().min(1)).length(1)]),
+  /** Alternatives per token, as the legacy API asks for log-probabilities. */
+  logprobs: z.number().int().min(0).max(20).nullable().optional(),
+  echo: z.boolean().optional(),
+  suffix: z.string().nullable().optional(),
+  best_of: z.number().int().min(1).max(16).optional(),
+});
+type CompletionRequest = z.infer<typeof CompletionRequest>;
+
+/** A JSON body checked against `schema`; a 400 naming the field otherwise. */
+function parseBody<T>(raw: string, schema: z.ZodType<T>): T {
+  let json: unknown;
+  try {
+    json = JSON.parse(raw);
+  } catch (e) {
+    throw new HttpError(400, `request body is not JSON: ${(e as Error).message}`, 'invalid_json');
+  }
+  const parsed = schema.safeParse(json);
+  if (!parsed.success)
+    throw new HttpError(400, `invalid request: ${describeZodIssues(parsed.error.issues)}`, 'invalid_request');
+  return parsed.data;
+}
+
+/** The sampling knobs of either request (log-probabilities off; each route reads its own). */
+function samplingOf(r: z.infer<z.ZodObject<typeof Sampling>>): Omit<BackendSampling, 'signal'> {
+  if (r.stream)
+    throw new HttpError(
+      400,
+      'stream is not supported by this server; send stream: false',
+      'unsupported_stream',
+      'stream',
+    );
+  return {
+    n: r.n ?? 1,
+    temperature: r.temperature ?? 1,
+    ...(r.top_p !== undefined ? { topP: r.top_p } : {}),
+    maxTokens: r.max_tokens,
+    ...(r.seed !== undefined ? { seed: r.seed } : {}),
+    stop: r.stop === undefined ? [] : typeof r.stop === 'string' ? [r.stop] : r.stop,
+    logprobs: false,
+    topLogprobs: 0,
+  };
+}
 
 /** Running totals, for `/v1/stats` and the log line of each request. */
 export interface ServeStats {
@@ -116,6 +174,41 @@ function toBackendMessages(req: ChatRequest): BackendMessage[] {
   });
 }
 
+/** The `usage` and `timings` of a response, either route. */
+function usageOf(out: BackendResult): { usage: Record<string, unknown>; timings: Record<string, number> } {
+  const completionTokens = out.choices.reduce((s, c) => s + c.completionTokens, 0);
+  return {
+    usage: {
+      prompt_tokens: out.promptTokens,
+      completion_tokens: completionTokens,
+      total_tokens: out.promptTokens + completionTokens,
+      prompt_tokens_details: { cached_tokens: out.cachedPromptTokens },
+    },
+    timings: {
+      prompt_ms: out.promptMs,
+      generation_ms: out.generationMs,
+      prompt_tokens_per_second: perSecond(out.promptTokens - out.cachedPromptTokens, out.promptMs),
+      generation_tokens_per_second: perSecond(completionTokens, out.generationMs),
+    },
+  };
+}
+
+/** Log-probabilities in the legacy completions shape: parallel arrays, offsets counted from the prompt's end. */
+function legacyLogprobs(lps: BackendTokenLogprob[], promptChars: number): Record<string, unknown> {
+  const textOffset: number[] = [];
+  let at = promptChars;
+  for (const t of lps) {
+    textOffset.push(at);
+    at += t.token.length;
+  }
+  return {
+    tokens: lps.map((t) => t.token),
+    token_logprobs: lps.map((t) => t.logprob),
+    top_logprobs: lps.map((t) => Object.fromEntries(t.top_logprobs.map((a) => [a.token, a.logprob]))),
+    text_offset: textOffset,
+  };
+}
+
 export interface ModelServerOptions {
   backend: ChatBackend;
   /** 0 picks a free port. */
@@ -136,8 +229,8 @@ export interface ModelServerOptions {
 }
 
 /**
- * An OpenAI-compatible `/v1/chat/completions` server over a local backend, bound to 127.0.0.1
- * only. Requests are served one at a time (one model, one KV cache); others wait in order.
+ * An OpenAI-compatible `/v1/chat/completions` and `/v1/completions` server over a local backend,
+ * bound to 127.0.0.1 only. Requests are served one at a time (one model, one KV cache); others wait in order.
  */
 export class ModelServer {
   readonly stats: ServeStats = {
@@ -206,11 +299,14 @@ export class ModelServer {
         send(res, 200, { status: 'ok', model: this.backend.modelId });
       } else if (req.method === 'POST' && path === '/v1/chat/completions') {
         const body = await readBody(req, o.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
-        send(res, 200, await this.complete(body, o, ac.signal));
+        send(res, 200, await this.chat(body, o, ac.signal));
+      } else if (req.method === 'POST' && path === '/v1/completions') {
+        const body = await readBody(req, o.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
+        send(res, 200, await this.textCompletion(body, o, ac.signal));
       } else {
         throw new HttpError(
           404,
-          `no route ${req.method} ${path}; this server answers POST /v1/chat/completions`,
+          `no route ${req.method} ${path}; this server answers POST /v1/chat/completions and POST /v1/completions`,
           'not_found',
         );
       }
@@ -241,33 +337,13 @@ export class ModelServer {
     }
   }
 
-  private async complete(
+  private async chat(
     raw: string,
     o: ModelServerOptions,
     signal: AbortSignal,
   ): Promise<Record<string, unknown>> {
-    const log = o.log;
-    let json: unknown;
-    try {
-      json = JSON.parse(raw);
-    } catch (e) {
-      throw new HttpError(400, `request body is not JSON: ${(e as Error).message}`, 'invalid_json');
-    }
-    const parsed = ChatRequest.safeParse(json);
-    if (!parsed.success)
-      throw new HttpError(
-        400,
-        `invalid request: ${describeZodIssues(parsed.error.issues)}`,
-        'invalid_request',
-      );
-    const r = parsed.data;
-    if (r.stream)
-      throw new HttpError(
-        400,
-        'stream is not supported by this server; send stream: false',
-        'unsupported_stream',
-        'stream',
-      );
+    const r = parseBody(raw, ChatRequest);
+    const sampling = samplingOf(r);
     const messages = toBackendMessages(r);
     const rf = r.response_format;
     if (rf?.type === 'json_schema') {
@@ -279,13 +355,9 @@ export class ModelServer {
         throw new HttpError(400, problem.message, problem.code, 'response_format.json_schema.schema');
     }
     const request = {
+      ...sampling,
       messages,
-      n: r.n ?? 1,
-      temperature: r.temperature ?? 1,
-      ...(r.top_p !== undefined ? { topP: r.top_p } : {}),
       maxTokens: r.max_completion_tokens ?? r.max_tokens,
-      ...(r.seed !== undefined ? { seed: r.seed } : {}),
-      stop: r.stop === undefined ? [] : typeof r.stop === 'string' ? [r.stop] : r.stop,
       logprobs: r.logprobs ?? false,
       topLogprobs: r.logprobs ? (r.top_logprobs ?? 0) : 0,
       ...(rf?.type === 'json_schema'
@@ -297,10 +369,94 @@ export class ModelServer {
         : {}),
       ...(rf?.type === 'json_object' ? { jsonObject: true } : {}),
     };
-    // One generation at a time: the model has one KV cache, and the cached prefix is what is fast.
+    const out = await this.serve(
+      () => this.backend.generate({ ...request, signal }),
+      signal,
+      o,
+      request.jsonSchema ? ' (json_schema)' : '',
+    );
+    return {
+      id: `chatcmpl-${randomBytes(12).toString('hex')}`,
+      object: 'chat.completion',
+      created: Math.floor(Date.now() / 1000),
+      model: this.backend.modelId,
+      choices: out.choices.map((c, index) => ({
+        index,
+        message: { role: 'assistant', content: c.text },
+        finish_reason: c.finishReason,
+        logprobs: c.logprobs ? { content: c.logprobs.map((t) => ({ ...t, bytes: null })) } : null,
+      })),
+      ...usageOf(out),
+    };
+  }
+
+  /** `/v1/completions`: the prompt continued as is, no chat template (a base model's own format). */
+  private async textCompletion(
+    raw: string,
+    o: ModelServerOptions,
+    signal: AbortSignal,
+  ): Promise<Record<string, unknown>> {
+    const r: CompletionRequest = parseBody(raw, CompletionRequest);
+    const sampling = samplingOf(r);
+    if (r.echo)
+      throw new HttpError(
+        400,
+        'echo is not supported by this server; send echo: false',
+        'unsupported_echo',
+        'echo',
+      );
+    if (r.suffix)
+      throw new HttpError(
+        400,
+        'suffix (insertion) is not supported by this server',
+        'unsupported_suffix',
+        'suffix',
+      );
+    if (r.best_of !== undefined && r.best_of !== sampling.n)
+      throw new HttpError(
+        400,
+        'best_of other than n is not supported by this server (it draws n samples and returns them all)',
+        'unsupported_best_of',
+        'best_of',
+      );
+    const prompt = typeof r.prompt === 'string' ? r.prompt : r.prompt[0];
+    const top = r.logprobs ?? null;
+    const request = { ...sampling, prompt, logprobs: top !== null, topLogprobs: top ?? 0 };
+    const out = await this.serve(
+      () => this.backend.complete({ ...request, signal }),
+      signal,
+      o,
+      ' (completion)',
+    );
+    return {
+      id: `cmpl-${randomBytes(12).toString('hex')}`,
+      object: 'text_completion',
+      created: Math.floor(Date.now() / 1000),
+      model: this.backend.modelId,
+      choices: out.choices.map((c, index) => ({
+        index,
+        text: c.text,
+        finish_reason: c.finishReason,
+        logprobs: c.logprobs ? legacyLogprobs(c.logprobs, prompt.length) : null,
+      })),
+      ...usageOf(out),
+    };
+  }
+
+  /**
+   * Runs one backend call in its turn (one model, one KV cache: the cached prefix is what is fast),
+   * gives up as soon as `signal` fires, and counts what it cost in the stats and the log.
+   */
+  private async serve(
+    call: () => Promise<BackendResult>,
+    signal: AbortSignal,
+    o: ModelServerOptions,
+    tag: string,
+  ): Promise<BackendResult> {
+    const log = o.log;
     const run = this.queue.then(() => {
       if (signal.aborted) throw abortError(signal);
-      return this.backend.generate({ ...request, signal });
+      return call();
     });
     // The next request waits for this one to stop, however it ends.
     this.queue = run.catch(() => {});
@@ -316,8 +472,7 @@ export class ModelServer {
     log?.(
       `${out.promptTokens} prompt tokens (${out.cachedPromptTokens} cached) in ${(out.promptMs / 1000).toFixed(1)} s ` +
         `= ${perSecond(out.promptTokens - out.cachedPromptTokens, out.promptMs)} tok/s; ${completionTokens} generated ` +
-        `in ${(out.generationMs / 1000).toFixed(1)} s = ${perSecond(completionTokens, out.generationMs)} tok/s` +
-        `${request.jsonSchema ? ' (json_schema)' : ''}`,
+        `in ${(out.generationMs / 1000).toFixed(1)} s = ${perSecond(completionTokens, out.generationMs)} tok/s${tag}`,
     );
     for (const c of out.choices) {
       // A reply cut at the token budget is the usual way a small model fails; show how it went.
@@ -326,30 +481,7 @@ export class ModelServer {
           `reply cut at ${c.completionTokens} tokens: ${JSON.stringify(c.text.slice(0, 160))} ... ${JSON.stringify(c.text.slice(-80))}`,
         );
     }
-    return {
-      id: `chatcmpl-${randomBytes(12).toString('hex')}`,
-      object: 'chat.completion',
-      created: Math.floor(Date.now() / 1000),
-      model: this.backend.modelId,
-      choices: out.choices.map((c, index) => ({
-        index,
-        message: { role: 'assistant', content: c.text },
-        finish_reason: c.finishReason,
-        logprobs: c.logprobs ? { content: c.logprobs.map((t) => ({ ...t, bytes: null })) } : null,
-      })),
-      usage: {
-        prompt_tokens: out.promptTokens,
-        completion_tokens: completionTokens,
-        total_tokens: out.promptTokens + completionTokens,
-        prompt_tokens_details: { cached_tokens: out.cachedPromptTokens },
-      },
-      timings: {
-        prompt_ms: out.promptMs,
-        generation_ms: out.generationMs,
-        prompt_tokens_per_second: perSecond(out.promptTokens - out.cachedPromptTokens, out.promptMs),
-        generation_tokens_per_second: perSecond(completionTokens, out.generationMs),
-      },
-    };
+    return out;
   }
 
   async close(): Promise<void> {
