@@ -26,7 +26,7 @@ const Options = z.object({
   quiet: z.boolean().default(false),
 });
 
-/** `rmsweb serve-model`: a local GGUF model behind the OpenAI chat-completions API. */
+/** `rmsweb serve-model`: a local GGUF model behind the OpenAI chat-completions and completions APIs. */
 export function registerServeModel(program: Command): void {
   program
     .command('serve-model')
@@ -40,7 +40,11 @@ export function registerServeModel(program: Command): void {
         'install by scripts/get-local-model.sh, which also prints the bundled model (Gemma 3 270M, Q4_K_M).\n' +
         'Abuse is refused before it reaches the model: a json_schema over the limits below, with an unknown type\n' +
         'or a $ref to nothing gets a 400 naming the problem; a body over --max-body-mb a 413. A grammar-bound\n' +
-        'reply stops once its root value is complete.',
+        'reply stops once its root value is complete.\n' +
+        'It also answers the legacy completions API (POST /v1/completions): the prompt is continued as is, with no\n' +
+        'chat template (BOS first), as a base model without one is trained and prompted (export sft --format lm,\n' +
+        'the agent lm:openai:NAME@http://127.0.0.1:PORT/v1); max_tokens, temperature (0: greedy), stop, n, seed,\n' +
+        'top_p and logprobs are honoured, stream, echo and suffix refused with a 400.',
     )
     .option('--gguf <file>', 'the GGUF model file')
     .option('--port <n>', 'port on 127.0.0.1 (0 picks a free one)', '8088')
