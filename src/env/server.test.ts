@@ -326,6 +326,7 @@ describe('rmsweb env serve over the OpenEnv protocol', () => {
           leaks.push(`storage in session ${w} episode ${k}: ${JSON.stringify(left)}`);
         // Leave state behind for the next episode (and any other session) to find.
         await page.evaluate((tag) => {
+          // biome-ignore lint/suspicious/noDocumentCookie: the test plants a cookie that must not leak
           document.cookie = `leak${tag}=1; path=/`;
           localStorage.setItem(`leak${tag}`, '1');
           sessionStorage.setItem(`leak${tag}`, '1');

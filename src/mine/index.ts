@@ -52,6 +52,7 @@ export {
   isReplayWait,
   MAX_REPLAY_WAITS,
   mapAction,
+  onOrigin,
   REPLAY_DIVERGED,
   replayBranchAgent,
   replayComparability,

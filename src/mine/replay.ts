@@ -40,11 +40,13 @@ function labelOf(e: Element): string {
  * are valid for one observation only). Elements match by core `elementsEquivalent` across the two
  * pages; among several, the one with the same node key and label wins, then the same label, then
  * the same index. Actions without an element pass through (a navigate recorded on another port of the world is moved
- * to the live one). Null when no element matches.
+ * to the live one). The recorded page is first moved to the live page's origin (`onOrigin`), so a run
+ * recorded on another port of the world still matches its links. Null when no element matches.
  */
-export function mapAction(action: Action, from: Observation, to: Observation): Action | null {
+export function mapAction(action: Action, recorded: Observation, to: Observation): Action | null {
+  const from = onOrigin(recorded, to.url);
   if (!('index' in action) || action.index === undefined || action.index === null)
-    return rebase(action, from, to);
+    return rebase(action, recorded, to);
   const src = elementAt(from, action.index);
   // An index the recorded page did not have failed there too: keep it, it fails the same way.
   if (!src) return action;
@@ -61,6 +63,33 @@ export function mapAction(action: Action, from: Observation, to: Observation): A
     }
   }
   return best ? ({ ...action, index: best.index } as Action) : null;
+}
+
+/**
+ * The recorded page as if served at the live page's origin. The run was recorded on another port of
+ * the world, and mine's element matching resolves links against the page URL: a link to the same
+ * path would otherwise differ by its port and match nothing.
+ */
+export function onOrigin(recorded: Observation, liveUrl: string): Observation {
+  let origin: string;
+  try {
+    origin = new URL(liveUrl).origin;
+  } catch {
+    return recorded;
+  }
+  const move = (url: string): string => {
+    try {
+      const u = new URL(url);
+      return u.protocol.startsWith('http') ? `${origin}${u.pathname}${u.search}${u.hash}` : url;
+    } catch {
+      return url;
+    }
+  };
+  return {
+    ...recorded,
+    url: move(recorded.url),
+    tabs: recorded.tabs.map((t) => ({ ...t, url: move(t.url) })),
+  };
 }
 
 /** `http://127.0.0.1:7311/shop/p/2?x=1` -> `/shop/p/2?x=1`; a URL that does not parse is kept. */

@@ -21,15 +21,21 @@ describe('PyTorch trainer (pytest trainer/tests)', () => {
     'passes its pytest suite',
     () => {
       expect(present, `CI must set up ${python} (bash trainer/setup.sh) before npm test`).toBe(true);
-      const r = spawnSync(python, ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', 'tests'], {
-        cwd: TRAINER_DIR,
-        env: trainerEnv({ OMP_NUM_THREADS: '1' }),
-        encoding: 'utf8',
-        timeout: 20 * 60_000,
-      });
+      const r = spawnSync(
+        python,
+        ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', '--durations=8', 'tests'],
+        {
+          cwd: TRAINER_DIR,
+          env: trainerEnv({ OMP_NUM_THREADS: '1' }),
+          encoding: 'utf8',
+          timeout: 20 * 60_000,
+        },
+      );
       const out = `${r.stdout}\n${r.stderr}`;
       const summary = out.trim().split('\n').at(-1) ?? '';
-      process.stdout.write(`pytest: ${summary}\n`);
+      // The slowest tests, so a CI log shows where the suite's minutes go.
+      const slowest = out.match(/=+ slowest[^\n]*\n([\s\S]*?)\n(?:=|\n)/)?.[1] ?? '';
+      process.stdout.write(`pytest: ${summary}\n${slowest}\n`);
       expect(r.status, out.slice(-6000)).toBe(0);
       expect(summary).toMatch(/\d+ passed/);
     },

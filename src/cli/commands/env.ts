@@ -11,14 +11,14 @@ import {
   siblingRuns,
 } from '../../env/index.ts';
 import { DEFAULT_WORLD_SEED } from '../../world/split.ts';
-import { intOption } from '../options.ts';
+import { fileOption, intOption } from '../options.ts';
 import { parseOptions } from '../parse-options.ts';
 
 const ServeOptions = z.object({
   port: intOption(0, 65535).default(8000),
   host: z.string().min(1).default('127.0.0.1'),
   sessions: intOption(1, 64).default(4),
-  critical: z.string().min(1).optional(),
+  critical: fileOption('give the mined critical.jsonl').optional(),
   run: z.array(z.string().min(1)).optional(),
   worldSeed: intOption(0).default(DEFAULT_WORLD_SEED),
   maxSteps: intOption(1, 500).default(DEFAULT_ENV_MAX_STEPS),

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { InputError } from '../../core/index.ts';
+import { fixed } from '../../core/text.ts';
 import { exportRl } from '../../data/export-rl.ts';
 import { checkModelPath } from '../../models/trainer-python.ts';
 import { METRICS } from '../../rl/metrics.ts';
@@ -165,9 +166,9 @@ async function trainRl(
   flag('--vllm', o.vllm);
   if (o.lora) args.push('--lora');
   if (!o.salvage) args.push('--no-salvage');
-  if (o.lr === undefined && !o.lora && !o.json)
+  if (o.lr === undefined && o.lora && !o.json)
     process.stderr.write(
-      'note: the default lr (0.001, shared with the tfjs student) suits LoRA or a tiny model; pass --lr 1e-6..1e-5 to fully fine-tune a pretrained LM\n',
+      'note: the default lr (1e-6, torch.rlLr in src/rl/options.json) is for full fine-tuning of a pretrained LM; LoRA adapters usually want a larger one, such as --lr 1e-5..1e-4\n',
     );
 
   const steps = Number(o.steps ?? 50);
@@ -222,7 +223,7 @@ async function trainRl(
       process.stdout.write(
         `last step: mean reward ${last[METRICS.meanReward].toFixed(3)}, contrast gate ${last[METRICS.contrastGatePass].toFixed(2)}, ` +
           `competence gate ${last[METRICS.competenceGatePass].toFixed(2)}, salvage share ${last[METRICS.salvageShare].toFixed(2)}, ` +
-          `KL to start ${last[METRICS.klRef].toFixed(4)}\n`,
+          `KL to start ${fixed(last[METRICS.klRef], 4)}\n`,
       );
     process.stdout.write(
       `saved the Hugging Face checkpoint and rl-metrics.json to ${out}; evaluate it with --agent hf:${o.out}\n`,

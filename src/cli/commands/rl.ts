@@ -4,6 +4,7 @@ import cliProgress from 'cli-progress';
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { InputError } from '../../core/index.ts';
+import { fixed } from '../../core/text.ts';
 import { LocalStudentPolicy, loadStudentPolicy } from '../../policy/student-policy.ts';
 import type { StudentPolicy } from '../../policy/types.ts';
 import {
@@ -191,7 +192,7 @@ export async function rlCommand(
       process.stdout.write(
         `last step: mean reward ${last[METRICS.meanReward].toFixed(3)}, contrast gate ${last[METRICS.contrastGatePass].toFixed(2)}, ` +
           `competence gate ${last[METRICS.competenceGatePass].toFixed(2)}, salvage share ${last[METRICS.salvageShare].toFixed(2)}, ` +
-          `KL to start ${last[METRICS.klRef].toFixed(4)}\n`,
+          `KL to start ${fixed(last[METRICS.klRef], 4)}\n`,
       );
     }
     process.stdout.write(`saved checkpoint and ${RL_METRICS_FILE} to ${o.out}\n`);

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Observation } from '../core/observation.ts';
-import { mapAction } from '../mine/index.ts';
-import { onOrigin } from './critical.ts';
+import { mapAction, onOrigin } from './replay.ts';
 
 const page = (origin: string) =>
   Observation.parse({
@@ -37,9 +36,23 @@ describe('replaying a run recorded on another port of the world', () => {
       elements: [...page('http://127.0.0.1:45887').elements].reverse(),
     };
     const click = { type: 'click', index: 26 } as const;
-    // mine's matching resolves hrefs against the page URL: across ports the same link differs.
-    expect(mapAction(click, recorded, live)).toBeNull();
-    expect(mapAction(click, onOrigin(recorded, live.url), live)).toEqual(click);
+    // Element matching resolves hrefs against the page URL: across ports the same link would differ.
+    expect(mapAction(click, recorded, live)).toEqual(click);
+    expect(mapAction({ type: 'click', index: 3 }, recorded, live)).toEqual({ type: 'click', index: 3 });
     expect(onOrigin(recorded, live.url).tabs[0].url).toBe('http://127.0.0.1:45887/mail/search?q=invoice');
+  });
+
+  it('moves a navigate recorded on the old port to the live one', () => {
+    const recorded = page('http://127.0.0.1:38531');
+    const live = page('http://127.0.0.1:45887');
+    const nav = {
+      type: 'navigate',
+      url: 'http://127.0.0.1:38531/mail/folder/inbox',
+      new_tab: false,
+    } as const;
+    expect(mapAction(nav, recorded, live)).toEqual({
+      ...nav,
+      url: 'http://127.0.0.1:45887/mail/folder/inbox',
+    });
   });
 });
