@@ -40,11 +40,13 @@ if (skip) console.warn(`real-model tests skipped: ${skip}`);
 
 // Under CI the model is installed first (.ci/run), so a missing model is a broken set-up, not a
 // reason to skip: the suite fails, naming what is missing.
-describe.runIf(skip !== null && Boolean(process.env.CI))('the real local model under CI', () => {
-  it('is installed (bash scripts/get-local-model.sh)', () => {
-    expect.fail(`CI must install the local model before npm test: ${skip}`);
+// Declared only then: a describe.runIf(false) would count as a skipped test in every summary.
+if (skip !== null && process.env.CI)
+  describe('the real local model under CI', () => {
+    it('is installed (bash scripts/get-local-model.sh)', () => {
+      expect.fail(`CI must install the local model before npm test: ${skip}`);
+    });
   });
-});
 
 const MINUTES = 60_000;
 /**
