@@ -38,7 +38,7 @@ function refused(r: ReturnType<typeof cli>): string {
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'rmsweb-torch-cli-'));
   mkdirSync(join(dir, 'garbage'));
-  writeFileSync(join(dir, 'garbage', 'config.json'), '{not json');
+  writeFileSync(join(dir, 'garbage', 'config.json'), 'garbage{\n}\n');
   mkdirSync(join(dir, 'empty'));
   mkdirSync(join(dir, 'llama'));
   writeFileSync(join(dir, 'llama', 'config.json'), '{"model_type": "llama"}');
@@ -78,6 +78,8 @@ describe('checkModelPath', () => {
     expect(fails(join(dir, 'garbage'))).toMatch(
       new RegExp(`^${join(dir, 'garbage', 'config.json')}, field --model: not valid JSON`),
     );
+    // One line, even when the parser's message quotes a line break of the file.
+    expect(fails(join(dir, 'garbage'))).not.toContain('\n');
     expect(fails(join(dir, 'missing'))).toContain('no such file or folder');
     expect(fails(join(dir, 'empty'))).toContain('no config.json');
     expect(fails(join(dir, 'model.gguf'))).toContain('not a GGUF file');

@@ -117,7 +117,10 @@ export function checkModelPath(path: string, option = '--model'): void {
     try {
       parsed = JSON.parse(readFileSync(config, 'utf8'));
     } catch (e) {
-      throw new InputError(`not valid JSON (${(e as Error).message})`, { file: config, field: option });
+      throw new InputError(`not valid JSON (${(e as Error).message.replace(/\s+/g, ' ')})`, {
+        file: config,
+        field: option,
+      });
     }
     const type = (parsed as { model_type?: unknown } | null)?.model_type;
     if (typeof parsed !== 'object' || parsed === null || typeof type !== 'string')
