@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RunStats } from '../collect/stats.ts';
 import { esc } from '../core/text.ts';
-import { formatLedger } from './ledger.ts';
+import { formatLedger, type RewardLedger } from './ledger.ts';
 import { type EvalSummary, formatRate, type RateOverRuns } from './metrics.ts';
 import { type BarGroup, barChart, histogram, lineChart } from './svg.ts';
 
@@ -34,6 +34,8 @@ export interface ReportData {
   config?: Record<string, unknown>;
   stages: StageResult[];
   collection?: RunStats;
+  /** The collection's reward-integrity ledger (what its stats scored, and what they left out). */
+  collectionLedger?: RewardLedger;
   mining?: Record<string, unknown>;
   /** RL curves: series name -> points of metric name -> value per step. */
   rlCurves?: Array<{ name: string; points: Array<{ step: number; values: Record<string, number> }> }>;
@@ -138,6 +140,7 @@ export function renderMarkdown(d: ReportData): string {
     );
     out.push(
       `- mean actions on solved attempts: without notes ${num(c.meanActionsSolved.withoutNotes)}, with notes ${num(c.meanActionsSolved.withNotes)}`,
+      ...(d.collectionLedger ? [`- rewards: ${formatLedger(d.collectionLedger)}`] : []),
       '',
     );
   }

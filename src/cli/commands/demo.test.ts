@@ -31,6 +31,7 @@ interface Report {
   config: { preset: { dagger?: { rounds: number; select?: { valTasks: number } } } };
   sections?: Array<{ title: string; lines: string[] }>;
   collection: { overall: { tasks: number; taskSuccessRate: number } };
+  collectionLedger?: { episodes: number; scored: number };
   mining?: { criticalStates: number };
   rlCurves: Array<{ name: string; points: Array<{ step: number; values: Record<string, number> }> }>;
   timings: Record<string, number>;
@@ -67,6 +68,11 @@ describe('rmsweb demo --preset tiny', () => {
     // Every stage ran in this invocation and recorded its wall time: the tiny preset's teacher solves
     // collection tasks and the student's rollouts fail some, so nothing is skipped for lack of data.
     expect(report.collection.overall.taskSuccessRate).toBeGreaterThan(0);
+    // The collection's rewards are accounted for like an evaluation's.
+    expect(report.collectionLedger?.scored).toBeGreaterThan(0);
+    expect(readFileSync(join(out, 'report', 'report.md'), 'utf8')).toMatch(
+      /## Collection with reflection[^#]*- rewards: /,
+    );
     expect(report.mining?.criticalStates ?? 0).toBeGreaterThan(0);
     const rounds = report.config.preset.dagger?.rounds ?? 0;
     const dagger = Array.from({ length: rounds }, (_, i) => [
