@@ -1,5 +1,7 @@
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { z } from 'zod';
+import { InputError } from '../../core/errors.ts';
 import {
   addPipelineWorkersOption,
   addProgressOptions,
@@ -12,13 +14,19 @@ import {
 import { abortOnSigint, parseOptions } from '../parse-options.ts';
 import { checkOutFolder, PipelineContext, pipelineSettings } from '../pipeline/context.ts';
 import { runDemo } from '../pipeline/demo.ts';
-import { PRESET_NAMES } from '../pipeline/presets.ts';
+import { runLmDemo } from '../pipeline/lm-demo.ts';
+import { checkLmSettings } from '../pipeline/lm-stages.ts';
+import { DEMO_PRESET_NAMES, LM_FINETUNES, LM_INFERENCE, type PipelinePreset } from '../pipeline/presets.ts';
 import { PipelineInterrupted } from '../pipeline/stage.ts';
 
 const pct = (x: number | null) => (x === null ? 'n/a' : `${(100 * x).toFixed(1)}%`);
 
 const Options = z.object({
-  preset: z.enum(PRESET_NAMES).default('quick'),
+  preset: z.enum(DEMO_PRESET_NAMES).default('quick'),
+  model: z.string().min(1).optional(),
+  lmFinetune: z.enum(LM_FINETUNES).optional(),
+  lmSeeds: z.coerce.number().int().min(1).max(10).optional(),
+  lmInference: z.enum(LM_INFERENCE).optional(),
   out: z.string().min(1).default('runs/demo'),
   seed: seedOption.default(0),
   ...PipelineWorkersOption,
@@ -39,16 +47,31 @@ export function registerDemo(program: Command): void {
     )
     .option(
       '--preset <name>',
-      'tiny (CI smoke, a few minutes) | quick (the main job: mail and recipes, 13 min on 2 quiet cores, 18 with another job running) | full (the 1,000-task recipe over all sites; hours, resumable)',
+      'tiny (CI smoke, a few minutes) | quick (the main job: mail and recipes, 13 min on 2 quiet cores, 18 with another job running) | full (the 1,000-task recipe over all sites; hours, resumable) | lm (a language model, Gemma 3 270M, through the recipe on the quick collection; ~4 h on 2 cores, resumable) | lm-tiny (the lm stages on a handful of tasks, for tests with --model <tiny LM>)',
       'quick',
     )
     .option('--out <dir>', 'run folder of the whole pipeline', 'runs/demo')
-    .option('--seed <n>', 'seed of task sampling, training and RL', '0');
+    .option('--seed <n>', 'seed of task sampling, training and RL', '0')
+    .option(
+      '--model <path>',
+      'lm presets: the base LM, a Hugging Face folder or .gguf file (default: the local Gemma 3 270M of scripts/get-local-model.sh)',
+    )
+    .option(
+      '--lm-finetune <mode>',
+      "lm presets: lora | full | auto (auto: choose on a validation split of train tasks; fix it to skip the choice's cost)",
+    )
+    .option('--lm-seeds <n>', 'lm presets: training seeds of SFT and Salvage-DS, each evaluated (default 1)')
+    .option(
+      '--lm-inference <route>',
+      'lm presets: hf (the Python serve process, default) | llama (serve-model with a GGUF LoRA adapter)',
+    );
   addPipelineWorkersOption(cmd);
   addWorldOptions(cmd, 'reuse a world on this port (default: start one in-process on a free port)');
   addProgressOptions(cmd).action(async (raw) => {
     const o = parseOptions(Options, raw, 'demo');
     const settings = pipelineSettings('demo', o);
+    applyLmOptions(settings.preset, o);
+    if (settings.preset.lm) checkLmSettings(settings.preset.lm);
     // An --out folder of another run is refused before anything is written into it.
     checkOutFolder(settings);
     const sig = abortOnSigint('demo');
@@ -56,6 +79,10 @@ export function registerDemo(program: Command): void {
     const preset = ctx.preset;
     try {
       ctx.checkSettings();
+      if (preset.lm) {
+        await printLmDemo(ctx);
+        return;
+      }
       const r = await runDemo(ctx);
       const tasks = r.evals[0]?.summary.tasks ?? 0;
       const c = r.base.collect.stats.overall;
@@ -100,4 +127,57 @@ export function registerDemo(program: Command): void {
       await ctx.close();
     }
   });
+}
+
+/**
+ * The lm options on an lm preset (they are part of the preset, so resuming a folder with other
+ * values is refused like any other preset change); refused on the other presets.
+ */
+function applyLmOptions(preset: PipelinePreset, o: z.infer<typeof Options>): void {
+  const given = (
+    [
+      ['--model', o.model],
+      ['--lm-finetune', o.lmFinetune],
+      ['--lm-seeds', o.lmSeeds],
+      ['--lm-inference', o.lmInference],
+    ] as const
+  ).filter(([, v]) => v !== undefined);
+  if (!preset.lm) {
+    if (given.length)
+      throw new InputError(`${given[0]![0]} applies to the lm presets only (--preset lm or lm-tiny)`, {
+        field: given[0]![0],
+      });
+    return;
+  }
+  if (o.model) preset.lm.model = resolve(o.model);
+  if (o.lmFinetune) preset.lm.finetune = o.lmFinetune;
+  if (o.lmSeeds) preset.lm.seeds = o.lmSeeds;
+  if (o.lmInference) preset.lm.inference = o.lmInference;
+}
+
+async function printLmDemo(ctx: PipelineContext): Promise<void> {
+  const r = await runLmDemo(ctx);
+  const preset = ctx.preset;
+  const c = r.collect.stats.overall;
+  const lines = [
+    '',
+    r.lead,
+    '',
+    `rmsweb demo --preset ${preset.name}: pass@1 on ${r.evals[0]?.summary.tasks ?? 0} held-out world test tasks${preset.sites ? ` (sites ${preset.sites.join(', ')} only)` : ''}, ${preset.eval.runs} run(s)`,
+    '',
+    r.table,
+    '',
+    `collection with reflection (heuristic teacher, rules reflector): ${c.tasksSolved}/${c.tasks} train tasks solved in ${c.attempts} attempts`,
+    `fine-tuning: ${r.choice.chosen} (${r.choice.how === 'auto' ? `chosen on ${r.choice.valSteps} steps of ${r.choice.valTasks.length} held-out train tasks: ${r.choice.trials.map((t) => `${t.mode} ${(100 * t.equivalent).toFixed(1)}%`).join(', ')}` : 'fixed'})`,
+    `critical states mined: ${r.mine.criticalStates}${r.rl.length ? `; Salvage-DS: ${r.rl.map((x) => `${x.steps} steps, ${x.wallSeconds.toFixed(0)} s`).join('; ')}` : ' (no RL student)'}`,
+    `wall time: ${Object.entries(r.timings)
+      .map(([k, v]) => `${k} ${v.toFixed(0)}s`)
+      .join(', ')}; this invocation ${r.invocationSeconds.toFixed(0)}s`,
+    r.skipped.length
+      ? `resumed: ${r.skipped.length} stage(s) finished earlier were skipped (${r.skipped.join(', ')})`
+      : '',
+    `report: ${r.report.html}`,
+    '',
+  ];
+  process.stdout.write(lines.filter((l, i) => l !== '' || i === 0 || lines[i - 1] !== '').join('\n'));
 }

@@ -1,0 +1,269 @@
+import type { RunStats } from '../../collect/stats.ts';
+import { type RewardLedger, storedLedger } from '../../eval/ledger.ts';
+import { type ReportData, type StageResult, stagesTable, writeReport } from '../../eval/report.ts';
+import type { MineStats } from '../../mine/index.ts';
+import { RunStore } from '../../store/index.ts';
+import type { PipelineContext } from './context.ts';
+import { type CollectResult, collectStage } from './data-stages.ts';
+import type { EvalStageResult } from './eval-stage.ts';
+import {
+  chooseFinetuneStage,
+  type FinetuneChoiceResult,
+  LM_STAGES,
+  type LmRlResult,
+  type LmRolloutResult,
+  type LmSftResult,
+  lmEvalStage,
+  lmExportRlStage,
+  lmExportStage,
+  lmRlStage,
+  lmRolloutStage,
+  lmSettings,
+  lmSftStage,
+} from './lm-stages.ts';
+import { STAGES } from './stage-results.ts';
+import { mineStage } from './student-stages.ts';
+
+/** What `rmsweb demo --preset lm` produced (the command prints it; the report holds it all). */
+export interface LmDemoResult {
+  collect: CollectResult;
+  choice: FinetuneChoiceResult;
+  /** One SFT student per training seed (index k: the pipeline's seed + k). */
+  sft: LmSftResult[];
+  rollout: LmRolloutResult;
+  mine: MineStats;
+  /** One Salvage-DS student per training seed; empty when nothing was mined. */
+  rl: LmRlResult[];
+  evals: EvalStageResult[];
+  lead: string;
+  table: string;
+  report: { json: string; markdown: string; html: string };
+  timings: Record<string, number>;
+  skipped: string[];
+  invocationSeconds: number;
+}
+
+const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
+/** Stage-name suffix of training seed k (none for the first, so a one-seed run reads plainly). */
+const seedSuffix = (k: number) => (k ? `-seed${k}` : '');
+
+/**
+ * `rmsweb demo --preset lm`: the quick preset's collection (the same stage, tasks and seeds), the
+ * collection's steps as lm rows, the LoRA-or-full choice on a validation split of train tasks,
+ * SFT of the LM per training seed, greedy rollouts of the first seed's student on train tasks,
+ * mining (teacher failures and the student's, against the teacher's successes), the mined states
+ * as lm RL rows, Salvage-DS per seed, and the evaluation of the base model and every student on
+ * the test tasks, each evaluation run under its own perturbation seed (the same seeds for every
+ * row, so rows are paired). Each stage is skipped when an earlier run of the folder finished it.
+ */
+export async function runLmDemo(ctx: PipelineContext): Promise<LmDemoResult> {
+  const s = ctx.stages;
+  const p = ctx.preset;
+  const lm = lmSettings(ctx);
+  const t0 = performance.now();
+  const train = ctx.trainTasks();
+  // The base stages' collection, with their arguments: the lm student learns from quick's data.
+  const collect = await s.runStage(STAGES.collect, (scope) =>
+    collectStage(ctx, scope, {
+      dir: ctx.paths.collect,
+      tasks: train,
+      maxRounds: p.collect.maxRounds,
+      stopAfter: p.collect.stopAfter,
+    }),
+  );
+  await s.runStage(LM_STAGES.exportSft, (scope) => lmExportStage(ctx, scope));
+  const choice = await s.runStage(LM_STAGES.choose, (scope) => chooseFinetuneStage(ctx, scope));
+  const sft: LmSftResult[] = [];
+  for (let k = 0; k < lm.seeds; k++)
+    sft.push(
+      await s.runStage(
+        LM_STAGES.sft,
+        (scope) => lmSftStage(ctx, scope, { mode: choice.chosen, k }),
+        seedSuffix(k),
+      ),
+    );
+  const student = sft[0]!;
+  const rollout = await s.runStage(LM_STAGES.rollout, (scope) =>
+    lmRolloutStage(ctx, scope, { tasks: train.slice(0, lm.rollout.tasks), checkpoint: student.dir }),
+  );
+  const runs = [ctx.paths.collect, ctx.paths.rollout];
+  const mine = await s.runStage(STAGES.mine, (scope) =>
+    mineStage(ctx, scope, { runs, out: ctx.paths.critical, statsOut: ctx.paths.criticalStats }),
+  );
+  const rl: LmRlResult[] = [];
+  if (mine.criticalStates > 0) {
+    const rows = await s.runStage(LM_STAGES.exportRl, (scope) => lmExportRlStage(ctx, scope, { runs }));
+    for (let k = 0; k < lm.seeds; k++)
+      rl.push(
+        await s.runStage(
+          LM_STAGES.rl,
+          (scope) =>
+            lmRlStage(ctx, scope, {
+              name: `lm-salvage-ds${seedSuffix(k)}`,
+              init: sft[k]!.dir,
+              data: rows.out,
+              states: rows.rows,
+              mode: choice.chosen,
+              k,
+            }),
+          `salvage-ds${seedSuffix(k)}`,
+        ),
+      );
+  } else
+    s.log('[lm-rl-salvage-ds] no critical states were mined: no Salvage-DS student (see the mining stats)');
+
+  const test = ctx.testTasks();
+  const evals: EvalStageResult[] = [];
+  const evaluate = (label: string, model: string, agentName: string) =>
+    s.run(`eval-${label}`, (scope) => lmEvalStage(ctx, scope, { label, model, agentName, tasks: test }));
+  evals.push(await evaluate('lm-base', lm.model, 'lm:base'));
+  for (const [k, r] of sft.entries())
+    evals.push(await evaluate(`lm-sft${seedSuffix(k)}`, r.dir, `lm:models/lm-sft${seedSuffix(k)}`));
+  for (const [k, r] of rl.entries())
+    evals.push(
+      await evaluate(`lm-salvage-ds${seedSuffix(k)}`, r.dir, `lm:models/lm-salvage-ds${seedSuffix(k)}`),
+    );
+  await ctx.closeWorld();
+
+  const stages = lmStageResults(evals, choice, collect.stats);
+  const timings = { ...s.timings, 'sum of stages': Object.values(s.timings).reduce((a, b) => a + b, 0) };
+  const lead = lmLead(ctx, collect, sft, evals);
+  const data: ReportData = {
+    title: `rmsweb demo (preset ${p.name}${p.sites ? `; sites ${p.sites.join(', ')}` : ''}; LM student ${lm.model})`,
+    lead,
+    createdAt: new Date().toISOString(),
+    config: { preset: p, seed: ctx.settings.seed, worldSeed: ctx.settings.worldSeed, out: ctx.paths.root },
+    stages,
+    collection: collect.stats,
+    collectionLedger: collectionLedger(ctx.paths.collect),
+    mining: {
+      trajectories: mine.trajectories,
+      successes: mine.successes,
+      failed: mine.failed,
+      pairsConsidered: mine.pairsConsidered,
+      criticalStates: mine.criticalStates,
+      yield: mine.yield,
+    },
+    rlCurves: rl.map((r, k) => ({
+      name: `Salvage-DS (lm, mined states${lm.seeds > 1 ? `, seed ${r.seed}` : ''})`,
+      points: ctx.store.listMetrics(`rl/lm-salvage-ds${seedSuffix(k)}`),
+    })),
+    timings,
+    sections: [{ title: 'LM student', lines: lmLines(choice, sft, rollout, rl) }],
+  };
+  const report = writeReport(ctx.paths.report, data);
+  return {
+    collect,
+    choice,
+    sft,
+    rollout,
+    mine,
+    rl,
+    evals,
+    lead,
+    table: stagesTable(stages),
+    report,
+    timings,
+    skipped: [...s.skipped],
+    invocationSeconds: (performance.now() - t0) / 1000,
+  };
+}
+
+function collectionLedger(dir: string): RewardLedger {
+  const store = RunStore.open(dir);
+  try {
+    return storedLedger(store, { tag: 'collect', errorPrefix: 'collect:' });
+  } finally {
+    store.close();
+  }
+}
+
+/** The table's rows: names and notes of the base, SFT and Salvage-DS evaluations. */
+export function lmStageResults(
+  evals: EvalStageResult[],
+  choice: FinetuneChoiceResult,
+  collection: RunStats,
+): StageResult[] {
+  const mode = choice.chosen === 'lora' ? 'LoRA' : 'full fine-tuning';
+  const how =
+    choice.how === 'auto' ? 'chosen on held-out train tasks' : 'fixed by the preset or --lm-finetune';
+  return evals.map((e) => {
+    const seed = /-seed(\d+)$/.exec(e.label)?.[1];
+    const tail = seed ? ` (training seed +${seed})` : '';
+    if (e.label === 'lm-base')
+      return {
+        stage: 'base LM (no fine-tuning)',
+        summary: e.summary,
+        note: 'the pretrained model, prompted in the lm layout',
+      };
+    if (e.label.startsWith('lm-sft'))
+      return {
+        stage: `SFT${tail}`,
+        summary: e.summary,
+        note: `${mode} (${how}) on the teacher's verified steps (the collection solved ${pct(collection.overall.taskSuccessRate)} of its train tasks)`,
+      };
+    return {
+      stage: `SFT + Salvage-DS${tail}`,
+      summary: e.summary,
+      note: 'the SFT student + Salvage-DS (polarized reward, salvage) on the mined critical states',
+    };
+  });
+}
+
+/** One plain sentence of what the LM learned, with the numbers (mean over training seeds). */
+function lmLead(
+  ctx: PipelineContext,
+  collect: CollectResult,
+  sft: LmSftResult[],
+  evals: EvalStageResult[],
+): string {
+  const where = ctx.preset.sites ? ` of ${ctx.preset.sites.join(' and ')}` : '';
+  const base = evals.find((e) => e.label === 'lm-base');
+  if (!base) return 'No evaluation ran.';
+  const meanOf = (prefix: string) => {
+    const xs = evals.filter((e) => e.label.startsWith(prefix)).map((e) => e.summary.pass1.mean);
+    return xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null;
+  };
+  const sftRate = meanOf('lm-sft');
+  const rlRate = meanOf('lm-salvage-ds');
+  const seeds = sft.length > 1 ? ` (means over ${sft.length} training seeds)` : '';
+  return (
+    `Fine-tuned on ${sft[0]?.rows ?? 0} teacher steps from ${collect.stats.overall.tasksSolved} solved train tasks${where}, ` +
+    `the language model went from ${pct(base.summary.pass1.mean)} (base) to ${sftRate === null ? 'n/a' : pct(sftRate)} after SFT` +
+    (rlRate === null ? '' : ` and ${pct(rlRate)} after Salvage-DS`) +
+    ` pass@1 on ${base.summary.tasks} held-out test tasks${where}${seeds}.`
+  );
+}
+
+function lmLines(
+  choice: FinetuneChoiceResult,
+  sft: LmSftResult[],
+  rollout: LmRolloutResult,
+  rl: LmRlResult[],
+): string[] {
+  const lines: string[] = [];
+  if (choice.how === 'auto') {
+    lines.push(
+      `- LoRA or full: both trained on the same ${choice.trainRows} rows, scored on ${choice.valSteps} teacher steps of ${choice.valTasks.length} held-out train tasks (greedy): ` +
+        choice.trials
+          .map(
+            (t) =>
+              `${t.mode} (lr ${t.lr}) equivalent ${pct(t.equivalent)}, exact ${pct(t.exact)}, ${t.unparsable} unusable replies, trained in ${t.trainSeconds.toFixed(0)} s`,
+          )
+          .join('; ') +
+        ` -> ${choice.chosen}`,
+    );
+  } else lines.push(`- fine-tuning mode fixed: ${choice.chosen} (no validation choice run)`);
+  for (const r of sft)
+    lines.push(
+      `- SFT (seed ${r.seed}): ${r.mode}, ${r.rows} rows x ${r.epochs} epoch(s) at lr ${r.lr}, ${r.trainSeconds.toFixed(0)} s (${r.rowsPerSecond.toFixed(3)} rows/s${r.tokensPerSecond === null ? '' : `, ${r.tokensPerSecond.toFixed(0)} tokens/s`}); last loss ${r.finalLoss?.toFixed(4) ?? 'n/a'}`,
+    );
+  lines.push(
+    `- rollouts of the SFT student on train tasks (for mining): ${rollout.successes}/${rollout.episodes} succeeded, ${rollout.steps} steps`,
+  );
+  for (const r of rl)
+    lines.push(
+      `- Salvage-DS (seed ${r.seed}): ${r.states} lm rows, ${r.steps} steps, ${r.rolloutsSampled} rollouts in ${r.wallSeconds.toFixed(0)} s; mean reward ${r.rewardStart?.toFixed(3) ?? 'n/a'} -> ${r.rewardEnd?.toFixed(3) ?? 'n/a'}; salvage share ${r.salvageShare?.toFixed(2) ?? 'n/a'}`,
+    );
+  return lines;
+}

@@ -1,0 +1,737 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+import type { Agent, AgentInput } from '../../agent/agent.ts';
+import { DEFAULT_PROMPT_TOKENS, lmActionText } from '../../agent/lm-prompt.ts';
+import { type EpisodeJob, runEpisodePool } from '../../collect/episode-pool.ts';
+import { actionsEquivalent } from '../../core/action-equivalence.ts';
+import { InputError, RmswebError } from '../../core/errors.ts';
+import { Rng } from '../../core/rng.ts';
+import { agentView, type Task } from '../../core/task.ts';
+import type { Trajectory } from '../../core/trajectory.ts';
+import { type ExportSftSummary, exportSft } from '../../data/index.ts';
+import { NoteScrubber } from '../../data/note-scrub.ts';
+import { reflectionNotes, scrubbedHistory, visibleNotes } from '../../data/sft-flatten.ts';
+import { runEval } from '../../eval/run-eval.ts';
+import { METRICS } from '../../rl/metrics.ts';
+import { writeFileAtomic } from '../../store/index.ts';
+import { RunStore } from '../../store/run-store.ts';
+import { episodesNotRun } from '../episode-errors.ts';
+import { resolveAgent } from '../runtime.ts';
+import { requireTorchTrainer, runTorchTrainer, type TrainerEvent } from '../torch-trainer.ts';
+import type { PipelineContext } from './context.ts';
+import type { EvalStageResult } from './eval-stage.ts';
+import type { LmSettings } from './presets.ts';
+import type { StageScope } from './stage.ts';
+import { defineStage } from './stage-results.ts';
+
+/**
+ * The language-model student's stages (`rmsweb demo --preset lm`): the lm export, the LoRA-or-full
+ * choice, SFT and Salvage-DS through the torch trainer, greedy rollouts and evaluations through the
+ * `lm:hf:` agent. Each is one resumable pipeline stage; training runs the Python trainer
+ * (`python -m rmsweb_trainer sft|rl`) as `train sft|rl --backend torch` do.
+ */
+
+/** Where the lm stages keep their files inside the pipeline's run folder. */
+export function lmPaths(root: string) {
+  return {
+    exportSft: join(root, 'exports', 'lm'),
+    choose: join(root, 'lm', 'choose'),
+    sftData: join(root, 'lm', 'sft-data.jsonl'),
+    /** The SFT student of training seed `k` (0: the pipeline's seed). */
+    sft: (k: number) => join(root, 'models', k ? `lm-sft-seed${k}` : 'lm-sft'),
+    rl: (k: number) => join(root, 'models', k ? `lm-salvage-ds-seed${k}` : 'lm-salvage-ds'),
+    rlData: join(root, 'lm', 'rl-data.jsonl'),
+  };
+}
+
+/** The lm settings of a pipeline's preset; a preset without them is a programming error. */
+export function lmSettings(ctx: PipelineContext): LmSettings {
+  const lm = ctx.preset.lm;
+  if (!lm) throw new Error(`preset ${ctx.preset.name} has no lm settings`);
+  return lm;
+}
+
+/**
+ * Checks the lm settings before anything is written: the model exists (with how to get the
+ * default one), the trainer's Python environment is there, and the inference route is one that
+ * works with this prompt budget. Every refusal is an input error naming the option.
+ */
+export function checkLmSettings(lm: LmSettings): void {
+  if (!existsSync(lm.model))
+    throw new InputError(
+      `no such model: ${lm.model}${lm.model.endsWith('gemma-3-270m-q4_k_m.gguf') ? ' (run `bash scripts/get-local-model.sh` to install the local Gemma 3 270M, or give --model DIR|FILE.gguf)' : ''}`,
+      { field: '--model' },
+    );
+  if (lm.promptTokens !== DEFAULT_PROMPT_TOKENS)
+    // The lm: agent renders with the default budget; a student must act on the layout it learned.
+    throw new InputError(
+      `the lm: agent renders observations within ${DEFAULT_PROMPT_TOKENS} tokens; a preset with promptTokens ${lm.promptTokens} would train on another layout than it acts on`,
+      { field: '--preset' },
+    );
+  if (lm.inference === 'llama')
+    throw new InputError(
+      'the llama route (serve-model with the LoRA adapter as GGUF) is not wired into the demo yet; use --lm-inference hf',
+      { field: '--lm-inference' },
+    );
+  requireTorchTrainer();
+}
+
+/** The agent spec that runs an LM checkpoint (or the base model) on the preset's inference route. */
+export function lmAgentSpec(lm: LmSettings, model: string): string {
+  if (lm.inference !== 'hf')
+    throw new InputError(`inference route ${lm.inference} is not wired yet`, { field: '--lm-inference' });
+  return `lm:hf:${model}`;
+}
+
+/** Stops an agent's model process (the hf route keeps one Python process per agent). */
+export async function closeAgent(agent: Agent): Promise<void> {
+  const a = agent as unknown as {
+    close?: () => unknown;
+    opts?: { model?: { close?: () => unknown } };
+  };
+  if (typeof a.close === 'function') await a.close();
+  else if (typeof a.opts?.model?.close === 'function') await a.opts.model.close();
+}
+
+// ---- stage definitions -------------------------------------------------------------------------
+
+const count = z.number().int().nonnegative();
+
+const LmExportResult = z.looseObject({ file: z.string(), trajectories: count, examples: count });
+
+const ModeTrial = z.object({
+  mode: z.enum(['lora', 'full']),
+  dir: z.string(),
+  lr: z.number(),
+  trainSeconds: z.number().nonnegative(),
+  /** Exact greedy action (after parsing) and core action equivalence on the validation steps. */
+  exact: z.number(),
+  equivalent: z.number(),
+  unparsable: count,
+  scoreSeconds: z.number().nonnegative(),
+});
+const FinetuneChoice = z.object({
+  chosen: z.enum(['lora', 'full']),
+  /** `auto`: chosen on the validation split; `fixed`: set by the preset or --lm-finetune. */
+  how: z.enum(['auto', 'fixed']),
+  valTasks: z.array(z.string()),
+  trainRows: count,
+  valSteps: count,
+  trials: z.array(ModeTrial),
+});
+export type FinetuneChoiceResult = z.infer<typeof FinetuneChoice>;
+
+const LmSftResult = z.object({
+  dir: z.string(),
+  mode: z.enum(['lora', 'full']),
+  seed: z.number().int(),
+  rows: count,
+  epochs: count,
+  lr: z.number(),
+  trainSeconds: z.number().nonnegative(),
+  /** Rows (of ~tokens each) trained a second, and the trainer's last epoch loss. */
+  rowsPerSecond: z.number().nonnegative(),
+  tokensPerSecond: z.number().nonnegative().nullable(),
+  finalLoss: z.number().nullable(),
+});
+export type LmSftResult = z.infer<typeof LmSftResult>;
+
+const LmRolloutResult = z.object({ episodes: count, successes: count, errors: count, steps: count });
+export type LmRolloutResult = z.infer<typeof LmRolloutResult>;
+
+const LmRlExport = z.looseObject({ out: z.string(), rows: count });
+
+const LmRlResult = z.object({
+  dir: z.string(),
+  mode: z.enum(['lora', 'full']),
+  seed: z.number().int(),
+  states: count,
+  steps: count,
+  rolloutsSampled: count,
+  wallSeconds: z.number().nonnegative(),
+  rewardStart: z.number().nullable(),
+  rewardEnd: z.number().nullable(),
+  salvageShare: z.number().nullable(),
+  completionTokensPerSecond: z.number().nullable(),
+});
+export type LmRlResult = z.infer<typeof LmRlResult>;
+
+/** The lm preset's stages; evaluations are `eval-lm-...` members of the `eval-` family. */
+export const LM_STAGES = {
+  exportSft: defineStage<ExportSftSummary>({ name: 'lm-export-sft', schema: LmExportResult }),
+  choose: defineStage<FinetuneChoiceResult>({ name: 'lm-choose-finetune', schema: FinetuneChoice }),
+  /** `lm-sft` (seed 0) and `lm-sft-seed<k>`. */
+  sft: defineStage<LmSftResult>({ name: 'lm-sft', schema: LmSftResult, family: true }),
+  rollout: defineStage<LmRolloutResult>({ name: 'lm-rollout', schema: LmRolloutResult }),
+  exportRl: defineStage<z.infer<typeof LmRlExport>>({ name: 'lm-export-rl', schema: LmRlExport }),
+  /** `lm-rl-salvage-ds` (seed 0) and `lm-rl-salvage-ds-seed<k>`. */
+  rl: defineStage<LmRlResult>({ name: 'lm-rl-', schema: LmRlResult, family: true }),
+} as const;
+
+// ---- export ------------------------------------------------------------------------------------
+
+/** The collection's verified successes as lm prompt-completion rows (`export sft --format lm`). */
+export async function lmExportStage(ctx: PipelineContext, scope: StageScope): Promise<ExportSftSummary> {
+  const lm = lmSettings(ctx);
+  const s = exportSft({
+    runs: [ctx.paths.collect],
+    format: 'lm',
+    out: lmPaths(ctx.paths.root).exportSft,
+    promptTokens: lm.promptTokens,
+  });
+  if (s.examples === 0)
+    throw new RmswebError('the collection has no verified-success steps: nothing to train the LM on', {
+      code: 'NO_DATA',
+    });
+  scope.log(`${s.examples} lm rows from ${s.trajectories} successes -> ${s.file}`);
+  return s;
+}
+
+/** One exported lm row, as `export sft --format lm` writes it. */
+interface LmRow {
+  prompt: string;
+  completion: string;
+  id: string;
+}
+
+function readRows(file: string): LmRow[] {
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as LmRow);
+}
+
+function writeRows(file: string, rows: readonly LmRow[]): void {
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileAtomic(file, rows.map((r) => `${JSON.stringify(r)}\n`).join(''));
+}
+
+/** The trajectory id of an export row (`<trajectoryId>:<stepIndex>`). */
+const rowTrajectory = (r: LmRow) => r.id.slice(0, r.id.lastIndexOf(':'));
+
+/** The collection's verified successes, by trajectory id. */
+function successes(collectDir: string): Map<string, Trajectory> {
+  const store = RunStore.open(collectDir, { create: false, readonly: true });
+  try {
+    return new Map(store.listTrajectories({ success: true }).map((t) => [t.id, t]));
+  } finally {
+    store.close();
+  }
+}
+
+// ---- SFT ---------------------------------------------------------------------------------------
+
+/** Rows a second and tokens a second of a finished trainer run, from its events. */
+function sftRates(events: TrainerEvent[], rows: number, epochs: number, seconds: number) {
+  // Each optimizer step's event counts the tokens it trained on.
+  const tokens = events
+    .filter((e) => e.event === 'step')
+    .map((e) => Number(e.tokens ?? Number.NaN))
+    .filter(Number.isFinite)
+    .reduce((a, b) => a + b, 0);
+  return {
+    rowsPerSecond: seconds > 0 ? (rows * epochs) / seconds : 0,
+    tokensPerSecond: tokens > 0 && seconds > 0 ? tokens / seconds : null,
+  };
+}
+
+/**
+ * One torch SFT run of `model` on `data` into `out` (as `train sft --backend torch`), no validation
+ * split: the pipeline validates on its own held-out tasks. Returns the trainer's events and wall time.
+ */
+async function torchSft(
+  ctx: PipelineContext,
+  scope: StageScope,
+  o: {
+    model: string;
+    data: string;
+    out: string;
+    mode: 'lora' | 'full';
+    epochs: number;
+    batch: number;
+    lr: number;
+    seed: number;
+  },
+): Promise<{ events: TrainerEvent[]; seconds: number }> {
+  const lm = lmSettings(ctx);
+  mkdirSync(o.out, { recursive: true });
+  const args = ['sft', '--model', resolve(o.model), '--data', o.data, '--out', o.out];
+  args.push('--epochs', String(o.epochs), '--batch', String(o.batch), '--lr', String(o.lr));
+  args.push('--seed', String(o.seed), '--val-frac', '0', '--device', lm.device);
+  if (o.mode === 'lora') args.push('--lora');
+  const t0 = performance.now();
+  const events = await runTorchTrainer({
+    args,
+    metricsFile: join(o.out, 'sft-metrics.jsonl'),
+    onEvent: (e) => {
+      if (e.event === 'epoch')
+        scope.log(`${o.mode} epoch ${e.epoch}/${o.epochs} loss ${Number(e['losses/train']).toFixed(4)}`);
+    },
+  });
+  if (scope.signal.aborted) return { events, seconds: 0 };
+  return { events, seconds: (performance.now() - t0) / 1000 };
+}
+
+/** A seeded sample of at most `n` rows (all of them, shuffled, when there are fewer). */
+function sampleRows(rows: readonly LmRow[], n: number, seed: string): LmRow[] {
+  return new Rng(seed).shuffle([...rows]).slice(0, n);
+}
+
+/** Greedy step accuracy of an agent on teacher steps (exact action after parsing, and equivalence). */
+export interface StepScore {
+  exact: number;
+  equivalent: number;
+  unparsable: number;
+  steps: number;
+}
+
+/** A teacher step as the agent sees it at inference, with the teacher's action. */
+interface StepProbe {
+  input: AgentInput;
+  truth: Trajectory['steps'][number]['action'];
+}
+
+/** Probes of `trajectories`' steps: the input the episode loop would give the student (notes scrubbed). */
+function stepProbes(collectDir: string, trajectories: readonly Trajectory[]): StepProbe[] {
+  const store = RunStore.open(collectDir, { create: false, readonly: true });
+  try {
+    return trajectories.flatMap((t) => {
+      const history = scrubbedHistory(
+        t,
+        new NoteScrubber(visibleNotes(t, reflectionNotes(store, t.task.id))),
+      );
+      return t.steps.map((s, i) => ({
+        input: {
+          task: agentView(t.task),
+          observation: { ...history[i]!.observation, notes: [] },
+          history: history.slice(0, i),
+        },
+        truth: s.action,
+      }));
+    });
+  } finally {
+    store.close();
+  }
+}
+
+/** Greedy step accuracy of the agent `spec` on the probes (its model process closed after). */
+async function scoreSteps(spec: string, probes: readonly StepProbe[], scope: StageScope): Promise<StepScore> {
+  const agent = await resolveAgent(spec, { greedy: true });
+  let exact = 0;
+  let equivalent = 0;
+  let unparsable = 0;
+  try {
+    for (const p of probes) {
+      if (scope.signal.aborted) break;
+      const d = await agent.act(p.input);
+      const a = d.actions[0];
+      if (!a || (a.type === 'done' && d.output.next_goal.startsWith('unusable reply'))) {
+        unparsable++;
+        continue;
+      }
+      if (lmActionText(a) === lmActionText(p.truth)) exact++;
+      if (actionsEquivalent(a, p.truth, p.input.observation)) equivalent++;
+    }
+  } finally {
+    await closeAgent(agent);
+  }
+  const n = Math.max(1, probes.length);
+  return { exact: exact / n, equivalent: equivalent / n, unparsable, steps: probes.length };
+}
+
+/**
+ * LoRA or full fine-tuning, chosen on a validation split of train tasks: `choose.valTasks` solved
+ * collection tasks are held out; both modes train on the same `trainExamples` rows of the other
+ * tasks for the same epochs (each at its own learning rate, as each would be used), and each
+ * student's greedy actions are scored on up to `valSteps` teacher steps of the held-out tasks,
+ * through the inference route the demo evaluates with. Equivalent-action accuracy decides; a tie
+ * goes to LoRA (cheaper, and the route llama.cpp can serve). With the mode fixed (preset or
+ * `--lm-finetune`) nothing is trained and the record says so.
+ */
+export async function chooseFinetuneStage(
+  ctx: PipelineContext,
+  scope: StageScope,
+): Promise<FinetuneChoiceResult> {
+  const lm = lmSettings(ctx);
+  if (lm.finetune !== 'auto')
+    return { chosen: lm.finetune, how: 'fixed', valTasks: [], trainRows: 0, valSteps: 0, trials: [] };
+  const p = lmPaths(ctx.paths.root);
+  const rows = readRows(join(p.exportSft, 'train.jsonl'));
+  const trajectories = successes(ctx.paths.collect);
+  const tasks = [...new Set([...trajectories.values()].map((t) => t.task.id))].sort();
+  if (tasks.length < 2)
+    throw new RmswebError(
+      `the collection solved ${tasks.length} task(s): too few to hold one out for the LoRA-or-full choice; set --lm-finetune lora|full`,
+      { code: 'NO_DATA' },
+    );
+  const val = new Set(
+    new Rng(`lm-choose:${ctx.settings.seed}`)
+      .shuffle(tasks)
+      .slice(0, Math.min(lm.choose.valTasks, tasks.length - 1)),
+  );
+  const taskOf = (r: LmRow) => trajectories.get(rowTrajectory(r))?.task.id;
+  const train = sampleRows(
+    rows.filter((r) => !val.has(taskOf(r) ?? '')),
+    lm.choose.trainExamples,
+    `lm-choose-rows:${ctx.settings.seed}`,
+  );
+  const probes = new Rng(`lm-choose-steps:${ctx.settings.seed}`)
+    .shuffle(
+      stepProbes(
+        ctx.paths.collect,
+        [...trajectories.values()].filter((t) => val.has(t.task.id)),
+      ),
+    )
+    .slice(0, lm.choose.valSteps);
+  const data = join(p.choose, 'train.jsonl');
+  writeRows(data, train);
+  scope.log(
+    `LoRA vs full: ${train.length} rows of ${tasks.length - val.size} tasks, scored on ${probes.length} steps of ${val.size} held-out train tasks`,
+  );
+  const trials: FinetuneChoiceResult['trials'] = [];
+  for (const mode of ['lora', 'full'] as const) {
+    const dir = join(p.choose, mode);
+    const lr = lm.sft.lr[mode];
+    const { seconds } = await torchSft(ctx, scope, {
+      model: lm.model,
+      data,
+      out: dir,
+      mode,
+      epochs: lm.choose.epochs,
+      batch: lm.sft.batch,
+      lr,
+      seed: ctx.settings.seed,
+    });
+    if (scope.signal.aborted) break;
+    const t0 = performance.now();
+    const s = await scoreSteps(lmAgentSpec(lm, dir), probes, scope);
+    const scoreSeconds = (performance.now() - t0) / 1000;
+    scope.log(
+      `${mode}: trained in ${seconds.toFixed(0)} s; greedy exact ${(100 * s.exact).toFixed(1)}%, equivalent ${(100 * s.equivalent).toFixed(1)}%, ${s.unparsable} unusable replies (${scoreSeconds.toFixed(0)} s)`,
+    );
+    trials.push({
+      mode,
+      dir,
+      lr,
+      trainSeconds: seconds,
+      exact: s.exact,
+      equivalent: s.equivalent,
+      unparsable: s.unparsable,
+      scoreSeconds,
+    });
+  }
+  const chosen = chooseMode(trials);
+  scope.log(`chosen: ${chosen}`);
+  return {
+    chosen,
+    how: 'auto',
+    valTasks: [...val].sort(),
+    trainRows: train.length,
+    valSteps: probes.length,
+    trials,
+  };
+}
+
+/** The better trial on equivalent-action accuracy, then exact; a tie goes to LoRA. */
+export function chooseMode(
+  trials: ReadonlyArray<{ mode: 'lora' | 'full'; equivalent: number; exact: number }>,
+) {
+  const lora = trials.find((t) => t.mode === 'lora');
+  const full = trials.find((t) => t.mode === 'full');
+  if (!lora || !full) return lora ? 'lora' : full ? 'full' : 'lora';
+  if (full.equivalent > lora.equivalent + 1e-9) return 'full';
+  if (full.equivalent >= lora.equivalent - 1e-9 && full.exact > lora.exact + 1e-9) return 'full';
+  return 'lora';
+}
+
+/**
+ * SFT of the LM student (training seed `k`: the pipeline's seed + k) on a seeded sample of at most
+ * `sft.examples` export rows, in the chosen mode. An interrupted stage trains again from the start.
+ */
+export async function lmSftStage(
+  ctx: PipelineContext,
+  scope: StageScope,
+  o: { mode: 'lora' | 'full'; k: number },
+): Promise<LmSftResult> {
+  const lm = lmSettings(ctx);
+  const p = lmPaths(ctx.paths.root);
+  const seed = ctx.settings.seed + o.k;
+  const rows = sampleRows(
+    readRows(join(p.exportSft, 'train.jsonl')),
+    lm.sft.examples,
+    `lm-sft-rows:${ctx.settings.seed}`,
+  );
+  writeRows(p.sftData, rows);
+  const dir = p.sft(o.k);
+  const lr = lm.sft.lr[o.mode];
+  scope.log(
+    `${o.mode} fine-tuning on ${rows.length} rows, ${lm.sft.epochs} epoch(s), lr ${lr}, seed ${seed}`,
+  );
+  const { events, seconds } = await torchSft(ctx, scope, {
+    model: lm.model,
+    data: p.sftData,
+    out: dir,
+    mode: o.mode,
+    epochs: lm.sft.epochs,
+    batch: lm.sft.batch,
+    lr,
+    seed,
+  });
+  const last = events.filter((e) => e.event === 'epoch').at(-1);
+  const loss = last ? Number(last['losses/train']) : Number.NaN;
+  return {
+    dir,
+    mode: o.mode,
+    seed,
+    rows: rows.length,
+    epochs: lm.sft.epochs,
+    lr,
+    trainSeconds: seconds,
+    ...sftRates(events, rows.length, lm.sft.epochs, seconds),
+    finalLoss: Number.isFinite(loss) ? loss : null,
+  };
+}
+
+// ---- rollouts and evaluation -------------------------------------------------------------------
+
+/**
+ * Greedy rollouts of the LM student on the first `rollout.tasks` collection tasks into the rollout
+ * run folder (keyed episodes, so an interrupted stage resumes); the miner reads their failures.
+ */
+export async function lmRolloutStage(
+  ctx: PipelineContext,
+  scope: StageScope,
+  o: { tasks: Task[]; checkpoint: string },
+): Promise<LmRolloutResult> {
+  const lm = lmSettings(ctx);
+  const spec = lmAgentSpec(lm, o.checkpoint);
+  const jobs: EpisodeJob[] = o.tasks.map((task) => ({
+    task,
+    key: `rollout:student-lm-sft:${task.id}#0`,
+    round: 0,
+    tags: ['rollout', 'student', 'agent:student-lm-sft'],
+    seed: ctx.settings.seed,
+  }));
+  const store = RunStore.open(ctx.paths.rollout);
+  const agents: Agent[] = [];
+  try {
+    const rt = await ctx.world(false);
+    let done = jobs.filter((j) => store.hasEpisode(j.key)).length;
+    const bar = scope.progress(jobs.length);
+    bar.update(done);
+    const res = await runEpisodePool({
+      jobs,
+      store,
+      makeAgent: async () => {
+        const a = await resolveAgent(spec, { seed: ctx.settings.seed, greedy: true });
+        agents.push(a);
+        return a;
+      },
+      makeEnv: rt.makeEnv,
+      start: rt.start,
+      verify: rt.verify,
+      workers: ctx.preset.workers,
+      maxSteps: lm.rollout.maxSteps,
+      signal: scope.signal,
+      onEpisode: () => bar.update(++done),
+      onError: ({ job, error }) => scope.log(`${job.key}: ${error.message}`),
+    });
+    const all = store.listTrajectories({ tag: 'rollout' });
+    const out = {
+      episodes: all.length,
+      successes: all.filter((t) => t.verdict?.success === true).length,
+      errors: res.errors,
+      steps: all.reduce((a, t) => a + t.steps.length, 0),
+    };
+    scope.log(`${out.successes}/${out.episodes} student rollouts succeeded (${out.steps} steps)`);
+    if (res.errors && !scope.signal.aborted)
+      throw episodesNotRun('lm rollout stage', res.errors, jobs.length);
+    return out;
+  } finally {
+    for (const a of agents) await closeAgent(a);
+    store.close();
+  }
+}
+
+/**
+ * pass@1 of an LM (base or student) on test tasks over the preset's runs, each run under its own
+ * perturbation seed (`runEval`, as evalStage), its model processes closed after.
+ */
+export async function lmEvalStage(
+  ctx: PipelineContext,
+  scope: StageScope,
+  o: { label: string; model: string; agentName: string; tasks: Task[] },
+): Promise<EvalStageResult> {
+  const lm = lmSettings(ctx);
+  const p = ctx.preset.eval;
+  const spec = lmAgentSpec(lm, o.model);
+  const rt = await ctx.world(false);
+  const total = o.tasks.length * p.runs;
+  const bar = scope.progress(total);
+  const agents: Agent[] = [];
+  const common = {
+    label: o.label,
+    agentId: o.agentName,
+    suite: 'world',
+    tasks: o.tasks,
+    store: ctx.store,
+    makeAgent: async () => {
+      const a = await resolveAgent(spec, { seed: ctx.settings.seed, greedy: true });
+      agents.push(a);
+      return a;
+    },
+    makeEnv: rt.makeEnv,
+    start: rt.start,
+    verify: rt.verify,
+    runs: p.runs,
+    deterministicAgent: true,
+    workers: ctx.preset.workers,
+    maxSteps: p.maxSteps,
+    signal: scope.signal,
+    onEpisode: (done: number, _total: number, rate: number) => bar.update(done, { success: rate }),
+  };
+  try {
+    let s = await runEval(common);
+    if (!s.complete && !scope.signal.aborted) s = await runEval(common);
+    const { complete, ...summary } = s;
+    if (summary.errored && !scope.signal.aborted)
+      throw episodesNotRun(`eval ${o.label}`, summary.errored, total);
+    scope.log(
+      `pass@1 ${(100 * summary.pass1.mean).toFixed(1)}% over ${summary.runs} run(s) x ${summary.tasks} tasks`,
+    );
+    return {
+      label: o.label,
+      agent: o.agentName,
+      summary,
+      complete,
+      setup: { taskIds: o.tasks.map((t) => t.id), runs: p.runs, maxSteps: p.maxSteps },
+    };
+  } finally {
+    for (const a of agents) await closeAgent(a);
+  }
+}
+
+// ---- Salvage-DS --------------------------------------------------------------------------------
+
+const CLI = fileURLToPath(new URL('../../../bin/rmsweb.js', import.meta.url));
+
+/**
+ * The mined states as lm RL rows: `rmsweb export rl --format lm` (the same renderer as the SFT
+ * rows and the agent), run as a command so the stage depends on the agreed interface only.
+ */
+export async function lmExportRlStage(
+  ctx: PipelineContext,
+  scope: StageScope,
+  o: { runs: string[] },
+): Promise<{ out: string; rows: number }> {
+  const lm = lmSettings(ctx);
+  const out = lmPaths(ctx.paths.root).rlData;
+  mkdirSync(dirname(out), { recursive: true });
+  const args = [CLI, 'export', 'rl', '--format', 'lm', '--critical', ctx.paths.critical, '--out', out];
+  for (const r of o.runs) args.push('--run', r);
+  args.push('--prompt-tokens', String(lm.promptTokens), '--json');
+  const { code, stdout, stderr } = await new Promise<{ code: number; stdout: string; stderr: string }>(
+    (res, rej) => {
+      const proc = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+      let so = '';
+      let se = '';
+      proc.stdout.on('data', (d: Buffer) => {
+        so += d.toString();
+      });
+      proc.stderr.on('data', (d: Buffer) => {
+        se += d.toString();
+      });
+      proc.on('error', rej);
+      proc.on('exit', (c) => res({ code: c ?? 1, stdout: so, stderr: se }));
+    },
+  );
+  if (code !== 0)
+    throw new RmswebError(`rmsweb export rl --format lm failed (${code}): ${stderr.trim().slice(-1500)}`, {
+      code: 'EXPORT_RL',
+    });
+  let rows = 0;
+  try {
+    rows = Number((JSON.parse(stdout) as { rows?: number }).rows ?? 0);
+  } catch {
+    rows = readFileSync(out, 'utf8')
+      .split('\n')
+      .filter((l) => l.trim()).length;
+  }
+  scope.log(`${rows} mined states as lm RL rows -> ${out}`);
+  return { out, rows };
+}
+
+const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
+
+/**
+ * Salvage-DS (polarized reward, salvage on) of the SFT student `init` on the lm RL rows through the
+ * torch trainer, in the chosen fine-tuning mode; its curve goes to the pipeline store as
+ * `rl/<name>` (the report plots it).
+ */
+export async function lmRlStage(
+  ctx: PipelineContext,
+  scope: StageScope,
+  o: { name: string; init: string; data: string; states: number; mode: 'lora' | 'full'; k: number },
+): Promise<LmRlResult> {
+  const lm = lmSettings(ctx);
+  const rl = lm.rl;
+  const seed = ctx.settings.seed + o.k;
+  const dir = lmPaths(ctx.paths.root).rl(o.k);
+  mkdirSync(dir, { recursive: true });
+  const lr = rl.lr[o.mode];
+  const args = ['rl', '--algo', 'salvage-ds', '--reward', 'polarized', '--model', resolve(o.init)];
+  args.push('--data', o.data, '--out', dir, '--steps', String(rl.steps), '--batch', String(rl.batchSize));
+  args.push('--group-size', String(rl.groupSize), '--lr', String(lr), '--seed', String(seed));
+  args.push('--max-new-tokens', String(rl.maxNewTokens), '--device', lm.device);
+  if (o.mode === 'lora') args.push('--lora');
+  const series = `rl/${o.name}`;
+  const bar = scope.progress(rl.steps);
+  const t0 = performance.now();
+  const events = await runTorchTrainer({
+    args,
+    metricsFile: join(dir, 'rl-metrics.jsonl'),
+    onEvent: (e) => {
+      if (e.event !== 'step' || typeof e.step !== 'number') return;
+      const values = Object.fromEntries(
+        Object.entries(e).filter(([k, v]) => k.includes('/') && typeof v === 'number'),
+      ) as Record<string, number>;
+      ctx.store.appendMetric(series, e.step, values);
+      bar.update(e.step, { reward: values[METRICS.meanReward] ?? 0 });
+    },
+  });
+  const wallSeconds = (performance.now() - t0) / 1000;
+  const steps = events.filter((e) => e.event === 'step') as Array<Record<string, number>>;
+  const fifth = Math.max(1, Math.floor(steps.length / 5));
+  const reward = (xs: Array<Record<string, number>>) =>
+    mean(xs.map((m) => m[METRICS.meanReward]).filter((x): x is number => typeof x === 'number'));
+  const tokens = steps
+    .map((m) => m['tokens/completion'] ?? m['completions/mean_length'])
+    .filter((x): x is number => typeof x === 'number');
+  const last = steps.at(-1);
+  const result: LmRlResult = {
+    dir,
+    mode: o.mode,
+    seed,
+    states: o.states,
+    steps: steps.length,
+    rolloutsSampled: Math.round(last?.[METRICS.rolloutsTotal] ?? steps.length * rl.batchSize * rl.groupSize),
+    wallSeconds,
+    rewardStart: reward(steps.slice(0, fifth)),
+    rewardEnd: reward(steps.slice(-fifth)),
+    salvageShare: mean(
+      steps.map((m) => m[METRICS.salvageShare]).filter((x): x is number => typeof x === 'number'),
+    ),
+    completionTokensPerSecond:
+      tokens.length && wallSeconds > 0
+        ? (tokens.reduce((a, b) => a + b, 0) * rl.batchSize * rl.groupSize) / wallSeconds
+        : null,
+  };
+  writeFileAtomic(join(dir, 'lm-rl.json'), `${JSON.stringify({ ...result, init: o.init }, null, 2)}\n`);
+  scope.log(
+    `${result.steps} steps, ${result.rolloutsSampled} rollouts in ${wallSeconds.toFixed(0)} s; reward ${result.rewardStart?.toFixed(3) ?? 'n/a'} -> ${result.rewardEnd?.toFixed(3) ?? 'n/a'}`,
+  );
+  return result;
+}
