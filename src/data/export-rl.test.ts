@@ -3,12 +3,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parquetMetadata, parquetReadObjects, parquetSchema } from 'hyparquet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CriticalState, fromBrowserUse, sha256 } from '../core/index.ts';
+import { LmAgent } from '../agent/lm-agent.ts';
+import { LM_PROMPT_VERSION, lmActionText } from '../agent/lm-prompt.ts';
+import { agentView, type CriticalState, fromBrowserUse, sha256 } from '../core/index.ts';
+import type { TextCompletionModel, TextCompletionOptions } from '../models/text-completion.ts';
 import { RunStore } from '../store/index.ts';
 import { exportRl } from './export-rl.ts';
-import { readJsonl } from './export-sft.ts';
+import { exportSft, readJsonl } from './export-sft.ts';
 import { buildCollection, criticalFrom, jpeg, NOTE, NOTE_C } from './fixtures.ts';
 import { NoteScrubber, words } from './note-scrub.ts';
+import { actionOnlyHistory, scrubbedHistory, scrubObservation, visibleNotes } from './sft-flatten.ts';
 
 let root: string;
 let run: string;
@@ -156,5 +160,109 @@ describe('exportRl', () => {
     const out = join(root, 'demo-rows.jsonl');
     const sum = exportRl({ runs: [demo], critical, format: 'jsonl', out });
     expect(sum).toMatchObject({ rows: 3, images: 3, withTrajectoryHistory: 2 });
+  });
+
+  describe('format lm', () => {
+    /** The prompt LmAgent sends for an input: what the student sees at inference. */
+    async function inferencePrompt(input: Parameters<LmAgent['act']>[0], promptTokens: number) {
+      const calls: TextCompletionOptions[] = [];
+      const model: TextCompletionModel = {
+        id: 'capture',
+        provider: 'test',
+        complete: async (o) => {
+          calls.push(o);
+          return {
+            text: '{"click":{"index":0}}',
+            finishReason: 'stop',
+            usage: { promptTokens: 0, completionTokens: 0, costUsd: 0, calls: 1 },
+          };
+        },
+      };
+      await new LmAgent({ model, promptTokens }).act(input);
+      return calls[0].prompt;
+    }
+
+    it('writes plain-text prompts rendered as LmAgent renders them, and the SFT reply as the anchor', async () => {
+      const out = join(root, 'rl-lm', 'rl.jsonl');
+      const sum = exportRl({ runs: [run], critical, format: 'lm', out, promptTokens: 400 });
+      expect(sum).toMatchObject({ format: 'lm', rows: 3, images: 0, withTrajectoryHistory: 2 });
+      expect(existsSync(join(root, 'rl-lm', 'images'))).toBe(false);
+      const rows = readJsonl(out) as any[];
+      const store = RunStore.open(run, { readonly: true });
+      try {
+        for (const [i, row] of rows.entries()) {
+          const cs = states[i];
+          expect(typeof row.prompt).toBe('string');
+          expect(row.prompt.endsWith('\nAction: ')).toBe(true);
+          expect(row.images).toEqual([]);
+          expect(fromBrowserUse(JSON.parse(row.reward_model.ground_truth))).toEqual(cs.success.action);
+          expect(row.extra_info).toMatchObject({
+            critical_state_id: cs.id,
+            layout: 'lm',
+            lmPromptVersion: LM_PROMPT_VERSION,
+            promptTokens: 400,
+            completion: lmActionText(cs.success.action),
+          });
+          expect(row.extra_info.observation.elements.length).toBe(cs.success.observation.elements.length);
+          expect(scrubber.leaks(JSON.stringify(row))).toBe(false);
+          // export == inference: LmAgent's prompt for the same task, page and history
+          const t = store.getTrajectory(cs.success.trajectoryId);
+          const notes = [...cs.success.observation.notes];
+          let input: Parameters<LmAgent['act']>[0];
+          if (t) {
+            const k = t.steps.findIndex((x) => x.index === cs.success.stepIndex);
+            const scrub = new NoteScrubber(visibleNotes(t, notes));
+            input = {
+              task: agentView(t.task),
+              observation: cs.success.observation,
+              history: scrubbedHistory(t, scrub).slice(0, k),
+            };
+          } else {
+            const observation = scrubObservation(cs.success.observation, new NoteScrubber(notes));
+            input = {
+              task: agentView(cs.task),
+              observation,
+              history: actionOnlyHistory(cs.success.history, observation),
+            };
+          }
+          expect(row.prompt).toBe(await inferencePrompt(input, 400));
+        }
+      } finally {
+        store.close();
+      }
+      const meta = JSON.parse(readFileSync(join(root, 'rl-lm', 'rl.jsonl.export.json'), 'utf8'));
+      expect(meta).toMatchObject({
+        kind: 'rl',
+        layout: 'lm',
+        lmPromptVersion: LM_PROMPT_VERSION,
+        promptTokens: 400,
+      });
+    });
+
+    it('writes the same prompt and reply as export sft --format lm for the same step', () => {
+      const out = join(root, 'rl-lm2', 'rl.jsonl');
+      exportRl({ runs: [run], critical, format: 'lm', out });
+      const sft = exportSft({ runs: [run], format: 'lm', out: join(root, 'sft-lm') });
+      const byId = new Map((readJsonl(sft.file) as any[]).map((r) => [r.id, r]));
+      const rows = readJsonl(out) as any[];
+      let compared = 0;
+      for (const [i, row] of rows.entries()) {
+        const cs = states[i];
+        const twin = byId.get(`${cs.success.trajectoryId}:${cs.success.stepIndex}`);
+        if (!twin) continue; // the detached state's trajectory is in no run
+        expect(row.prompt).toBe(twin.prompt);
+        expect(row.extra_info.completion).toBe(twin.completion);
+        // the reply has no line break: LmAgent's stop ('\n') never cuts it, EOS ends it
+        expect(twin.completion).not.toContain('\n');
+        compared++;
+      }
+      expect(compared).toBe(2);
+    });
+
+    it('refuses promptTokens on another format', () => {
+      expect(() =>
+        exportRl({ runs: [run], critical, format: 'jsonl', out: join(root, 'p.jsonl'), promptTokens: 300 }),
+      ).toThrow(/promptTokens applies to the lm format only/);
+    });
   });
 });

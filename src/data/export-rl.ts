@@ -1,6 +1,13 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import {
+  DEFAULT_PROMPT_TOKENS,
+  LM_PROMPT_VERSION,
+  lmActionText,
+  lmPromptText,
+  renderLmObservation,
+} from '../agent/lm-prompt.ts';
+import {
   agentView,
   type CriticalState,
   InputError,
@@ -23,7 +30,16 @@ import {
 } from './sft-flatten.ts';
 import { type VerlRow, writeVerlParquet } from './verl-parquet.ts';
 
-export const RL_FORMATS = ['verl', 'jsonl'] as const;
+/**
+ * - verl: verl's parquet rows (chat messages, screenshots embedded).
+ * - jsonl: the same rows as JSONL, screenshots in images/ beside it.
+ * - lm: JSONL in the plain layout of a language-model student without a chat template
+ *   (src/agent/lm-prompt.ts): `prompt` is one string, rendered by the very renderer LmAgent prompts
+ *   with; `extra_info` adds the page (`observation`, for the reward), `layout: "lm"`,
+ *   `lmPromptVersion`, `promptTokens` and `completion`, the truth action exactly as
+ *   `export sft --format lm` writes a reply (the salvage anchor's target). Text only.
+ */
+export const RL_FORMATS = ['verl', 'jsonl', 'lm'] as const;
 export type RlFormat = (typeof RL_FORMATS)[number];
 
 export interface ExportRlOptions {
@@ -32,7 +48,7 @@ export interface ExportRlOptions {
   /** JSONL file of CriticalState records (as `rmsweb mine` writes them). */
   critical: string;
   format: RlFormat;
-  /** Output file (.parquet for verl, .jsonl for jsonl); JSONL images go to images/ beside it. */
+  /** Output file (.parquet for verl, .jsonl for jsonl and lm); JSONL images go to images/ beside it. */
   out: string;
   /** Include the screenshot (default true); false renders the text-only prompt, for text-only LMs. */
   withImages?: boolean;
@@ -41,6 +57,8 @@ export interface ExportRlOptions {
    * trainer's reward can tell equivalent elements apart from lookalikes (the PyTorch trainer reads it).
    */
   withObservation?: boolean;
+  /** Format `lm` only: the compact observation's budget (estimated tokens; default 768). */
+  promptTokens?: number;
 }
 
 export interface ExportRlSummary {
@@ -73,12 +91,14 @@ function findTrajectory(stores: RunStore[], id: string): { store: RunStore; t: T
   return null;
 }
 
+type Layout = { kind: 'browser-use' } | { kind: 'lm'; promptTokens: number };
+
 /**
  * The prompt of a critical state's success side, built exactly as the SFT prompt of that step
  * when the success trajectory is in one of the runs; otherwise from the state alone (history of
  * actions without the agent's texts). Notes are stripped by the same rule as SFT export.
  */
-function criticalPrompt(cs: CriticalState, stores: RunStore[]) {
+function criticalPrompt(cs: CriticalState, stores: RunStore[], layout: Layout) {
   const extraNotes = [
     ...cs.success.observation.notes,
     ...stores.flatMap((s) => reflectionNotes(s, cs.task.id)),
@@ -87,12 +107,23 @@ function criticalPrompt(cs: CriticalState, stores: RunStore[]) {
   const stepIdx = found ? found.t.steps.findIndex((s) => s.index === cs.success.stepIndex) : -1;
   if (found && stepIdx >= 0) {
     const scrubber = new NoteScrubber(visibleNotes(found.t, extraNotes));
-    const p = stepPrompt(found.t, stepIdx, { scrubber, observation: cs.success.observation });
+    const p = stepPrompt(found.t, stepIdx, { scrubber, observation: cs.success.observation, layout });
     return { ...p, scrubber, fromTrajectory: true };
   }
   const scrubber = new NoteScrubber(extraNotes);
   const observation = scrubObservation(cs.success.observation, scrubber);
   const history = actionOnlyHistory(cs.success.history, observation);
+  if (layout.kind === 'lm') {
+    const r = renderLmObservation({ task: agentView(cs.task), observation, history }, layout.promptTokens);
+    return {
+      system: r.system,
+      user: r.user,
+      agentText: [observation.memory, observation.progress],
+      imageHash: null,
+      scrubber,
+      fromTrajectory: false,
+    };
+  }
   const imageHash = observation.screenshot?.hash ?? null;
   const { system, user } = stepMessages({
     task: agentView(cs.task),
@@ -161,13 +192,26 @@ export function exportRl(opts: ExportRlOptions): ExportRlSummary {
     withTrajectoryHistory: 0,
     droppedNoteLeak: 0,
   };
-  const rows: Array<VerlRow & { observation?: ReturnType<typeof rewardObservation> }> = [];
+  const layout: Layout =
+    format === 'lm'
+      ? { kind: 'lm', promptTokens: opts.promptTokens ?? DEFAULT_PROMPT_TOKENS }
+      : { kind: 'browser-use' };
+  if (opts.promptTokens !== undefined && format !== 'lm')
+    throw new InputError('promptTokens applies to the lm format only', { field: 'prompt-tokens' });
+  // lm rows always carry the page: the PyTorch trainer's reward resolves elements on it
+  const withObservation = opts.withObservation || format === 'lm';
+  const rows: Array<
+    VerlRow & {
+      observation?: ReturnType<typeof rewardObservation>;
+      lm?: { prompt: string; completion: string };
+    }
+  > = [];
   const imageData = new Map<string, Uint8Array>();
   try {
-    if (opts.withObservation && format !== 'jsonl')
-      throw new InputError('withObservation applies to the jsonl format only', { field: 'format' });
+    if (opts.withObservation && format === 'verl')
+      throw new InputError('withObservation applies to the jsonl and lm formats only', { field: 'format' });
     for (const { line, state: cs } of states) {
-      const p = criticalPrompt(cs, stores);
+      const p = criticalPrompt(cs, stores, layout);
       if (opts.withImages === false && p.imageHash) {
         p.user = p.user.replace(`\n${IMAGE_SLOT}`, '').replace(IMAGE_SLOT, '');
         p.imageHash = null;
@@ -213,7 +257,10 @@ export function exportRl(opts: ExportRlOptions): ExportRlSummary {
           failure_action: JSON.stringify(toBrowserUse(cs.failure.action)),
           comparability: cs.comparability.total,
         },
-        ...(opts.withObservation ? { observation: rewardObservation(cs) } : {}),
+        ...(withObservation ? { observation: rewardObservation(cs) } : {}),
+        ...(layout.kind === 'lm'
+          ? { lm: { prompt: lmPromptText(p), completion: lmActionText(cs.success.action) } }
+          : {}),
       });
     }
   } finally {
@@ -224,17 +271,29 @@ export function exportRl(opts: ExportRlOptions): ExportRlSummary {
     writeVerlParquet(out, rows);
   } else {
     const imagesDir = join(dirname(out), 'images');
-    mkdirSync(imagesDir, { recursive: true });
+    if (format !== 'lm') mkdirSync(imagesDir, { recursive: true });
     for (const [hash, bytes] of imageData) {
       const dest = join(imagesDir, `${hash}.jpg`);
       if (!existsSync(dest)) writeFileAtomic(dest, bytes);
     }
     const w = new JsonlWriter(out);
-    for (const { observation, ...r } of rows)
+    for (const { observation, lm, ...r } of rows)
       w.write({
         ...r,
+        ...(lm ? { prompt: lm.prompt } : {}),
         images: r.images.map((i) => i.path),
-        ...(observation ? { extra_info: { ...r.extra_info, observation } } : {}),
+        extra_info: {
+          ...r.extra_info,
+          ...(observation ? { observation } : {}),
+          ...(lm && layout.kind === 'lm'
+            ? {
+                layout: 'lm',
+                lmPromptVersion: LM_PROMPT_VERSION,
+                promptTokens: layout.promptTokens,
+                completion: lm.completion,
+              }
+            : {}),
+        },
       });
     w.commit();
   }
@@ -242,7 +301,7 @@ export function exportRl(opts: ExportRlOptions): ExportRlSummary {
   summary.images = imageData.size;
   writeFileAtomic(
     join(dirname(out), `${basename(out)}.export.json`),
-    `${JSON.stringify({ kind: 'rl', promptVersion: EXPORT_PROMPT_VERSION, critical: resolve(opts.critical), runs: opts.runs.map((r) => resolve(r)), ...summary, exportedAt: new Date().toISOString() }, null, 2)}\n`,
+    `${JSON.stringify({ kind: 'rl', promptVersion: EXPORT_PROMPT_VERSION, ...(layout.kind === 'lm' ? { layout: 'lm', lmPromptVersion: LM_PROMPT_VERSION, promptTokens: layout.promptTokens } : {}), critical: resolve(opts.critical), runs: opts.runs.map((r) => resolve(r)), ...summary, exportedAt: new Date().toISOString() }, null, 2)}\n`,
   );
   return summary;
 }

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { readJsonl } from '../../data/export-sft.ts';
 import { buildCollection, criticalFrom } from '../../data/fixtures.ts';
 import { RunStore } from '../../store/index.ts';
 import { registerExport } from './export.ts';
@@ -97,5 +98,22 @@ describe('rmsweb export', () => {
     await expect(
       inProcess('export', 'sft', '--run', run, '--format', 'alpaca', '--out', join(root, 'x')),
     ).rejects.toThrow(/unknown SFT format "alpaca"/);
+  });
+
+  it('export rl --format lm --prompt-tokens writes plain-prompt rows; the budget is refused elsewhere', async () => {
+    const store = RunStore.open(run, { readonly: true });
+    const cs = criticalFrom(store, 'tA_r1', 'tA_r0', 1);
+    store.close();
+    const file = join(root, 'critical-lm.jsonl');
+    writeFileSync(file, `${JSON.stringify(cs)}\n`);
+    const out = join(root, 'lm', 'rl.jsonl');
+    const args = ['export', 'rl', '--run', run, '--critical', file, '--out', out, '--json'];
+    const s = JSON.parse(await inProcess(...args, '--format', 'lm', '--prompt-tokens', '300'));
+    expect(s).toMatchObject({ format: 'lm', rows: 1 });
+    const [row] = readJsonl(out) as any[];
+    expect(row.extra_info).toMatchObject({ layout: 'lm', promptTokens: 300 });
+    await expect(inProcess(...args, '--format', 'jsonl', '--prompt-tokens', '300')).rejects.toThrow(
+      /--prompt-tokens applies to --format lm only/,
+    );
   });
 });

@@ -35,6 +35,7 @@ const RlOptions = z.object({
   critical: fileOption(),
   format: z.string().min(1),
   out: fileOption(),
+  promptTokens: intOption(64, 32_768).optional(),
   json: z.boolean().default(false),
 });
 
@@ -127,7 +128,10 @@ export function registerExport(program: Command): void {
 
   exp
     .command('rl')
-    .description('Critical states (JSONL from `rmsweb mine`) as verl parquet rows or JSONL')
+    .description(
+      'Critical states (JSONL from `rmsweb mine`) as verl parquet rows, JSONL, or lm JSONL (the plain prompt of a\n' +
+        'language-model student without a chat template, as `export sft --format lm` and `--agent lm:...` render it)',
+    )
     .requiredOption(
       '--run <dir>',
       'run folder holding the trajectories and screenshots (repeatable; a demo or ablate folder is searched with its sub-runs)',
@@ -135,15 +139,23 @@ export function registerExport(program: Command): void {
     )
     .requiredOption('--critical <file>', 'critical states, one JSON object per line')
     .requiredOption('--format <format>', `one of ${RL_FORMATS.join(', ')}`)
-    .requiredOption('--out <file>', 'output file (.parquet for verl, .jsonl for jsonl)')
+    .requiredOption('--out <file>', 'output file (.parquet for verl, .jsonl for jsonl and lm)')
+    .option(
+      '--prompt-tokens <n>',
+      `format lm only: the compact observation's budget in estimated tokens (default ${DEFAULT_PROMPT_TOKENS}; the student's, as in export sft)`,
+    )
     .option('--json', 'print the summary as JSON')
     .action((raw) => {
       const o = parseOptions(RlOptions, raw, 'export rl');
+      const format = parseRlFormat(o.format);
+      if (o.promptTokens !== undefined && format !== 'lm')
+        throw new InputError('--prompt-tokens applies to --format lm only', { field: 'prompt-tokens' });
       const summary = exportRl({
         runs: o.run,
         critical: o.critical,
-        format: parseRlFormat(o.format),
+        format,
         out: o.out,
+        promptTokens: o.promptTokens,
       });
       printRl(summary, o.json);
     });
