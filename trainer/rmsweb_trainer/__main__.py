@@ -7,6 +7,8 @@ accelerate launch for several GPUs.
   rl --algo A --model M --data F --out DIR [--metrics FILE] [options]
   sft --model M --data F --out DIR [--metrics FILE] [options]
   serve --model DIR              generations over stdin/stdout, one JSON object a line
+  export-gguf --adapter DIR --out FILE [--base BASE.gguf]
+                                 a --lora run's adapter as a llama.cpp LoRA adapter GGUF
 
 Exit codes: 0 ok, 2 bad input (the message names file, line, field), 3 environment, 1 other.
 """
@@ -222,6 +224,11 @@ def main(argv: list[str] | None = None) -> int:
     v.add_argument("--device", default="auto")
     v.add_argument("--dtype", default="auto")
     v.add_argument("--max-prompt-tokens", type=int)
+    g = sub.add_parser("export-gguf")
+    g.add_argument("--adapter", required=True, help="a --lora checkpoint folder (or its adapter/ folder)")
+    g.add_argument("--out", required=True, help="the adapter GGUF to write")
+    g.add_argument("--base", help="the base GGUF (default: the one the run recorded); checked tensor by tensor")
+    g.add_argument("--arch", help="the llama.cpp architecture when no base GGUF is at hand (gemma3)")
     a = p.parse_args(argv)
 
     from .data import InputError
@@ -231,6 +238,11 @@ def main(argv: list[str] | None = None) -> int:
             return check(a.accelerate_config)
         if a.cmd == "tiny":
             return _tiny(a)
+        if a.cmd == "export-gguf":
+            from .gguf_adapter import export_gguf
+
+            print(json.dumps(export_gguf(a.adapter, a.out, a.base, a.arch)))
+            return 0
         if a.cmd == "serve":
             from .data import check_model_path
             from .serve import serve

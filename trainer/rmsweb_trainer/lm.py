@@ -90,12 +90,25 @@ def unwrap(model: Any) -> Any:
     return model.module if isinstance(model, torch.nn.parallel.DistributedDataParallel) else model
 
 
+#: Where save_checkpoint keeps a LoRA run's PEFT adapter, inside the checkpoint folder.
+ADAPTER_DIR = "adapter"
+
+
 def save_checkpoint(model: Any, tok: Any, out: str, meta: dict[str, Any]) -> None:
-    """A Hugging Face folder (LoRA merged into the weights, so `--agent hf:DIR` loads it plainly)."""
+    """A Hugging Face folder (LoRA merged into the weights, so `--agent hf:DIR` loads it plainly).
+    A LoRA run also keeps its PEFT adapter unmerged in DIR/adapter/, and rmsweb-trainer.json names
+    it with the base model the run loaded (`meta["model"]`): `export-gguf` turns that pair into a
+    llama.cpp adapter served over the base GGUF, much smaller and faster than a merged re-export."""
     m = unwrap(model)
-    if hasattr(m, "merge_and_unload"):
-        m = copy.deepcopy(m).merge_and_unload()
     Path(out).mkdir(parents=True, exist_ok=True)
+    if hasattr(m, "merge_and_unload"):
+        # the unmerged adapter, as PEFT writes it (adapter_config.json + adapter_model.safetensors)
+        m.save_pretrained(str(Path(out, ADAPTER_DIR)))
+        base = meta.get("model")
+        if base and Path(base).exists():  # absolute, so the record holds wherever the folder moves
+            base = str(Path(base).resolve())
+        meta = {**meta, "adapter": {"dir": ADAPTER_DIR, "base": base}}
+        m = copy.deepcopy(m).merge_and_unload()
     m.save_pretrained(out)
     tok.save_pretrained(out)
     Path(out, "rmsweb-trainer.json").write_text(json.dumps(meta, indent=2) + "\n")

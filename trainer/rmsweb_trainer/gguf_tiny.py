@@ -1,0 +1,178 @@
+"""A tiny randomly initialized Gemma 3 written straight to GGUF, which both transformers' GGUF loader
+and llama.cpp (node-llama-cpp) load: the base model of the LoRA adapter round-trip test
+(`export-gguf`, `serve-model --lora`) without downloading anything.
+
+The shapes follow Gemma 3 270M's GGUF with smaller widths. The head width stays 256 on purpose:
+llama.cpp scales attention by 1/sqrt(key_length) while transformers scales by
+query_pre_attn_scalar**-0.5, whose default (256) is not in the GGUF; with any other head width the
+two runtimes would compute different models from the same file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+#: Hidden width, layers, query heads, feed-forward width. Key/value heads: 1; head width: 256.
+TINY_GEMMA3 = (64, 2, 2, 128)
+HEAD_DIM = 256
+
+#: SentencePiece token types (llama.cpp's llama_token_type / transformers' GGUF converter).
+NORMAL, UNKNOWN, CONTROL, BYTE = 1, 2, 3, 6
+
+
+def tiny_vocab() -> tuple[list[str], list[float], list[int]]:
+    """Tokens, scores and types of a small SentencePiece-style vocabulary: Gemma's four special
+    tokens at Gemma's ids (pad 0, eos 1, bos 2, unk 3), the 256 byte fallbacks, the word-start marker
+    and the printable ASCII characters with and without it."""
+    tokens = ["<pad>", "<eos>", "<bos>", "<unk>"]
+    types = [CONTROL, CONTROL, CONTROL, UNKNOWN]
+    tokens += [f"<0x{b:02X}>" for b in range(256)]
+    types += [BYTE] * 256
+    chars = [chr(c) for c in range(33, 127)]
+    words = ["\u2581"] + chars + ["\u2581" + c for c in chars]
+    tokens += words
+    types += [NORMAL] * len(words)
+    scores = [0.0] * 260 + [-float(i + 1) for i in range(len(words))]
+    return tokens, scores, types
+
+
+def write_tiny_gemma3(path: str | Path, seed: int = 0) -> dict[str, int]:
+    """Writes a random tiny Gemma 3 as an F32 GGUF at `path`; returns its dimensions."""
+    import gguf
+
+    hidden, layers, heads, ffn = TINY_GEMMA3
+    tokens, scores, types = tiny_vocab()
+    rng = np.random.default_rng(seed)
+
+    def w(*shape: int, scale: float = 0.08) -> np.ndarray:
+        # numpy shape (out, in): GGUFWriter reverses it into ggml's ne = [in, out]
+        return (rng.standard_normal(shape) * scale).astype(np.float32)
+
+    def norm(n: int) -> np.ndarray:
+        # GGUF keeps Gemma's RMSNorm weight as 1 + w (transformers subtracts the 1 on load)
+        return (1.0 + rng.standard_normal(n) * 0.1).astype(np.float32)
+
+    out = gguf.GGUFWriter(str(path), "gemma3")
+    out.add_name("rmsweb tiny gemma3")
+    out.add_context_length(512)
+    out.add_embedding_length(hidden)
+    out.add_block_count(layers)
+    out.add_feed_forward_length(ffn)
+    out.add_head_count(heads)
+    out.add_head_count_kv(1)
+    out.add_key_length(HEAD_DIM)
+    out.add_value_length(HEAD_DIM)
+    out.add_layer_norm_rms_eps(1e-6)
+    out.add_rope_freq_base(1_000_000.0)
+    out.add_sliding_window(512)
+    out.add_file_type(gguf.LlamaFileType.ALL_F32)
+    out.add_tokenizer_model("llama")
+    out.add_tokenizer_pre("default")
+    out.add_token_list(tokens)
+    out.add_token_scores(scores)
+    out.add_token_types(types)
+    out.add_bos_token_id(2)
+    out.add_eos_token_id(1)
+    out.add_unk_token_id(3)
+    out.add_pad_token_id(0)
+    out.add_add_bos_token(True)
+    out.add_add_eos_token(False)
+    out.add_add_space_prefix(False)
+    out.add_tensor("token_embd.weight", w(len(tokens), hidden, scale=0.1))
+    out.add_tensor("output_norm.weight", norm(hidden))
+    for i in range(layers):
+        b = f"blk.{i}."
+        out.add_tensor(b + "attn_norm.weight", norm(hidden))
+        out.add_tensor(b + "attn_q.weight", w(heads * HEAD_DIM, hidden))
+        out.add_tensor(b + "attn_k.weight", w(HEAD_DIM, hidden))
+        out.add_tensor(b + "attn_v.weight", w(HEAD_DIM, hidden))
+        out.add_tensor(b + "attn_q_norm.weight", norm(HEAD_DIM))
+        out.add_tensor(b + "attn_k_norm.weight", norm(HEAD_DIM))
+        out.add_tensor(b + "attn_output.weight", w(hidden, heads * HEAD_DIM, scale=0.04))
+        out.add_tensor(b + "post_attention_norm.weight", norm(hidden))
+        out.add_tensor(b + "ffn_norm.weight", norm(hidden))
+        out.add_tensor(b + "ffn_gate.weight", w(ffn, hidden))
+        out.add_tensor(b + "ffn_up.weight", w(ffn, hidden))
+        out.add_tensor(b + "ffn_down.weight", w(hidden, ffn))
+        out.add_tensor(b + "post_ffw_norm.weight", norm(hidden))
+    out.write_header_to_file()
+    out.write_kv_data_to_file()
+    out.write_tensors_to_file()
+    out.close()
+    return {"hidden": hidden, "layers": layers, "heads": heads, "ffn": ffn, "vocab": len(tokens)}
+
+
+#: Token-id prompts of the round-trip check (BOS first, as llama.cpp and the tokenizer start one).
+PROMPTS = [[2, 300, 329, 336, 336, 339], [2, 353, 356, 342, 331], [2, 270, 271, 272, 273, 274, 275, 276]]
+
+
+def random_lora(model: Any, rank: int = 4, alpha: float = 8.0, seed: int = 0, scale: float = 0.3) -> Any:
+    """`model` wrapped in a PEFT LoRA on every attention and MLP projection, with random non-zero
+    lora_B (PEFT starts B at zero, which would make any export look right)."""
+    import torch
+    from peft import LoraConfig, get_peft_model
+
+    targets = ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]
+    peft_model = get_peft_model(model, LoraConfig(r=rank, lora_alpha=alpha, lora_dropout=0.0, target_modules=targets))
+    g = torch.Generator().manual_seed(seed)
+    with torch.no_grad():
+        for name, p in peft_model.named_parameters():
+            if "lora_B" in name:
+                p.copy_(torch.randn(p.shape, generator=g) * scale)
+    return peft_model.eval()
+
+
+def greedy(model: Any, prompt: list[int], n: int) -> list[int]:
+    """n greedy next tokens after `prompt` (no EOS stop: the comparison wants a fixed length)."""
+    import torch
+
+    ids = list(prompt)
+    with torch.no_grad():
+        for _ in range(n):
+            ids.append(int(model(torch.tensor([ids])).logits[0, -1].argmax()))
+    return ids[len(prompt) :]
+
+
+def top_probs(model: Any, prompt: list[int], k: int = 3) -> list[list[float]]:
+    """The k likeliest next tokens after `prompt` as [id, probability] (softmax over the vocabulary)."""
+    import torch
+
+    with torch.no_grad():
+        p = model(torch.tensor([prompt])).logits[0, -1].softmax(-1)
+    v, i = p.topk(k)
+    return [[int(t), float(q)] for t, q in zip(i, v, strict=True)]
+
+
+def roundtrip_fixture(out: str | Path, n: int = 8) -> dict[str, Any]:
+    """The round-trip check's Python half, in `out`: base.gguf (a tiny random Gemma 3), ckpt/ (a
+    random LoRA saved as a --lora run saves it), adapter.gguf (export_gguf of it), and
+    reference.json: per prompt, the greedy tokens of transformers with and without the adapter and
+    the adapted model's three likeliest first tokens with their probabilities."""
+    import torch
+
+    from .gguf_adapter import export_gguf
+    from .lm import load_model, save_checkpoint
+
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    base = out / "base.gguf"
+    write_tiny_gemma3(base)
+    model, tok = load_model(str(base), torch.device("cpu"), "float32")
+    plain = [greedy(model, p, n) for p in PROMPTS]
+    peft_model = random_lora(model)
+    lora = [greedy(peft_model, p, n) for p in PROMPTS]
+    top = [top_probs(peft_model, p) for p in PROMPTS]
+    save_checkpoint(peft_model, tok, str(out / "ckpt"), {"command": "sft", "model": str(base)})
+    summary = export_gguf(str(out / "ckpt"), str(out / "adapter.gguf"))
+    ref = {"prompts": PROMPTS, "base": plain, "lora": lora, "loraTop": top, "export": summary}
+    (out / "reference.json").write_text(json.dumps(ref) + "\n")
+    return ref
+
+
+if __name__ == "__main__":
+    import sys
+
+    print(json.dumps(roundtrip_fixture(sys.argv[1])))
