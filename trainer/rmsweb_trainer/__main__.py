@@ -161,6 +161,8 @@ def _run(a: argparse.Namespace) -> int:
         o = _options(a, SFT_KEYS)
     model, tok = _load(a.model, dist.device, a.dtype)
     meta: dict[str, Any] = {"command": a.cmd, "model": a.model, "data": a.data, "options": o}
+    # `--agent lm:hf:DIR` reads the layout and its budget back, so the student is prompted as trained
+    meta.update(d.layout_meta(a.data, a.model, examples if a.cmd == "rl" else chats))
     if a.cmd == "rl":
         from .dapo import train_dapo
         from .grpo import train_grpo
@@ -263,11 +265,12 @@ def _check_paths(a: argparse.Namespace) -> None:
     """--model, --data and --out, checked before anything is loaded or written."""
     from pathlib import Path
 
-    from .data import InputError, check_model_path
+    from .data import InputError, check_model_path, sft_file
 
     check_model_path(a.model)
-    if not Path(a.data).is_file():
-        raise InputError(f"{a.data}: no such file", "--data")
+    data = sft_file(a.data) if a.cmd == "sft" else Path(a.data)
+    if not data.is_file():
+        raise InputError(f"{data}: no such file", "--data")
     out = Path(a.out)
     if out.exists() and not out.is_dir():
         raise InputError(f"{out}: exists and is not a folder", "--out")
@@ -293,10 +296,10 @@ def _tiny(a: argparse.Namespace) -> int:
     for path in a.data:
         try:
             for c in load_sft(path):
-                texts += [c.system, c.user, c.assistant or ""]
+                texts += [c.system, c.user, c.text or "", c.assistant or ""]
         except Exception:  # noqa: BLE001 - not SFT rows: read it as critical states
             for e in load_rl(path):
-                texts += [e.chat.system, e.chat.user, e.truth_wire]
+                texts += [e.chat.system, e.chat.user, e.chat.text or "", e.completion or "", e.truth_wire]
     texts.append('{"evaluation_previous_goal":"","memory":"","next_goal":"","action":[]}')
     make_tiny(a.out, texts, a.size, a.seed, a.vocab)
     print(json.dumps({"out": a.out, "size": a.size, "texts": len(texts)}))

@@ -1,6 +1,11 @@
 """Reading rmsweb's exports: SFT JSONL in TRL form (`rmsweb export sft --format trl`) and critical
 states as verl parquet or JSONL (`rmsweb export rl`). Text-only causal LMs read the text of each
-message; image parts and `<image>` placeholders are dropped (a VLM trainer would keep them)."""
+message; image parts and `<image>` placeholders are dropped (a VLM trainer would keep them).
+
+Both also come in the plain "lm" layout of a pretrained base model without a chat template
+(src/agent/lm-prompt.ts): `export sft --format lm` rows are TRL's standard prompt-completion rows
+(`prompt` and `completion` strings), `export rl --format lm` rows carry the prompt as one string and
+the gold reply as `extra_info.completion`. A `Chat` with `text` set is such a prompt."""
 
 from __future__ import annotations
 
@@ -57,11 +62,19 @@ def check_model_path(path: str | Path) -> Path:
 
 @dataclass
 class Chat:
-    """A prompt (system + user text) and, for SFT, the assistant's reply."""
+    """A prompt (system + user text) and, for SFT, the assistant's reply. In the lm layout `text` is
+    the whole prompt as one plain string (system and user are then unused): it is tokenized as is,
+    after the tokenizer's BOS, with no chat template, exactly as the student is prompted."""
 
     system: str
     user: str
     assistant: str | None = None
+    text: str | None = None
+
+    @property
+    def is_lm(self) -> bool:
+        """Whether this is a plain-text prompt of the lm layout (no chat template)."""
+        return self.text is not None
 
 
 @dataclass
@@ -74,6 +87,10 @@ class RlExample:
     truth_wire: str
     observation: Observation = field(default_factory=dict)
     id: str = ""
+    #: lm layout: the gold reply exactly as `export sft --format lm` writes it (`lmActionText`)
+    completion: str | None = None
+    #: lm layout: the renderer's budget the prompt was written with (`--prompt-tokens`)
+    prompt_tokens: int | None = None
 
 
 IMAGE_PLACEHOLDER = "<image>"
@@ -121,14 +138,54 @@ def _jsonl(path: Path) -> list[tuple[int, dict[str, Any]]]:
     return rows
 
 
-def load_sft(path: str | Path) -> list[Chat]:
-    """TRL conversational rows: system, user and assistant messages (the assistant is the target)."""
+def _layout_guard(p: Path) -> Any:
+    """Checks that a file keeps one layout: returns check(is_lm, where), which raises InputError on
+    the first row whose layout differs from the file's first row (one student, one prompt format)."""
+    first: list[tuple[bool, int | str]] = []
+
+    def check(is_lm: bool, where: int | str) -> None:
+        if not first:
+            first.append((is_lm, where))
+        elif first[0][0] != is_lm:
+            names = {True: "lm (plain prompt text)", False: "conversational (chat messages)"}
+            raise InputError(
+                f"{p}:{where}: row is in the {names[is_lm]} layout but row {first[0][1]} is "
+                f"{names[first[0][0]]}: one file holds one layout"
+            )
+
+    return check
+
+
+def _lm_sft(row: dict[str, Any], where: str) -> Chat:
+    prompt, completion = row.get("prompt"), row.get("completion")
+    if not prompt:
+        raise InputError(f"{where}: field prompt must be a non-empty string")
+    if not isinstance(completion, str) or not completion:
+        raise InputError(f"{where}: field completion must be a non-empty string (the reply to train on)")
+    return Chat("", "", completion, text=prompt)
+
+
+def sft_file(path: str | Path) -> Path:
+    """The JSONL an SFT `--data` names: the file itself, or an export folder's train.jsonl."""
     p = Path(path)
+    return p / "train.jsonl" if p.is_dir() else p
+
+
+def load_sft(path: str | Path) -> list[Chat]:
+    """TRL conversational rows (system, user and assistant messages; the assistant is the target), or
+    TRL's standard prompt-completion rows of the lm layout (`export sft --format lm`: `prompt` and
+    `completion` strings). `path` may be the export folder (its train.jsonl is read)."""
+    p = sft_file(path)
     out = []
+    check = _layout_guard(p)
     for n, row in _jsonl(p):
-        chat = _chat(row.get("messages"), f"{p}:{n}")
-        if not chat.assistant:
-            raise InputError(f"{p}:{n}: field messages has no assistant reply to train on")
+        if isinstance(row.get("prompt"), str):
+            chat = _lm_sft(row, f"{p}:{n}")
+        else:
+            chat = _chat(row.get("messages"), f"{p}:{n}")
+            if not chat.assistant:
+                raise InputError(f"{p}:{n}: field messages has no assistant reply to train on")
+        check(chat.is_lm, n)
         out.append(chat)
     if not out:
         raise InputError(f"{p}: no SFT rows")
@@ -136,7 +193,24 @@ def load_sft(path: str | Path) -> list[Chat]:
 
 
 def _rl_example(row: dict[str, Any], where: str) -> RlExample:
-    chat = _chat(row.get("prompt"), where)
+    prompt = row.get("prompt")
+    extra = row.get("extra_info") if isinstance(row.get("extra_info"), dict) else {}
+    completion = None
+    if isinstance(prompt, str):
+        # the lm layout: the prompt is the student's plain text, the anchor target its SFT reply
+        if not prompt:
+            raise InputError(f"{where}: field prompt must be a non-empty string")
+        if extra.get("layout") != "lm":
+            raise InputError(f'{where}: field extra_info.layout must be "lm" for a plain-text prompt')
+        completion = extra.get("completion")
+        if not isinstance(completion, str) or not completion:
+            raise InputError(
+                f"{where}: field extra_info.completion (the gold reply in the lm layout) must be a non-empty "
+                "string; export the rows with `rmsweb export rl --format lm`"
+            )
+        chat = Chat("", "", text=prompt)
+    else:
+        chat = _chat(prompt, where)
     rm = row.get("reward_model")
     gt = rm.get("ground_truth") if isinstance(rm, dict) else None
     if not isinstance(gt, str):
@@ -147,11 +221,18 @@ def _rl_example(row: dict[str, Any], where: str) -> RlExample:
         truth = None
     if truth is None:
         raise InputError(f"{where}: field reward_model.ground_truth is not a valid Browser Use action: {gt}")
-    extra = row.get("extra_info") if isinstance(row.get("extra_info"), dict) else {}
     obs = extra.get("observation") if isinstance(extra.get("observation"), dict) else {}
     if isinstance(obs.get("elements"), str):  # parquet stores the nested observation as JSON text
         obs = {**obs, "elements": json.loads(obs["elements"])}
-    return RlExample(chat=chat, truth=truth, truth_wire=gt, observation=obs, id=str(extra.get("critical_state_id", "")))
+    return RlExample(
+        chat=chat,
+        truth=truth,
+        truth_wire=gt,
+        observation=obs,
+        id=str(extra.get("critical_state_id", "")),
+        completion=completion,
+        prompt_tokens=extra.get("promptTokens") if isinstance(extra.get("promptTokens"), int) else None,
+    )
 
 
 def load_rl(path: str | Path) -> list[RlExample]:
@@ -162,10 +243,15 @@ def load_rl(path: str | Path) -> list[RlExample]:
             raise InputError(f"{p}: no such file")
         import pyarrow.parquet as pq
 
-        rows = pq.read_table(p).to_pylist()
-        out = [_rl_example(r, f"{p}:row {i + 1}") for i, r in enumerate(rows)]
+        rows = [(f"row {i + 1}", r) for i, r in enumerate(pq.read_table(p).to_pylist())]
     else:
-        out = [_rl_example(r, f"{p}:{n}") for n, r in _jsonl(p)]
+        rows = list(_jsonl(p))
+    out = []
+    check = _layout_guard(p)
+    for n, r in rows:
+        ex = _rl_example(r, f"{p}:{n}")
+        check(ex.chat.is_lm, n)
+        out.append(ex)
     if not out:
         raise InputError(f"{p}: no critical states")
     return out
@@ -173,9 +259,36 @@ def load_rl(path: str | Path) -> list[RlExample]:
 
 def truth_completion(example: RlExample) -> str:
     """The assistant reply the salvage loss trains on: an AgentOutput whose only content is the
-    ground-truth action, serialized as the SFT export serializes replies (compact JSON, same keys)."""
+    ground-truth action, serialized as the SFT export serializes replies (compact JSON, same keys).
+    In the lm layout it is the row's own gold reply, written by the TS exporter with the very
+    function `export sft --format lm` writes completions with, so the anchor is SFT's target."""
+    if example.chat.is_lm:
+        assert example.completion is not None  # load_rl refuses an lm row without it
+        return example.completion
     return (
         '{"evaluation_previous_goal":"","memory":"","next_goal":"","action":['
         + json.dumps(json.loads(example.truth_wire), separators=(",", ":"), ensure_ascii=False)
         + "]}"
     )
+
+
+def layout_meta(data: str | Path, model: str | Path, rows: list[Chat] | list[RlExample]) -> dict[str, Any]:
+    """What a checkpoint's rmsweb-trainer.json says of its prompt layout: {} for chat rows; for the lm
+    layout {"layout": "lm", "promptTokens": N}, N read from the rows (RL), the SFT export's
+    export.json beside its train.jsonl, or else the starting checkpoint's own record (RL from SFT)."""
+    first = rows[0] if rows else None
+    chat = first.chat if isinstance(first, RlExample) else first
+    if chat is None or not chat.is_lm:
+        return {}
+    tokens = first.prompt_tokens if isinstance(first, RlExample) else None
+    for record, key in (
+        (sft_file(data).parent / "export.json", "promptTokens"),
+        (Path(model) / "rmsweb-trainer.json", "promptTokens"),
+    ):
+        if tokens is None and record.is_file():
+            try:
+                v = json.loads(record.read_text(encoding="utf-8")).get(key)
+            except (json.JSONDecodeError, UnicodeDecodeError, AttributeError):
+                v = None
+            tokens = v if isinstance(v, int) else None
+    return {"layout": "lm", **({"promptTokens": tokens} if tokens is not None else {})}

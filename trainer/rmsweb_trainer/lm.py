@@ -134,9 +134,26 @@ def _ids(x: Any) -> list[int]:
     return list(x)
 
 
+def lm_text_ids(tok: Any, text: str, max_tokens: int) -> list[int]:
+    """A plain prompt of the lm layout as the student sees it: the tokenizer's special tokens (BOS
+    for Gemma, as llama.cpp adds it from the GGUF) + the text, tokenized alone: the reply's tokens
+    then start fresh after it, as they do when the model continues the prompt at inference (Gemma
+    tokenizes "Action: " + '{"' jointly as '▁{"', alone as '▁' then '{"'). Over max_tokens, the
+    BOS is kept and the text's head dropped (the renderer's budget keeps prompts far below it)."""
+    ids = _ids(tok(text, add_special_tokens=True))
+    if len(ids) <= max_tokens:
+        return ids
+    bos = tok.bos_token_id
+    head = [bos] if bos is not None and ids and ids[0] == bos else []
+    return head + ids[len(ids) - (max_tokens - len(head)) :]
+
+
 def prompt_ids(tok: Any, chat: Chat, max_tokens: int) -> list[int]:
     """The prompt as the model sees it: the tokenizer's chat template with the generation prompt
-    (or a plain role-tagged layout for tokenizers without one), left-truncated to max_tokens."""
+    (or a plain role-tagged layout for tokenizers without one), left-truncated to max_tokens; a
+    plain prompt of the lm layout (`chat.text`) as `lm_text_ids` tokenizes it."""
+    if chat.is_lm:
+        return lm_text_ids(tok, chat.text or "", max_tokens)
     if tok.chat_template:
         ids = _ids(tok.apply_chat_template(messages(chat, False), add_generation_prompt=True, tokenize=True))
     else:
@@ -147,7 +164,11 @@ def prompt_ids(tok: Any, chat: Chat, max_tokens: int) -> list[int]:
 
 
 def completion_ids(tok: Any, chat: Chat, reply: str) -> list[int]:
-    """The reply's tokens as the template closes an assistant turn (so the model learns to stop)."""
+    """The reply's tokens as the template closes an assistant turn (so the model learns to stop); in
+    the lm layout the reply's own tokens + EOS, where the student stops (the reply holds no line
+    break, the other stop LmAgent sends)."""
+    if chat.is_lm:
+        return _ids(tok(reply, add_special_tokens=False)) + [tok.eos_token_id]
     c = Chat(chat.system, chat.user, reply)
     if tok.chat_template:
         head = _ids(tok.apply_chat_template(messages(c, False), add_generation_prompt=True, tokenize=True))

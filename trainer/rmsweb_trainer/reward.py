@@ -110,7 +110,8 @@ def parse_completion(text: str) -> Action | None:
     """The first action of a generated AgentOutput (the JSON reply the prompt asks for), or None.
 
     Like LlmAgent, only the first action counts. A reply with text around the JSON object is accepted
-    (the outermost {...} is parsed); anything else is a parse failure.
+    (the outermost {...} is parsed); anything else is a parse failure. A bare Browser Use action
+    object (`{"click": {"index": 3}}`, the lm layout's reply) is that action.
     """
     start = text.find("{")
     end = text.rfind("}")
@@ -122,10 +123,43 @@ def parse_completion(text: str) -> Action | None:
         return None
     if not isinstance(obj, dict):
         return None
+    if "action" not in obj and len(obj) == 1:
+        return from_browser_use(obj)
     actions = obj.get("action")
     if not isinstance(actions, list) or not actions:
         return None
     return from_browser_use(actions[0])
+
+
+def parse_lm_completion(text: str) -> Action | None:
+    """The lm layout's reply as LmAgent reads it (parseLmAction in src/agent/lm-prompt.ts): the first
+    balanced JSON object in the text, as a Browser Use action (`{"click":{"index":3}}`); None when
+    there is none or it is not a valid action. What follows the object is ignored, as at inference."""
+    start = text.find("{")
+    if start < 0:
+        return None
+    depth, in_string, i = 0, False, start
+    while i < len(text):
+        c = text[i]
+        if in_string:
+            if c == "\\":
+                i += 1
+            elif c == '"':
+                in_string = False
+        elif c == '"':
+            in_string = True
+        elif c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+            if depth == 0:
+                try:
+                    obj = json.loads(text[start : i + 1])
+                except (json.JSONDecodeError, RecursionError):
+                    return None
+                return from_browser_use(obj)
+        i += 1
+    return None
 
 
 # ------------------------------------------------------------------------------------------ text

@@ -36,12 +36,13 @@ from .lm import (
     completion_ids,
     completion_logits,
     exact_kl,
+    lm_text_ids,
     make_batch,
     messages,
     seq_mean,
 )
 from .options import defaults
-from .reward import RewardFn, parse_completion, reward_by_name
+from .reward import RewardFn, parse_completion, parse_lm_completion, reward_by_name
 from .rollouts import competence_gate_t, contrast_gate_t
 
 # ===================================================================================== data, reward
@@ -49,14 +50,18 @@ from .rollouts import competence_gate_t, contrast_gate_t
 
 def rl_dataset(tok: Any, examples: list[RlExample]) -> Any:
     """One row per critical state: the prompt (chat messages, or plain text for a tokenizer without a
-    chat template), the gold action and the observation as JSON (reward functions get them as keyword
-    arguments) and the gold reply's token ids (the salvage anchor's target, kl_ref's probe)."""
+    chat template, or the lm layout's own plain text: TRL's standard, non-conversational format), the
+    gold action and the observation as JSON (reward functions get them as keyword arguments), the
+    layout (which parser reads a reply) and the gold reply's token ids (the salvage anchor's target,
+    kl_ref's probe)."""
     from datasets import Dataset
 
     rows = []
     for ex in examples:
-        if tok.chat_template:
-            prompt: Any = messages(ex.chat, with_reply=False)
+        if ex.chat.is_lm:
+            prompt: Any = ex.chat.text
+        elif tok.chat_template:
+            prompt = messages(ex.chat, with_reply=False)
         else:
             prompt = (f"System: {ex.chat.system}\n" if ex.chat.system else "") + f"User: {ex.chat.user}\nAssistant: "
         rows.append(
@@ -66,6 +71,7 @@ def rl_dataset(tok: Any, examples: list[RlExample]) -> Any:
                 "observation": json.dumps(ex.observation),
                 "gold_ids": completion_ids(tok, ex.chat, truth_completion(ex)),
                 "state_id": ex.id or "",
+                "layout": "lm" if ex.chat.is_lm else "chat",
             }
         )
     return Dataset.from_list(rows)
@@ -87,10 +93,14 @@ def reward_func(reward: RewardFn | str) -> Callable[..., list[float]]:
     fn = reward_by_name(reward) if isinstance(reward, str) else reward
     name = reward if isinstance(reward, str) else getattr(reward, "__name__", "reward")
 
-    def score(completions: list[Any], truth: list[str], observation: list[str], **_: Any) -> list[float]:
+    def score(
+        completions: list[Any], truth: list[str], observation: list[str], layout: list[str] | None = None, **_: Any
+    ) -> list[float]:
+        # an lm reply is read as LmAgent reads it at inference (the first balanced JSON object)
+        parsers = [parse_lm_completion if x == "lm" else parse_completion for x in layout or ["chat"] * len(truth)]
         return [
-            float(fn(parse_completion(completion_text(c)), json.loads(t), json.loads(o)))
-            for c, t, o in zip(completions, truth, observation, strict=True)
+            float(fn(parse(completion_text(c)), json.loads(t), json.loads(o)))
+            for c, t, o, parse in zip(completions, truth, observation, parsers, strict=True)
         ]
 
     score.__name__ = name if name.isidentifier() else "reward"
@@ -247,6 +257,10 @@ class RmswebGRPOTrainer(GRPOTrainer):
 
         self.remove_callback(PrinterCallback)  # stdout stays quiet: progress goes to the metrics JSONL
         self._max_prompt_tokens = o["maxPromptTokens"]
+        # load_rl keeps a file to one layout, so the first row says it
+        self._lm_layout = (
+            "layout" in train_dataset.column_names and len(train_dataset) > 0 and train_dataset[0]["layout"] == "lm"
+        )
         self._rmsweb_rewards: torch.Tensor | None = None
         self._charts: dict[str, float] = {}
         self._losses: dict[str, float] = {}
@@ -285,6 +299,10 @@ class RmswebGRPOTrainer(GRPOTrainer):
     # ------------------------------------------------------------------------- TRL's hooks
 
     def _tokenize_prompts(self, prompts: list):
+        if self._lm_layout:
+            # the lm layout's plain text, tokenized exactly as SFT and inference tokenize it
+            ids = [lm_text_ids(self.processing_class, p, self._max_prompt_tokens) for p in prompts]
+            return ids, None, {}
         prompt_ids, images, fields = super()._tokenize_prompts(prompts)
         # keep the end (page and generation prompt); the head is the system prompt, repeated every step
         return [list(ids)[-self._max_prompt_tokens :] for ids in prompt_ids], images, fields
