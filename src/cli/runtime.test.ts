@@ -52,7 +52,9 @@ describe('lm: agent specs', () => {
   it('resolve to the LM student over a completions endpoint, and a bad one is refused as --agent', async () => {
     const agent = await resolveAgent('lm:openai:gemma@http://127.0.0.1:9/v1');
     expect(agent.id).toBe('lm:openai:gemma');
-    expect(() => checkAgentSpec('lm:hf:models/x')).toThrow(/lm:openai:<model>/);
+    expect(() => checkAgentSpec('lm:vllm:models/x')).toThrow(/lm:openai:<model>.*lm:hf:<dir>/);
+    expect(() => checkAgentSpec('lm:hf:models/no-such-dir')).toThrow(/no-such-dir.*no such file or folder/);
+    expect(isDeterministicAgent('lm:hf:models/x')).toBe(true);
     expect(isDeterministicAgent('lm:openai:gemma@http://127.0.0.1:9/v1')).toBe(true);
     expect(screenshotsFor('lm:openai:gemma@http://127.0.0.1:9/v1')).toBe(false);
   });

@@ -1,5 +1,6 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { z } from 'zod';
 import type { Agent } from '../agent/agent.ts';
 import type { EpisodeEnv } from '../agent/episode.ts';
 import { HeuristicAgent } from '../agent/heuristic/heuristic-agent.ts';
@@ -22,6 +23,7 @@ import {
 } from '../judge/index.ts';
 import { worldVerifier } from '../judge/world-verifier.ts';
 import { HfChatModel } from '../models/hf-chat-model.ts';
+import { HfCompletionModel } from '../models/hf-completion-model.ts';
 import { createChatModel } from '../models/openai-chat-model.ts';
 import { createCompletionModel } from '../models/text-completion.ts';
 import { readCheckpoint } from '../policy/checkpoint.ts';
@@ -134,7 +136,9 @@ export async function openWorldRuntime(o: RuntimeOptions = {}): Promise<WorldRun
  * student checkpoint), `hf:<dir>` (a Hugging Face causal LM, e.g. one `--backend torch` trained, run
  * with transformers in a Python process; text only, greedy, the export's prompt), `lm:openai:<model>
  * [@<url>]` (a language-model student in its compact layout, `export sft --format lm`, behind an
- * OpenAI-compatible `/completions` endpoint; greedy).
+ * OpenAI-compatible `/completions` endpoint; greedy) and `lm:hf:<dir>` (the same student as a
+ * Hugging Face checkpoint or .gguf, continued greedily by transformers in a Python process; its
+ * budget is the one its rmsweb-trainer.json records, else the default).
  */
 export async function resolveAgent(
   spec: string,
@@ -143,7 +147,11 @@ export async function resolveAgent(
   if (spec === 'heuristic') return new HeuristicAgent();
   if (spec === 'random') return new RandomAgent(opts.seed ?? 0);
   if (spec.startsWith('openai:')) return new LlmAgent({ model: createChatModel(spec, { role: 'teacher' }) });
-  if (spec.startsWith('lm:')) return new LmAgent({ model: lmCompletionModel(spec) });
+  if (spec.startsWith('lm:')) {
+    const model = lmCompletionModel(spec);
+    const promptTokens = model instanceof HfCompletionModel ? trainedPromptTokens(model.id) : undefined;
+    return new LmAgent({ model, promptTokens });
+  }
   if (spec.startsWith('policy:'))
     return loadPolicyAgent(spec.slice('policy:'.length), { seed: opts.seed, greedy: opts.greedy });
   if (spec.startsWith('hf:')) {
@@ -155,20 +163,54 @@ export async function resolveAgent(
   throw new InputError(`unknown agent "${spec}"; use ${AGENT_SPECS}`, { field: 'agent' });
 }
 
-const AGENT_SPECS =
-  'heuristic, random, openai:<model>[@<url>], policy:<dir>, hf:<dir> or lm:openai:<model>[@<url>]';
+/** The agent specs, as help texts and errors list them. */
+export const AGENT_SPECS =
+  'heuristic, random, openai:<model>[@<url>], policy:<dir>, hf:<dir>, lm:openai:<model>[@<url>] or lm:hf:<dir>';
 
-/** The completion endpoint of an `lm:` spec; only `lm:openai:<model>[@<url>]` for now. */
+/** The completion model of an `lm:` spec: `lm:openai:<model>[@<url>]` or `lm:hf:<dir>`. */
 function lmCompletionModel(spec: string, field = 'agent') {
   const inner = spec.slice('lm:'.length);
+  if (inner.startsWith('hf:')) {
+    const dir = inner.slice('hf:'.length);
+    if (!dir)
+      throw new InputError('lm:hf: needs a checkpoint folder or .gguf, e.g. lm:hf:models/lm-sft', { field });
+    return new HfCompletionModel(dir, { field });
+  }
   if (!inner.startsWith('openai:'))
     throw new InputError(
-      `"${spec}": an lm: agent takes an OpenAI-compatible endpoint, lm:openai:<model>[@<url>]`,
-      {
-        field,
-      },
+      `"${spec}": an lm: agent takes an OpenAI-compatible endpoint, lm:openai:<model>[@<url>], or a checkpoint, lm:hf:<dir>`,
+      { field },
     );
   return createCompletionModel(inner, { role: 'teacher' });
+}
+
+// What `--agent lm:hf:DIR` reads of the trainer's record (trainer/rmsweb_trainer/data.py, layout_meta).
+const TrainerRecord = z.object({
+  layout: z.string().optional(),
+  promptTokens: z.number().int().positive().optional(),
+});
+
+/**
+ * The compact observation's budget an lm checkpoint was trained with: `promptTokens` of its
+ * rmsweb-trainer.json when it trained on lm rows, else undefined (LmAgent's default). A student
+ * prompted with another budget than its training's sees other pages than it learned from.
+ */
+export function trainedPromptTokens(dir: string): number | undefined {
+  const file = join(dir, 'rmsweb-trainer.json');
+  if (!existsSync(file)) return undefined;
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (e) {
+    throw new InputError(`not valid JSON (${(e as Error).message})`, { file, field: '--agent' });
+  }
+  const r = TrainerRecord.safeParse(raw);
+  if (!r.success)
+    throw new InputError(`field ${r.error.issues[0].path.join('.')}: ${r.error.issues[0].message}`, {
+      file,
+      field: '--agent',
+    });
+  return r.data.layout === 'lm' ? r.data.promptTokens : undefined;
 }
 
 /**

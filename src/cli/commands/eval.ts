@@ -91,7 +91,10 @@ export function registerEval(program: Command): void {
         'could not differ, so the evaluation runs once and says so.',
     )
     .requiredOption('--suite <name>', 'world | webvoyager | online-mind2web | webtailbench | miniwob')
-    .requiredOption('--agent <spec>', 'heuristic | random | openai:MODEL[@URL] | policy:DIR | hf:DIR')
+    .requiredOption(
+      '--agent <spec>',
+      'heuristic | random | openai:MODEL[@URL] | policy:DIR | hf:DIR | lm:openai:MODEL[@URL] | lm:hf:DIR',
+    )
     .requiredOption('--out <dir>', 'run folder for the evaluation episodes and report')
     .option('--judge <spec>', 'LLM judge for live suites (openai:MODEL[@URL])')
     .option('--runs <k>', `independent runs (pass@1 is averaged over them; default ${DEFAULT_RUNS})`)

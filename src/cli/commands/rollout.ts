@@ -58,7 +58,10 @@ export function registerRollout(program: Command): void {
       'Record rollouts of an agent on tasks into a run folder (failures feed `rmsweb mine`). Episodes that could not\n' +
         'be run (model endpoint down, browser lost) are not recorded; the command exits 1 and a rerun retries them. Resumable.',
     )
-    .requiredOption('--agent <spec>', 'policy:DIR | hf:DIR | heuristic | random | openai:MODEL[@URL]')
+    .requiredOption(
+      '--agent <spec>',
+      'policy:DIR | hf:DIR | heuristic | random | openai:MODEL[@URL] | lm:openai:MODEL[@URL] | lm:hf:DIR',
+    )
     .requiredOption('--tasks <spec>', 'world:train[:N][:SITES] | world:test[:N][:SITES] | FILE')
     .requiredOption('--out <dir>', 'run folder')
     .option('--runs <k>', 'episodes per task', '1')

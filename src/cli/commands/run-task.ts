@@ -26,7 +26,11 @@ export function registerRunTask(program: Command): void {
     .command('run-task')
     .description('Run one episode of one world task with an agent and print the step log and the verdict')
     .argument('<task-id>', 'a world task id (see `rmsweb world tasks`)')
-    .option('--agent <spec>', 'heuristic | random | openai:MODEL[@URL] | policy:DIR | hf:DIR', 'heuristic')
+    .option(
+      '--agent <spec>',
+      'heuristic | random | openai:MODEL[@URL] | policy:DIR | hf:DIR | lm:openai:MODEL[@URL] | lm:hf:DIR',
+      'heuristic',
+    )
     .option('--notes <text...>', 'reflection notes to inject into every observation')
     .option('--max-steps <n>', `step budget (default ${DEFAULT_MAX_STEPS})`)
     .option('--json', 'print the Trajectory as JSON')
