@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { InputError } from '../../core/errors.ts';
-import { fileOption, intOption } from '../options.ts';
+import { fileOption, intOption, numberOption } from '../options.ts';
 import { parseOptions } from '../parse-options.ts';
 import { GRAMMAR_CACHE_SIZE } from '../serve-model/grammar-cache.ts';
 import { DEFAULT_MAX_BODY_BYTES } from '../serve-model/http.ts';
@@ -24,6 +24,8 @@ const Options = z.object({
   timeout: intOption(0, 86_400).default(0),
   grammarCache: intOption(1, 4096).default(GRAMMAR_CACHE_SIZE),
   quiet: z.boolean().default(false),
+  lora: fileOption().optional(),
+  loraScale: numberOption(-100, 100).default(1),
 });
 
 /** `rmsweb serve-model`: a local GGUF model behind the OpenAI chat-completions and completions APIs. */
@@ -44,7 +46,9 @@ export function registerServeModel(program: Command): void {
         'It also answers the legacy completions API (POST /v1/completions): the prompt is continued as is, with no\n' +
         'chat template (BOS first), as a base model without one is trained and prompted (export sft --format lm,\n' +
         'the agent lm:openai:NAME@http://127.0.0.1:PORT/v1); max_tokens, temperature (0: greedy), stop, n, seed,\n' +
-        'top_p and logprobs are honoured, stream, echo and suffix refused with a 400.',
+        'top_p and logprobs are honoured, stream, echo and suffix refused with a 400.\n' +
+        'With --lora, a fine-tuned student is served over its base GGUF: the LoRA adapter GGUF that\n' +
+        '`rmsweb export gguf --model DIR` writes from a `--lora` run, applied to both endpoints.',
     )
     .option('--gguf <file>', 'the GGUF model file')
     .option('--port <n>', 'port on 127.0.0.1 (0 picks a free one)', '8088')
@@ -88,14 +92,24 @@ export function registerServeModel(program: Command): void {
       String(GRAMMAR_CACHE_SIZE),
     )
     .option('--quiet', 'no per-request log lines')
+    .option(
+      '--lora <file>',
+      'a llama.cpp LoRA adapter GGUF to apply over --gguf (rmsweb export gguf writes one)',
+    )
+    .option('--lora-scale <x>', "the adapter's strength, times its own alpha / rank (1: as trained)", '1')
     .action(async (raw) => {
       const o = parseOptions(Options, { gguf: '', ...raw }, 'serve-model');
+      if (!o.lora && raw.loraScale !== undefined && o.loraScale !== 1)
+        throw new InputError('--lora-scale applies to a --lora adapter; give --lora FILE.gguf', {
+          field: '--lora-scale',
+        });
       const t0 = Date.now();
       const backend = await LlamaBackend.open({
         gguf: o.gguf,
         contextSize: o.ctx,
         threads: o.threads,
         grammarCacheSize: o.grammarCache,
+        ...(o.lora ? { lora: { file: o.lora, scale: o.loraScale } } : {}),
       });
       let server: ModelServer;
       try {
@@ -115,7 +129,8 @@ export function registerServeModel(program: Command): void {
         throw e;
       }
       process.stdout.write(
-        `rmsweb serve-model: ${backend.modelId} (${backend.chatTemplate} chat template, context ${backend.contextSize}, ` +
+        `rmsweb serve-model: ${backend.modelId} (${backend.lora ? `LoRA ${backend.lora.file} at scale ${backend.lora.scale}, ` : ''}` +
+          `${backend.chatTemplate} chat template, context ${backend.contextSize}, ` +
           `${o.threads} thread(s), loaded in ${((Date.now() - t0) / 1000).toFixed(1)} s) at ${server.url}\n` +
           `  use it as openai:${backend.modelId}@${server.url}; Ctrl-C to stop\n`,
       );

@@ -55,7 +55,13 @@ export interface Model {
   readonly trainContextSize: number;
   detokenize(tokens: readonly Token[], specialTokens?: boolean): string;
   isEogToken(token: Token | undefined): boolean;
-  createContext(o: { contextSize?: number; threads?: number; sequences?: number }): Promise<Context>;
+  createContext(o: {
+    contextSize?: number;
+    threads?: number;
+    sequences?: number;
+    /** LoRA adapter GGUFs applied over the weights (node-llama-cpp loads them with the context). */
+    lora?: { adapters: { filePath: string; scale?: number }[] };
+  }): Promise<Context>;
   dispose(): Promise<void>;
 }
 export interface Llama {

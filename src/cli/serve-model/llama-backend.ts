@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { InputError, RmswebError } from '../../core/errors.ts';
@@ -63,6 +63,34 @@ export interface LlamaBackendOptions {
   grammarCacheSize?: number;
   /** A stand-in for node-llama-cpp (tests script one); default: the installed package. */
   module?: LlamaModule;
+  /**
+   * A llama.cpp LoRA adapter GGUF applied over the model (`python -m rmsweb_trainer export-gguf`
+   * writes one from a `--lora` run), at `scale` times its own alpha / rank (default 1).
+   */
+  lora?: { file: string; scale?: number };
+}
+
+/** The first bytes of every GGUF file. */
+const GGUF_MAGIC = 'GGUF';
+
+/** Refuses a LoRA adapter path that is missing or not a GGUF file, before the model is loaded. */
+function checkAdapterFile(file: string): void {
+  if (!existsSync(file) || !statSync(file).isFile())
+    throw new InputError(
+      `no LoRA adapter file at ${file} (python -m rmsweb_trainer export-gguf --adapter DIR --out FILE.gguf writes one)`,
+      { field: '--lora' },
+    );
+  const head = Buffer.alloc(4);
+  const fd = openSync(file, 'r');
+  try {
+    readSync(fd, head, 0, 4, 0);
+  } finally {
+    closeSync(fd);
+  }
+  if (head.toString('latin1') !== GGUF_MAGIC)
+    throw new InputError(`${file} is not a GGUF file (a LoRA adapter must be a llama.cpp adapter GGUF)`, {
+      field: '--lora',
+    });
 }
 
 /**
@@ -90,8 +118,12 @@ export class LlamaBackend implements ChatBackend {
     private readonly wrapper: ChatWrapper,
     gguf: string,
     grammarCacheSize: number,
+    /** The LoRA adapter applied, if any (its file and scale). */
+    readonly lora: { file: string; scale: number } | null = null,
   ) {
-    this.modelId = basename(gguf).replace(/\.gguf$/i, '');
+    const name = (f: string) => basename(f).replace(/\.gguf$/i, '');
+    // the adapter is part of what answers: a client's logs should say which student it talked to
+    this.modelId = lora ? `${name(gguf)}+${name(lora.file)}` : name(gguf);
     this.grammars = new GrammarCache(grammarCacheSize);
   }
 
@@ -110,6 +142,7 @@ export class LlamaBackend implements ChatBackend {
         { field: '--gguf' },
       );
     }
+    if (o.lora) checkAdapterFile(o.lora.file);
     const mod = o.module ?? (await loadLlamaModule(o.env));
     const llama = await mod.getLlama({ gpu: false, build: 'never', logLevel: 'error' });
     let model: Model;
@@ -122,7 +155,27 @@ export class LlamaBackend implements ChatBackend {
       });
     }
     const contextSize = Math.min(o.contextSize ?? 8192, model.trainContextSize || Number.MAX_SAFE_INTEGER);
-    const context = await model.createContext({ contextSize, threads: o.threads ?? 1, sequences: 1 });
+    const lora = o.lora ? { file: resolve(o.lora.file), scale: o.lora.scale ?? 1 } : null;
+    let context: Context;
+    try {
+      context = await model.createContext({
+        contextSize,
+        threads: o.threads ?? 1,
+        sequences: 1,
+        ...(lora ? { lora: { adapters: [{ filePath: lora.file, scale: lora.scale }] } } : {}),
+      });
+    } catch (e) {
+      await model.dispose();
+      await llama.dispose();
+      // llama.cpp refuses an adapter of another architecture or shape only once it loads it
+      if (lora)
+        throw new InputError(
+          `${o.lora?.file} could not be loaded as a LoRA adapter of ${o.gguf}: ${(e as Error).message} ` +
+            '(it must be a llama.cpp adapter GGUF exported from a --lora run on this very base model)',
+          { field: '--lora' },
+        );
+      throw e;
+    }
     const wrapper = mod.resolveChatWrapper(model);
     if (!wrapper) {
       await context.dispose();
@@ -139,6 +192,7 @@ export class LlamaBackend implements ChatBackend {
       wrapper,
       o.gguf,
       o.grammarCacheSize ?? GRAMMAR_CACHE_SIZE,
+      lora,
     );
   }
 

@@ -1,0 +1,148 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { InputError } from '../../core/errors.ts';
+import { trainerEnv, trainerPython } from '../../models/trainer-python.ts';
+import type { BackendCompletionRequest } from './backend.ts';
+import { LlamaBackend, llamaPrefix } from './llama-backend.ts';
+import { ModelServer } from './server.ts';
+
+// The LoRA adapter round trip on a tiny model: the trainer writes a tiny random Gemma 3 GGUF, wraps
+// what transformers loads from it in a random LoRA (non-zero B), saves it as a --lora run does,
+// exports the adapter with export-gguf and records transformers' greedy replies with and without
+// it. llama.cpp, through the backend `serve-model --lora` runs, must give the same replies: every
+// name, layout, transposition and scale of the adapter is checked by the model computing the same.
+const python = trainerPython();
+const hasPython = Boolean(process.env.RMSWEB_PYTHON) || existsSync(python);
+const hasLlama = existsSync(join(llamaPrefix(), 'node_modules', 'node-llama-cpp', 'dist', 'index.js'));
+const skip = !hasPython
+  ? `no trainer venv at ${python}`
+  : !hasLlama
+    ? `node-llama-cpp missing at ${llamaPrefix()} (bash scripts/get-local-model.sh)`
+    : null;
+if (skip) console.warn(`LoRA round-trip test skipped: ${skip}`);
+
+// CI installs both first, so a missing one there is a broken set-up that must fail, not skip.
+if (skip !== null && process.env.CI)
+  describe('the LoRA round trip under CI', () => {
+    it('has the trainer venv and node-llama-cpp', () => {
+      expect.fail(`CI must set up the trainer venv and node-llama-cpp: ${skip}`);
+    });
+  });
+
+interface Reference {
+  prompts: string[];
+  promptIds: number[][];
+  base: { ids: number[][]; texts: string[] };
+  lora: { ids: number[][]; texts: string[] };
+  loraTop: [number, number][][];
+  export: { weights: number; architecture: string };
+}
+
+const greedy = (prompt: string, over: Partial<BackendCompletionRequest> = {}): BackendCompletionRequest => ({
+  prompt,
+  n: 1,
+  temperature: 0,
+  maxTokens: 8,
+  stop: [],
+  logprobs: false,
+  topLogprobs: 0,
+  ...over,
+});
+
+describe.skipIf(skip !== null)('a LoRA adapter exported from torch, served by llama.cpp', () => {
+  let dir: string;
+  let ref: Reference;
+  const opened: LlamaBackend[] = [];
+  const open = async (lora?: { file: string; scale?: number }) => {
+    const b = await LlamaBackend.open({
+      gguf: join(dir, 'base.gguf'),
+      contextSize: 256,
+      ...(lora ? { lora } : {}),
+    });
+    opened.push(b);
+    return b;
+  };
+
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'rmsweb-lora-'));
+    const r = spawnSync(python, ['-m', 'rmsweb_trainer.gguf_tiny', dir], {
+      env: trainerEnv(),
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
+    if (r.status !== 0) throw new Error(`the Python fixture failed (${r.status}): ${r.stderr.slice(-800)}`);
+    ref = JSON.parse(readFileSync(join(dir, 'reference.json'), 'utf8')) as Reference;
+  }, 150_000);
+
+  afterAll(async () => {
+    for (const b of opened) await b.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('gives the greedy replies and first-token probabilities transformers + peft gives', async () => {
+    expect(ref.export).toMatchObject({ weights: 14, architecture: 'gemma3' });
+    const b = await open({ file: join(dir, 'adapter.gguf') });
+    expect(b.modelId).toBe('base+adapter');
+    for (const [i, prompt] of ref.prompts.entries()) {
+      // the two tokenizers read the same GGUF vocabulary the same way
+      expect(b.rawPromptTokens(prompt)).toEqual(ref.promptIds[i]);
+      const r = await b.complete(greedy(prompt, { logprobs: true, topLogprobs: 3 }));
+      expect(r.choices[0]?.text).toBe(ref.lora.texts[i]);
+      const top = r.choices[0]?.logprobs?.[0]?.top_logprobs.map((t) => Math.exp(t.logprob)) ?? [];
+      const want = ref.loraTop[i]?.map(([, p]) => p) ?? [];
+      expect(top).toHaveLength(3);
+      for (const [k, p] of want.entries()) expect(Math.abs((top[k] ?? 0) - p)).toBeLessThan(1e-4 + p * 1e-3);
+    }
+    // the adapter changed the model: without it llama.cpp gives the plain model's replies
+    expect(ref.lora.texts).not.toEqual(ref.base.texts);
+  });
+
+  it('without the adapter, and at --lora-scale 0, answers as the base model', async () => {
+    const plain = await open();
+    const zero = await open({ file: join(dir, 'adapter.gguf'), scale: 0 });
+    for (const [i, prompt] of ref.prompts.entries()) {
+      expect((await plain.complete(greedy(prompt))).choices[0]?.text).toBe(ref.base.texts[i]);
+      expect((await zero.complete(greedy(prompt))).choices[0]?.text).toBe(ref.base.texts[i]);
+    }
+  });
+
+  it('serves the adapted model on /v1/completions and /v1/chat/completions', async () => {
+    const post = async (url: string, body: object) => {
+      const res = await fetch(url, { method: 'POST', body: JSON.stringify(body) });
+      return (await res.json()) as {
+        model: string;
+        choices: { text?: string; message?: { content: string } }[];
+      };
+    };
+    const chat = { messages: [{ role: 'user', content: 'Hello' }], temperature: 0, max_tokens: 6 };
+    const replies: string[] = [];
+    for (const lora of [undefined, { file: join(dir, 'adapter.gguf') }]) {
+      const server = await ModelServer.start({ backend: await open(lora) });
+      try {
+        const c = await post(`${server.url}/completions`, {
+          prompt: ref.prompts[0],
+          temperature: 0,
+          max_tokens: 8,
+        });
+        expect(c.choices[0]?.text).toBe((lora ? ref.lora : ref.base).texts[0]);
+        const m = await post(`${server.url}/chat/completions`, chat);
+        expect(m.model).toBe(lora ? 'base+adapter' : 'base');
+        replies.push(m.choices[0]?.message?.content ?? '');
+      } finally {
+        await server.close();
+      }
+    }
+    expect(replies[1]).not.toBe(replies[0]);
+  });
+
+  it('refuses a file that is not an adapter, naming --lora', async () => {
+    const err = await open({ file: join(dir, 'base.gguf') }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(InputError);
+    expect((err as InputError).message).toMatch(/could not be loaded as a LoRA adapter of .*base\.gguf/);
+    const missing = await open({ file: join(dir, 'none.gguf') }).catch((e: unknown) => e);
+    expect((missing as InputError).message).toMatch(/no LoRA adapter file at .*none\.gguf/);
+  });
+});
