@@ -45,7 +45,17 @@ export const COMMANDS: CommandEntry[] = [
   {
     name: 'export',
     summary: 'Export SFT data (TRL, ms-swift, LLaMA-Factory, OpenAI) or RL data (verl, JSONL)',
-    load: async () => (await import('./export.ts')).registerExport,
+    // `export gguf` lives in its own file (it runs the Python trainer) and hangs off `export`
+    load: async () => {
+      const [{ registerExport }, { registerExportGguf }] = await Promise.all([
+        import('./export.ts'),
+        import('./export-gguf.ts'),
+      ]);
+      return (program) => {
+        registerExport(program);
+        registerExportGguf(program);
+      };
+    },
   },
   {
     name: 'mine',
