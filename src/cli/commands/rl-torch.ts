@@ -14,6 +14,7 @@ import {
   runTorchTrainer,
   type TrainerEvent,
 } from '../torch-trainer.ts';
+import { isLmCheckpoint } from './train-torch.ts';
 
 /** Flags of `rmsweb rl` that the torch backend reads (beside the shared ones). */
 export interface RlTorchOptions {
@@ -39,19 +40,34 @@ export interface RlTorchOptions {
   accelerateConfig?: string;
   vllm?: string;
   logRun?: string;
+  /**
+   * How mined critical states (`data` from `rmsweb mine`) are exported: `jsonl` (chat messages, the
+   * default) or `lm` (the plain prompt of a base model without a chat template, `export rl --format
+   * lm`). An `export rl` file says its layout itself.
+   */
+  format?: string;
+  /** Format `lm`: the compact observation's budget (default 768); must be the SFT student's. */
+  promptTokens?: string;
   progress?: boolean;
   json?: boolean;
+  /** Print nothing (no progress, notes or summary): for callers in-process, such as a pipeline. */
+  quiet?: boolean;
   verbose?: boolean;
 }
 
-/** True when the file is already an `export rl` JSONL (rows with reward_model), not mined CriticalStates. */
-function isRlExport(file: string): boolean {
-  if (file.endsWith('.parquet')) return true;
+/**
+ * What the file is: an `export rl` file (rows with reward_model; `layout` "lm" when its first row is
+ * in the plain lm layout) or mined CriticalStates (null).
+ */
+function rlExportLayout(file: string): 'jsonl' | 'lm' | null {
+  if (file.endsWith('.parquet')) return 'jsonl';
   const first = readFileSync(file, 'utf8').split('\n', 1)[0] ?? '';
   try {
-    return 'reward_model' in (JSON.parse(first) as object);
+    const row = JSON.parse(first) as { reward_model?: unknown; extra_info?: { layout?: unknown } };
+    if (!('reward_model' in row)) return null;
+    return row.extra_info?.layout === 'lm' ? 'lm' : 'jsonl';
   } catch {
-    return false;
+    return null;
   }
 }
 
@@ -102,6 +118,21 @@ export async function rlTorchCommand(o: RlTorchOptions): Promise<TrainerEvent[]>
       field: '--data',
     });
   if (!existsSync(o.data)) throw new InputError('file does not exist', { file: o.data, field: '--data' });
+  if (o.format !== undefined && o.format !== 'jsonl' && o.format !== 'lm')
+    throw new InputError(`expected jsonl or lm, got "${o.format}"`, { field: '--format' });
+  if (o.promptTokens !== undefined && o.format !== 'lm')
+    throw new InputError('--prompt-tokens applies to --format lm only', { field: '--prompt-tokens' });
+  const given = rlExportLayout(o.data);
+  if (given !== null && o.format !== undefined && given !== o.format)
+    throw new InputError(
+      `--format ${o.format} exports mined states, but this is an \`export rl\` file in the ${given} layout`,
+      { file: o.data, field: '--format' },
+    );
+  if (given !== null && o.promptTokens !== undefined)
+    throw new InputError('--prompt-tokens applies to exporting mined states; this file is already exported', {
+      file: o.data,
+      field: '--prompt-tokens',
+    });
   checkModelPath(o.model, '--model');
   for (const r of o.run ?? [])
     if (!existsSync(r)) throw new InputError('no such run folder', { file: r, field: '--run' });
@@ -124,18 +155,22 @@ async function trainRl(
   out: string,
 ): Promise<TrainerEvent[]> {
   let data = resolve(o.data ?? '');
-  if (!isRlExport(data)) {
+  const quiet = o.json || o.quiet;
+  if (rlExportLayout(data) === null) {
     const rows = join(out, 'rl-data.jsonl');
+    const lm = o.format === 'lm';
     const s = exportRl({
       runs: o.run ?? [],
       critical: data,
-      format: 'jsonl',
+      format: lm ? 'lm' : 'jsonl',
       out: rows,
       withImages: false,
       withObservation: true,
+      ...(lm && o.promptTokens !== undefined ? { promptTokens: Number(o.promptTokens) } : {}),
     });
     data = rows;
-    if (!o.json) process.stderr.write(`exported ${s.rows} critical states to ${rows}\n`);
+    if (!quiet)
+      process.stderr.write(`exported ${s.rows} critical states${lm ? ' (lm layout)' : ''} to ${rows}\n`);
   }
 
   const args = [
@@ -166,13 +201,13 @@ async function trainRl(
   flag('--vllm', o.vllm);
   if (o.lora) args.push('--lora');
   if (!o.salvage) args.push('--no-salvage');
-  if (o.lr === undefined && o.lora && !o.json)
+  if (o.lr === undefined && o.lora && !quiet)
     process.stderr.write(
       'note: the default lr (1e-6, torch.rlLr in src/rl/options.json) is for full fine-tuning of a pretrained LM; LoRA adapters usually want a larger one, such as --lr 1e-5..1e-4\n',
     );
 
   const steps = Number(o.steps ?? 50);
-  const bar = createProgress(`rl ${o.algo} (torch)`, steps, { force: o.progress, quiet: o.json });
+  const bar = createProgress(`rl ${o.algo} (torch)`, steps, { force: o.progress, quiet });
   const store = o.logRun ? RunStore.open(o.logRun) : undefined;
   const series = `rl/${o.algo}/${o.out}`;
   let events: TrainerEvent[];
@@ -214,6 +249,7 @@ async function trainRl(
     final: last ?? null,
   };
   writeFileAtomic(join(out, 'rl-metrics.json'), `${JSON.stringify({ ...summary, metrics }, null, 2)}\n`);
+  if (o.quiet) return events;
   if (o.json) process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
   else {
     process.stdout.write(
@@ -226,7 +262,7 @@ async function trainRl(
           `KL to start ${fixed(last[METRICS.klRef], 4)}\n`,
       );
     process.stdout.write(
-      `saved the Hugging Face checkpoint and rl-metrics.json to ${out}; evaluate it with --agent hf:${o.out}\n`,
+      `saved the Hugging Face checkpoint and rl-metrics.json to ${out}; evaluate it with --agent ${isLmCheckpoint(out) ? 'lm:hf:' : 'hf:'}${o.out}\n`,
     );
   }
   return events;

@@ -57,6 +57,8 @@ const RlTorchCliOptions = z.object({
   model: z.string().min(1).optional(),
   data: fileOption().optional(),
   run: z.array(z.string().min(1)).optional(),
+  format: z.enum(['jsonl', 'lm']).optional(),
+  promptTokens: intOption(64, 32_768).optional(),
   steps: intOption(1, 1_000_000).optional(),
   groupSize: intOption(2, 1024).optional(),
   batch: intOption(1, 100_000).optional(),
@@ -218,6 +220,14 @@ export function registerRl(program: Command): void {
       'torch: run folder(s) whose trajectories give the prompt history of mined states (repeatable)',
       (v: string, prev: string[] = []) => [...prev, v],
     )
+    .option(
+      '--format <name>',
+      'torch: how mined --data states are exported, jsonl (chat messages, default) or lm (plain text for a base model without a chat template)',
+    )
+    .option(
+      '--prompt-tokens <n>',
+      "torch, --format lm: the compact observation budget (default 768; the SFT student's)",
+    )
     .option('--lora', 'torch: train LoRA adapters (merged into the saved checkpoint)')
     .option('--device <name>', 'torch: auto (a GPU when there is one), cpu or cuda')
     .option('--max-new-tokens <n>', 'torch: longest sampled reply (default 256)')
@@ -262,6 +272,10 @@ export function registerRl(program: Command): void {
         await rlTorchCommand(raw);
         return;
       }
+      if (raw.format !== undefined || raw.promptTokens !== undefined)
+        throw new InputError('--format and --prompt-tokens apply to --backend torch (an LM student) only', {
+          field: raw.format !== undefined ? '--format' : '--prompt-tokens',
+        });
       const r = await rlCommand(
         parseOptions(RlCliOptions, { batchSize: batch, ...rest }, 'rl', { batchSize: '--batch' }),
       );

@@ -1,15 +1,26 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { InputError } from '../../core/index.ts';
 import { exportSft } from '../../data/export-sft.ts';
 import { checkModelPath } from '../../models/trainer-python.ts';
 import { createProgress } from '../progress.ts';
-import { openOutDir, requireTorchTrainer, runTorchTrainer } from '../torch-trainer.ts';
+import { openOutDir, requireTorchTrainer, runTorchTrainer, type TrainerEvent } from '../torch-trainer.ts';
 
 /** Flags of `rmsweb train sft` that the torch backend reads. */
 export interface SftTorchOptions {
   run: string[];
+  /**
+   * An existing export to train on instead of exporting `run`: `export sft --format trl` or
+   * `--format lm` rows (train.jsonl, or the export folder holding it); the rows say their layout.
+   */
   data?: string;
+  /**
+   * The layout exported from `run`: `trl` (chat messages through the model's chat template, the
+   * default) or `lm` (plain prompt-completion text, for a base model without a chat template).
+   */
+  format?: 'trl' | 'lm';
+  /** Format `lm`: the compact observation's budget (default 768, src/agent/lm-prompt.ts). */
+  promptTokens?: number;
   model?: string;
   out: string;
   epochs: number;
@@ -47,20 +58,34 @@ export const SFT_TORCH_HELP = `
   --device           use_cpu (cpu); otherwise the GPU accelerate picks
   --nproc            torchrun --nproc-per-node (DDP)
   --accelerate-config  accelerate launch --config_file FILE (its num_processes; --nproc overrides)
+  --format lm        the rows exported from --run are plain prompt-completion text (export sft
+                     --format lm), for a base model without a chat template: BOS + prompt, then the
+                     reply + EOS, tokenized apart as at inference (--agent lm:hf:DIR)
 Always: completion_only_loss True (loss on the assistant reply only; rmsweb tokenizes the
 prompt-completion rows, the prompt left-truncated to 4096 tokens, and TRL masks the prompt),
 max_length None, gradient_checkpointing False, bf16/fp16 False (the model trains in the dtype it
 loads in: bf16 on GPUs). The loss is the mean over rows of each reply's mean token NLL (TRL's own
 averages over the batch's tokens).`;
 
+/** What {@link sftTorchCommand} resolves with. */
+export interface SftTorchResult {
+  /** The checkpoint folder (absolute). */
+  out: string;
+  /** The rows trained on (a train.jsonl, or the export folder given as `data`). */
+  data: string;
+  /** The trainer's {"event": "epoch"} records: losses/train, losses/val, train, val. */
+  epochs: TrainerEvent[];
+  seconds: number | null;
+}
+
 /**
  * `rmsweb train sft --backend torch`: supervised fine-tuning of a Hugging Face causal LM with TRL's
- * SFTTrainer on the TRL export of the runs' verified successes (`--data` takes an existing
- * `export sft --format trl` file instead). Writes a Hugging Face checkpoint and sft-metrics.jsonl
+ * SFTTrainer on the TRL export of the runs' verified successes, or their lm export with `format:
+ * 'lm'` (`--data` takes an existing `export sft --format trl|lm` file or folder instead). Writes a Hugging Face checkpoint and sft-metrics.jsonl
  * to --out. Every input is checked before --out is created, and a run the trainer refuses removes
  * the folder it created.
  */
-export async function sftTorchCommand(o: SftTorchOptions): Promise<void> {
+export async function sftTorchCommand(o: SftTorchOptions): Promise<SftTorchResult> {
   if (!o.model)
     throw new InputError('--backend torch needs --model DIR (a Hugging Face folder or .gguf)', {
       field: '--model',
@@ -70,6 +95,22 @@ export async function sftTorchCommand(o: SftTorchOptions): Promise<void> {
     throw new InputError('give --run DIR (repeatable) or --data train.jsonl', { field: '--run' });
   for (const r of o.run)
     if (!existsSync(r)) throw new InputError('no such run folder', { file: r, field: '--run' });
+  if (o.data && o.format)
+    throw new InputError("--format says how to export --run; --data's rows already have their layout", {
+      field: '--format',
+    });
+  if (o.promptTokens !== undefined && o.format !== 'lm')
+    throw new InputError('--prompt-tokens applies to --format lm only', { field: '--prompt-tokens' });
+  if (
+    o.data &&
+    existsSync(o.data) &&
+    statSync(o.data).isDirectory() &&
+    !existsSync(join(o.data, 'train.jsonl'))
+  )
+    throw new InputError('a folder given as --data must hold train.jsonl (an export sft folder)', {
+      file: o.data,
+      field: '--data',
+    });
   requireTorchTrainer({ accelerateConfig: o.accelerateConfig });
   const dir = openOutDir(o.out);
   const out = dir.path;
@@ -81,7 +122,8 @@ export async function sftTorchCommand(o: SftTorchOptions): Promise<void> {
   let events: Awaited<ReturnType<typeof runTorchTrainer>>;
   try {
     if (!data) {
-      const s = exportSft({ runs: o.run, format: 'trl', out: join(out, 'trl') });
+      const format = o.format ?? 'trl';
+      const s = exportSft({ runs: o.run, format, out: join(out, format), promptTokens: o.promptTokens });
       if (s.examples === 0)
         throw new InputError(`no verified-success steps in ${o.run.join(', ')}`, { field: '--run' });
       data = s.file;
@@ -116,9 +158,23 @@ export async function sftTorchCommand(o: SftTorchOptions): Promise<void> {
   }
   const epochs = events.filter((e) => e.event === 'epoch');
   const done = events.find((e) => e.event === 'done');
-  log(`saved the Hugging Face checkpoint to ${out}; evaluate it with --agent hf:${o.out}`);
-  if (o.json)
-    process.stdout.write(
-      `${JSON.stringify({ out, backend: 'torch', data, epochs, seconds: done?.seconds ?? null })}\n`,
+  const seconds = typeof done?.seconds === 'number' ? done.seconds : null;
+  const lm = isLmCheckpoint(out);
+  log(
+    `saved the Hugging Face checkpoint to ${out}; evaluate it with --agent ${lm ? 'lm:hf:' : 'hf:'}${o.out}`,
+  );
+  if (o.json) process.stdout.write(`${JSON.stringify({ out, backend: 'torch', data, epochs, seconds })}\n`);
+  return { out, data, epochs, seconds };
+}
+
+/** Whether the trainer recorded the plain lm layout in the checkpoint (rmsweb-trainer.json). */
+export function isLmCheckpoint(dir: string): boolean {
+  try {
+    return (
+      (JSON.parse(readFileSync(join(dir, 'rmsweb-trainer.json'), 'utf8')) as { layout?: unknown }).layout ===
+      'lm'
     );
+  } catch {
+    return false;
+  }
 }

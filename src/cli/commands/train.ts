@@ -7,7 +7,7 @@ import { initPolicyBackend } from '../../policy/backend.ts';
 import { loadRelabeledTrajectories, loadSuccessfulTrajectories } from '../../policy/run-data.ts';
 import { type EpochMetrics, type SftDataReport, trainSft } from '../../policy/sft-trainer.ts';
 import { loadStudentPolicy } from '../../policy/student-policy.ts';
-import { fileOption, intOption, numberOption, positiveNumberOption } from '../options.ts';
+import { intOption, numberOption, positiveNumberOption } from '../options.ts';
 import { parseOptions } from '../parse-options.ts';
 import { createProgress } from '../progress.ts';
 import { SFT_TORCH_HELP, sftTorchCommand } from './train-torch.ts';
@@ -26,7 +26,10 @@ const Options = z.object({
   maxElements: intOption(4, 1024).optional(),
   backend: z.enum(['wasm', 'cpu', 'torch']).default('wasm'),
   model: z.string().min(1).optional(),
-  data: fileOption().optional(),
+  // a train.jsonl, or the export sft folder holding it (sftTorchCommand checks the folder)
+  data: z.string().min(1).optional(),
+  format: z.enum(['trl', 'lm']).optional(),
+  promptTokens: intOption(64, 32_768).optional(),
   lora: z.boolean().default(false),
   device: z.string().optional(),
   microBatch: intOption(0).optional(),
@@ -115,7 +118,10 @@ function refuseChangedHyperparameters(o: TrainOptions): void {
 }
 
 async function runSft(o: TrainOptions): Promise<void> {
-  if (o.backend === 'torch') return sftTorchCommand(o);
+  if (o.backend === 'torch') {
+    await sftTorchCommand(o);
+    return;
+  }
   if (o.run.length === 0) throw new InputError('give at least one --run DIR', { field: '--run' });
   const hasCheckpoint = existsSync(join(o.out, 'config.json'));
   if (hasCheckpoint && !o.resume) {
@@ -217,7 +223,15 @@ export function registerTrain(program: Command): void {
       'wasm',
     )
     .option('--model <path>', 'torch: starting model, a Hugging Face folder or a .gguf file')
-    .option('--data <file>', 'torch: an `export sft --format trl` train.jsonl instead of exporting --run')
+    .option(
+      '--data <path>',
+      'torch: an `export sft --format trl|lm` train.jsonl (or its folder) instead of exporting --run',
+    )
+    .option(
+      '--format <name>',
+      'torch: how --run is exported, trl (chat template, default) or lm (plain text for a base model without one)',
+    )
+    .option('--prompt-tokens <n>', 'torch, --format lm: the compact observation budget (default 768)')
     .option('--lora', 'torch: train LoRA adapters (merged into the saved checkpoint)')
     .option('--device <name>', 'torch: auto (a GPU when there is one), cpu or cuda')
     .option('--micro-batch <n>', 'torch: sequences per forward pass, gradients accumulated (default 16)')
