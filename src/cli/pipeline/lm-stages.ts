@@ -707,8 +707,9 @@ export async function lmRlStage(
   const fifth = Math.max(1, Math.floor(steps.length / 5));
   const reward = (xs: Array<Record<string, number>>) =>
     mean(xs.map((m) => m[METRICS.meanReward]).filter((x): x is number => typeof x === 'number'));
+  // Generated tokens of each step's rollouts, when the trainer logs them.
   const tokens = steps
-    .map((m) => m['tokens/completion'] ?? m['completions/mean_length'])
+    .map((m) => m['charts/completion_tokens'])
     .filter((x): x is number => typeof x === 'number');
   const last = steps.at(-1);
   const result: LmRlResult = {
@@ -725,9 +726,7 @@ export async function lmRlStage(
       steps.map((m) => m[METRICS.salvageShare]).filter((x): x is number => typeof x === 'number'),
     ),
     completionTokensPerSecond:
-      tokens.length && wallSeconds > 0
-        ? (tokens.reduce((a, b) => a + b, 0) * rl.batchSize * rl.groupSize) / wallSeconds
-        : null,
+      tokens.length && wallSeconds > 0 ? tokens.reduce((a, b) => a + b, 0) / wallSeconds : null,
   };
   writeFileAtomic(join(dir, 'lm-rl.json'), `${JSON.stringify({ ...result, init: o.init }, null, 2)}\n`);
   scope.log(
