@@ -1,0 +1,152 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { trainerEnv, trainerPython } from '../../models/trainer-python.ts';
+import { lmStageResults } from './lm-demo.ts';
+import { chooseMode } from './lm-stages.ts';
+import { PRESETS, presetByName } from './presets.ts';
+
+/**
+ * `rmsweb demo --preset lm-tiny --model <tiny random LM>`: every stage of the lm preset end to end
+ * (collection, lm export, the LoRA-or-full choice, torch SFT, lm:hf rollouts, mining, export rl
+ * --format lm, torch Salvage-DS, the three evaluations, the report) in a real browser against the
+ * offline world, then a rerun that must skip every finished stage.
+ */
+
+const python = trainerPython();
+const hasPython = Boolean(process.env.RMSWEB_PYTHON) || existsSync(python);
+const mustRun = Boolean(process.env.CI);
+
+const dir = mkdtempSync(join(tmpdir(), 'rmsweb-lm-demo-'));
+const out = join(dir, 'demo');
+const model = join(dir, 'tiny');
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function demo(...extra: string[]) {
+  const t0 = performance.now();
+  const r = spawnSync(
+    process.execPath,
+    ['bin/rmsweb.js', 'demo', '--preset', 'lm-tiny', '--model', model, '--out', out, ...extra],
+    { encoding: 'utf8', timeout: 400_000, env: { ...process.env, FORCE_COLOR: '0' } },
+  );
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr, seconds: (performance.now() - t0) / 1000 };
+}
+
+describe('the lm presets', () => {
+  it('size the lm preset inside the issue budget and keep quick collection', () => {
+    const lm = PRESETS.lm;
+    const quick = PRESETS.quick;
+    expect(lm.trainTasks).toBe(quick.trainTasks);
+    expect(lm.sites).toEqual(quick.sites);
+    expect({ ...lm.collect, screenshots: true }).toEqual(quick.collect);
+    expect(lm.eval.testTasks).toBe(quick.eval.testTasks);
+    expect(lm.lm?.finetune).toBe('auto');
+    expect(presetByName('lm-tiny').lm?.seeds).toBe(1);
+  });
+
+  it('chooses full fine-tuning only when it scores better on the validation steps', () => {
+    const t = (mode: 'lora' | 'full', equivalent: number, exact = equivalent) => ({
+      mode,
+      equivalent,
+      exact,
+    });
+    expect(chooseMode([t('lora', 0.5), t('full', 0.5)])).toBe('lora');
+    expect(chooseMode([t('lora', 0.5), t('full', 0.6)])).toBe('full');
+    expect(chooseMode([t('lora', 0.5, 0.4), t('full', 0.5, 0.5)])).toBe('full');
+    expect(chooseMode([t('lora', 0.6), t('full', 0.5, 0.9)])).toBe('lora');
+  });
+
+  it('names the rows of the table by what each evaluated', () => {
+    const e = (label: string) =>
+      ({ label, summary: { pass1: { mean: 0 } } }) as unknown as Parameters<typeof lmStageResults>[0][number];
+    const rows = lmStageResults(
+      [e('lm-base'), e('lm-sft'), e('lm-sft-seed1'), e('lm-salvage-ds')],
+      { chosen: 'lora', how: 'fixed', valTasks: [], trainRows: 0, valSteps: 0, trials: [] },
+      { overall: { taskSuccessRate: 0.9 } } as never,
+    );
+    expect(rows.map((r) => r.stage)).toEqual([
+      'base LM (no fine-tuning)',
+      'SFT',
+      'SFT (training seed +1)',
+      'SFT + Salvage-DS',
+    ]);
+  });
+});
+
+describe.skipIf(!hasPython && !mustRun)('rmsweb demo --preset lm-tiny (tiny random LM)', () => {
+  let first: ReturnType<typeof demo>;
+
+  beforeAll(() => {
+    // A tiny random Llama whose byte-level tokenizer is trained on lm-layout text (no download).
+    const rows = [
+      '{"click":{"index":12}}',
+      '{"input":{"index":3,"text":"pasta"}}',
+      '{"done":{"text":"42"}}',
+    ].map((a, i) =>
+      JSON.stringify({
+        messages: [
+          {
+            role: 'user',
+            content: `Task: find recipe ${i}\nURL: http://127.0.0.1/mail\nElements:\n[${i}] <button> Compose\nAction: `,
+          },
+          { role: 'assistant', content: a },
+        ],
+      }),
+    );
+    writeFileSync(join(dir, 'tok.jsonl'), `${rows.join('\n')}\n`);
+    const r = spawnSync(
+      python,
+      ['-m', 'rmsweb_trainer', 'tiny', '--out', model, '--data', join(dir, 'tok.jsonl')],
+      {
+        encoding: 'utf8',
+        env: trainerEnv(),
+      },
+    );
+    expect(r.status, r.stderr).toBe(0);
+    first = demo();
+  }, 420_000);
+
+  it('runs every stage and writes the report with the three rows', () => {
+    expect(first.status, first.stderr.slice(-3000)).toBe(0);
+    const report = JSON.parse(readFileSync(join(out, 'report', 'report.json'), 'utf8')) as {
+      stages: Array<{ stage: string }>;
+      timings: Record<string, number>;
+      lead: string;
+      sections: Array<{ title: string; lines: string[] }>;
+      mining: { criticalStates: number };
+    };
+    const names = report.stages.map((s) => s.stage);
+    expect(names.slice(0, 2)).toEqual(['base LM (no fine-tuning)', 'SFT']);
+    if (report.mining.criticalStates > 0) expect(names).toContain('SFT + Salvage-DS');
+    for (const stage of [
+      'collect',
+      'lm-export-sft',
+      'lm-choose-finetune',
+      'lm-sft',
+      'lm-rollout',
+      'mine',
+      'eval-lm-base',
+      'eval-lm-sft',
+    ])
+      expect(report.timings[stage], stage).toBeGreaterThanOrEqual(0);
+    expect(report.lead).toMatch(/went from [\d.]+% \(base\) to [\d.]+% after SFT/);
+    const lines = report.sections.find((s) => s.title === 'LM student')?.lines.join('\n') ?? '';
+    // lm-tiny chooses: both modes trained and scored on the held-out train task's steps.
+    expect(lines).toMatch(/LoRA or full: both trained on the same \d+ rows/);
+    expect(lines).toMatch(/lora \(lr [\d.e-]+\) equivalent/);
+    expect(lines).toMatch(/full \(lr [\d.e-]+\) equivalent/);
+    expect(first.stdout).toContain('| base LM (no fine-tuning) |');
+  });
+
+  it('skips every finished stage on a rerun, and refuses other lm settings for the folder', () => {
+    const again = demo();
+    expect(again.status, again.stderr.slice(-3000)).toBe(0);
+    expect(again.stderr).not.toMatch(/\] running/);
+    expect(again.stdout).toMatch(/resumed: \d+ stage\(s\) finished earlier were skipped/);
+    const other = demo('--lm-finetune', 'full');
+    expect(other.status).toBe(2);
+    expect(other.stderr).toContain('made with other settings');
+  }, 400_000);
+});
