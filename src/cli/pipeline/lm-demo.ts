@@ -10,6 +10,7 @@ import {
   chooseFinetuneStage,
   type FinetuneChoiceResult,
   LM_STAGES,
+  type LmModelRef,
   type LmRlResult,
   type LmRolloutResult,
   type LmSftResult,
@@ -23,6 +24,9 @@ import {
 } from './lm-stages.ts';
 import { STAGES } from './stage-results.ts';
 import { mineStage } from './student-stages.ts';
+
+/** A SFT student as the inference routes run it (a LoRA student's adapter stacks on the base). */
+const sftRef = (r: LmSftResult): LmModelRef => ({ dir: r.dir, adapters: r.mode === 'lora' ? [r.dir] : [] });
 
 /** What `rmsweb demo --preset lm` produced (the command prints it; the report holds it all). */
 export interface LmDemoResult {
@@ -84,7 +88,7 @@ export async function runLmDemo(ctx: PipelineContext): Promise<LmDemoResult> {
     );
   const student = sft[0]!;
   const rollout = await s.runStage(LM_STAGES.rollout, (scope) =>
-    lmRolloutStage(ctx, scope, { tasks: train.slice(0, lm.rollout.tasks), checkpoint: student.dir }),
+    lmRolloutStage(ctx, scope, { tasks: train.slice(0, lm.rollout.tasks), student: sftRef(student) }),
   );
   const runs = [ctx.paths.collect, ctx.paths.rollout];
   const mine = await s.runStage(STAGES.mine, (scope) =>
@@ -114,15 +118,21 @@ export async function runLmDemo(ctx: PipelineContext): Promise<LmDemoResult> {
 
   const test = ctx.testTasks();
   const evals: EvalStageResult[] = [];
-  const evaluate = (label: string, model: string, agentName: string) =>
+  const evaluate = (label: string, model: LmModelRef, agentName: string) =>
     s.run(`eval-${label}`, (scope) => lmEvalStage(ctx, scope, { label, model, agentName, tasks: test }));
-  evals.push(await evaluate('lm-base', lm.model, 'lm:base'));
+  evals.push(await evaluate('lm-base', { dir: lm.model, adapters: [] }, 'lm:base'));
   for (const [k, r] of sft.entries())
-    evals.push(await evaluate(`lm-sft${seedSuffix(k)}`, r.dir, `lm:models/lm-sft${seedSuffix(k)}`));
-  for (const [k, r] of rl.entries())
+    evals.push(await evaluate(`lm-sft${seedSuffix(k)}`, sftRef(r), `lm:models/lm-sft${seedSuffix(k)}`));
+  for (const [k, r] of rl.entries()) {
+    const init = sftRef(sft[k]!);
     evals.push(
-      await evaluate(`lm-salvage-ds${seedSuffix(k)}`, r.dir, `lm:models/lm-salvage-ds${seedSuffix(k)}`),
+      await evaluate(
+        `lm-salvage-ds${seedSuffix(k)}`,
+        { dir: r.dir, adapters: init.adapters.length ? [...init.adapters, r.dir] : [] },
+        `lm:models/lm-salvage-ds${seedSuffix(k)}`,
+      ),
     );
+  }
   await ctx.closeWorld();
 
   const stages = lmStageResults(evals, choice, collect.stats);

@@ -18,8 +18,11 @@ import { runEval } from '../../eval/run-eval.ts';
 import { METRICS } from '../../rl/metrics.ts';
 import { writeFileAtomic } from '../../store/index.ts';
 import { RunStore } from '../../store/run-store.ts';
+import { exportGguf } from '../commands/export-gguf.ts';
 import { episodesNotRun } from '../episode-errors.ts';
 import { resolveAgent } from '../runtime.ts';
+import { LlamaBackend, llamaPrefix } from '../serve-model/llama-backend.ts';
+import { ModelServer } from '../serve-model/server.ts';
 import { requireTorchTrainer, runTorchTrainer, type TrainerEvent } from '../torch-trainer.ts';
 import type { PipelineContext } from './context.ts';
 import type { EvalStageResult } from './eval-stage.ts';
@@ -71,20 +74,87 @@ export function checkLmSettings(lm: LmSettings): void {
       `the lm: agent renders observations within ${DEFAULT_PROMPT_TOKENS} tokens; a preset with promptTokens ${lm.promptTokens} would train on another layout than it acts on`,
       { field: '--preset' },
     );
-  if (lm.inference === 'llama')
-    throw new InputError(
-      'the llama route (serve-model with the LoRA adapter as GGUF) is not wired into the demo yet; use --lm-inference hf',
-      { field: '--lm-inference' },
-    );
+  if (lm.inference === 'llama') {
+    if (!lm.model.endsWith('.gguf'))
+      throw new InputError(
+        `the llama route serves LoRA adapters over a GGUF base model; ${lm.model} is not a .gguf file (use --lm-inference hf)`,
+        { field: '--lm-inference' },
+      );
+    const lib = join(llamaPrefix(), 'node_modules', 'node-llama-cpp', 'package.json');
+    if (!existsSync(lib))
+      throw new InputError(
+        `the llama route needs node-llama-cpp (not found under ${llamaPrefix()}); run bash scripts/get-local-model.sh, or use --lm-inference hf`,
+        { field: '--lm-inference' },
+      );
+  }
   requireTorchTrainer();
 }
 
-/** The agent spec that runs an LM checkpoint (or the base model) on the preset's inference route. */
-export function lmAgentSpec(lm: LmSettings, model: string): string {
-  if (lm.inference !== 'hf')
-    throw new InputError(`inference route ${lm.inference} is not wired yet`, { field: '--lm-inference' });
-  return `lm:hf:${model}`;
+/**
+ * A model the lm stages run: a Hugging Face checkpoint (or the base model itself), and the LoRA
+ * checkpoints whose adapters, stacked in order on the base GGUF, make the same model for llama.cpp
+ * (empty for the base model and for a fully fine-tuned student).
+ */
+export interface LmModelRef {
+  dir: string;
+  adapters: string[];
 }
+
+/**
+ * The route a model runs on: the preset's, except where llama.cpp cannot serve it as trained (a
+ * fully fine-tuned student has no adapter; serve-model loads one adapter, and the Salvage-DS
+ * student of a LoRA run stacks two), which runs through hf and says why.
+ */
+export function lmRoute(lm: LmSettings, ref: LmModelRef): { route: 'hf' | 'llama'; why?: string } {
+  if (lm.inference === 'hf') return { route: 'hf' };
+  if (ref.dir !== lm.model && ref.adapters.length === 0)
+    return { route: 'hf', why: 'a fully fine-tuned student has no LoRA adapter for llama.cpp' };
+  if (ref.adapters.length > 1)
+    return {
+      route: 'hf',
+      why: `serve-model loads one LoRA adapter and this student stacks ${ref.adapters.length}`,
+    };
+  return { route: 'llama' };
+}
+
+/**
+ * Runs `fn` with the agent spec of `ref` on its route: `lm:hf:<dir>` (the Python serve process,
+ * one per agent), or `lm:openai:` on an in-process llama.cpp server of the base GGUF with the
+ * checkpoint's adapter exported as GGUF (kept beside it, so a resumed stage reuses it); the server
+ * is stopped after.
+ */
+export async function withLmAgentSpec<T>(
+  ctx: PipelineContext,
+  scope: StageScope,
+  ref: LmModelRef,
+  fn: (spec: string, route: 'hf' | 'llama') => Promise<T>,
+): Promise<T> {
+  const lm = lmSettings(ctx);
+  const { route, why } = lmRoute(lm, ref);
+  if (why) scope.log(`runs through hf: ${why}`);
+  if (route === 'hf') return fn(`lm:hf:${ref.dir}`, route);
+  const adapter = ref.adapters[0];
+  let file: string | undefined;
+  if (adapter) {
+    file = join(adapter, 'adapter.gguf');
+    if (!existsSync(file)) exportGguf({ model: adapter, out: file, base: lm.model });
+  }
+  const backend = await LlamaBackend.open({
+    gguf: lm.model,
+    threads: LLAMA_THREADS,
+    ...(file ? { lora: { file } } : {}),
+  });
+  const server = await ModelServer.start({ backend, port: 0 });
+  try {
+    return await fn(`lm:openai:${backend.modelId}@${server.url}`, route);
+  } finally {
+    await server.close();
+    await backend.close();
+  }
+}
+
+/** llama.cpp threads: both cores (the model is the bottleneck of an lm step, not the browser). */
+const LLAMA_THREADS = 2;
 
 /** Stops an agent's model process (the hf route keeps one Python process per agent). */
 export async function closeAgent(agent: Agent): Promise<void> {
@@ -407,7 +477,8 @@ export async function chooseFinetuneStage(
     });
     if (scope.signal.aborted) break;
     const t0 = performance.now();
-    const s = await scoreSteps(lmAgentSpec(lm, dir), probes, scope);
+    // Scored through hf whatever the route: llama.cpp cannot serve the fully fine-tuned candidate.
+    const s = await scoreSteps(`lm:hf:${dir}`, probes, scope);
     const scoreSeconds = (performance.now() - t0) / 1000;
     scope.log(
       `${mode}: trained in ${seconds.toFixed(0)} s; greedy exact ${(100 * s.exact).toFixed(1)}%, equivalent ${(100 * s.equivalent).toFixed(1)}%, ${s.unparsable} unusable replies (${scoreSeconds.toFixed(0)} s)`,
@@ -504,11 +575,19 @@ export async function lmSftStage(
 export async function lmRolloutStage(
   ctx: PipelineContext,
   scope: StageScope,
-  o: { tasks: Task[]; checkpoint: string },
+  o: { tasks: Task[]; student: LmModelRef },
+): Promise<LmRolloutResult> {
+  return withLmAgentSpec(ctx, scope, o.student, (spec) => rollouts(ctx, scope, o.tasks, spec));
+}
+
+async function rollouts(
+  ctx: PipelineContext,
+  scope: StageScope,
+  tasks: Task[],
+  spec: string,
 ): Promise<LmRolloutResult> {
   const lm = lmSettings(ctx);
-  const spec = lmAgentSpec(lm, o.checkpoint);
-  const jobs: EpisodeJob[] = o.tasks.map((task) => ({
+  const jobs: EpisodeJob[] = tasks.map((task) => ({
     task,
     key: `rollout:student-lm-sft:${task.id}#0`,
     round: 0,
@@ -563,11 +642,20 @@ export async function lmRolloutStage(
 export async function lmEvalStage(
   ctx: PipelineContext,
   scope: StageScope,
-  o: { label: string; model: string; agentName: string; tasks: Task[] },
+  o: { label: string; model: LmModelRef; agentName: string; tasks: Task[] },
 ): Promise<EvalStageResult> {
-  const lm = lmSettings(ctx);
+  return withLmAgentSpec(ctx, scope, o.model, (spec, route) =>
+    evaluate(ctx, scope, { ...o, agentName: `${o.agentName} (${route})` }, spec),
+  );
+}
+
+async function evaluate(
+  ctx: PipelineContext,
+  scope: StageScope,
+  o: { label: string; agentName: string; tasks: Task[] },
+  spec: string,
+): Promise<EvalStageResult> {
   const p = ctx.preset.eval;
-  const spec = lmAgentSpec(lm, o.model);
   const rt = await ctx.world(false);
   const total = o.tasks.length * p.runs;
   const bar = scope.progress(total);
