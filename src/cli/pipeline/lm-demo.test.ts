@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { trainerEnv, trainerPython } from '../../models/trainer-python.ts';
 import { lmStageResults } from './lm-demo.ts';
-import { chooseMode } from './lm-stages.ts';
+import { chooseMode, lmRoute } from './lm-stages.ts';
 import { PRESETS, presetByName } from './presets.ts';
 
 /**
@@ -56,6 +56,20 @@ describe('the lm presets', () => {
     expect(chooseMode([t('lora', 0.5), t('full', 0.6)])).toBe('full');
     expect(chooseMode([t('lora', 0.5, 0.4), t('full', 0.5, 0.5)])).toBe('full');
     expect(chooseMode([t('lora', 0.6), t('full', 0.5, 0.9)])).toBe('lora');
+  });
+
+  it('runs a model through llama.cpp only when one adapter over the GGUF base makes it', () => {
+    const lm = { ...PRESETS.lm.lm!, model: '/m/base.gguf', inference: 'llama' as const };
+    expect(lmRoute(lm, { dir: '/m/base.gguf', adapters: [] }).route).toBe('llama');
+    expect(lmRoute(lm, { dir: '/r/lm-sft', adapters: ['/r/lm-sft'] }).route).toBe('llama');
+    expect(lmRoute(lm, { dir: '/r/lm-sft', adapters: [] })).toEqual({
+      route: 'hf',
+      why: 'a fully fine-tuned student has no LoRA adapter for llama.cpp',
+    });
+    expect(lmRoute(lm, { dir: '/r/rl', adapters: ['/r/lm-sft', '/r/rl'] }).why).toMatch(/stacks 2/);
+    expect(lmRoute({ ...lm, inference: 'hf' }, { dir: '/r/lm-sft', adapters: ['/r/lm-sft'] }).route).toBe(
+      'hf',
+    );
   });
 
   it('names the rows of the table by what each evaluated', () => {
