@@ -116,3 +116,24 @@ def test_cli_prints_the_summary_and_exits_2_on_bad_input(lora_run, tmp_path, cap
     assert json.loads(capsys.readouterr().out)["weights"] == 14
     assert main(["export-gguf", "--adapter", str(tmp_path), "--out", str(tmp_path / "c.gguf")]) == 2
     assert "error: --adapter:" in capsys.readouterr().err
+
+
+def test_header_shapes_match_gguf_reader(lora_run):
+    from gguf import GGUFReader
+
+    from rmsweb_trainer.gguf_adapter import gguf_tensor_shapes
+
+    d, _ = lora_run
+    arch, shapes = gguf_tensor_shapes(str(d / "base.gguf"))
+    r = GGUFReader(str(d / "base.gguf"))
+    assert arch == "gemma3"
+    assert shapes == {t.name: tuple(int(x) for x in t.shape) for t in r.tensors}
+
+
+def test_a_random_adapter_from_gguf_shapes_exports(lora_run, tmp_path):
+    from rmsweb_trainer.gguf_tiny import random_adapter
+
+    d, _ = lora_run
+    folder = random_adapter(d / "base.gguf", tmp_path / "rand", rank=2)
+    s = export_gguf(str(folder), str(tmp_path / "rand.gguf"), base=str(d / "base.gguf"))
+    assert s["weights"] == 14 and s["ranks"] == [2]

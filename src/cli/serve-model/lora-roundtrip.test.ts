@@ -8,6 +8,7 @@ import { trainerEnv, trainerPython } from '../../models/trainer-python.ts';
 import type { BackendCompletionRequest } from './backend.ts';
 import { LlamaBackend, llamaPrefix } from './llama-backend.ts';
 import { ModelServer } from './server.ts';
+import { localModelPath, localModelSkipReason } from './testing/local-model.ts';
 
 // The LoRA adapter round trip on a tiny model: the trainer writes a tiny random Gemma 3 GGUF, wraps
 // what transformers loads from it in a random LoRA (non-zero B), saves it as a --lora run does,
@@ -145,4 +146,65 @@ describe.skipIf(skip !== null)('a LoRA adapter exported from torch, served by ll
     const missing = await open({ file: join(dir, 'none.gguf') }).catch((e: unknown) => e);
     expect((missing as InputError).message).toMatch(/no LoRA adapter file at .*none\.gguf/);
   });
+});
+
+// The same path on the real base: Gemma 3 270M in Q4_K_M with an F32 adapter over it, as a trained
+// student is served. The adapter is random (made from the GGUF's shapes, so no minute-long
+// transformers load); that the numbers are right is the tiny round trip's part, this checks that the
+// real model takes the adapter, that it acts, and that an adapter of another model is refused.
+const realSkip = skip ?? localModelSkipReason();
+describe.skipIf(realSkip !== null)('a LoRA adapter over the real local model', () => {
+  let dir: string;
+  const opened: LlamaBackend[] = [];
+  const open = async (lora?: { file: string; scale?: number }) => {
+    const b = await LlamaBackend.open({
+      gguf: localModelPath(),
+      contextSize: 512,
+      ...(lora ? { lora } : {}),
+    });
+    opened.push(b);
+    return b;
+  };
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'rmsweb-lora-real-'));
+    const code = [
+      'import sys',
+      'from rmsweb_trainer.gguf_tiny import random_adapter, write_tiny_gemma3',
+      'from rmsweb_trainer.gguf_adapter import export_gguf',
+      'base, d = sys.argv[1], sys.argv[2]',
+      'export_gguf(str(random_adapter(base, d + "/real")), d + "/real.gguf", base=base)',
+      'write_tiny_gemma3(d + "/tiny.gguf")',
+      'export_gguf(str(random_adapter(d + "/tiny.gguf", d + "/tiny")), d + "/tiny-adapter.gguf", base=d + "/tiny.gguf")',
+    ].join('\n');
+    const r = spawnSync(python, ['-c', code, localModelPath(), dir], {
+      env: trainerEnv(),
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    if (r.status !== 0) throw new Error(`the Python fixture failed (${r.status}): ${r.stderr.slice(-800)}`);
+  }, 90_000);
+  afterAll(async () => {
+    for (const b of opened) await b.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('changes the next-token distribution, and at scale 0 leaves it as the base has it', async () => {
+    const first = async (b: LlamaBackend) => {
+      const r = await b.complete(
+        greedy('The capital of France is', { maxTokens: 4, logprobs: true, topLogprobs: 3 }),
+      );
+      return { text: r.choices[0]?.text, top: r.choices[0]?.logprobs?.[0]?.top_logprobs };
+    };
+    const base = await first(await open());
+    const adapted = await first(await open({ file: join(dir, 'real.gguf') }));
+    const zero = await first(await open({ file: join(dir, 'real.gguf'), scale: 0 }));
+    expect(zero).toEqual(base);
+    expect(adapted.top).not.toEqual(base.top);
+  }, 60_000);
+
+  it('refuses the adapter of another model, naming --lora', async () => {
+    const err = await open({ file: join(dir, 'tiny-adapter.gguf') }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(InputError);
+    expect((err as InputError).message).toMatch(/tiny-adapter\.gguf could not be loaded as a LoRA adapter/);
+  }, 30_000);
 });
