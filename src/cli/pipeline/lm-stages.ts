@@ -331,6 +331,7 @@ async function torchSft(
   const args = ['sft', '--model', resolve(o.model), '--data', o.data, '--out', o.out];
   args.push('--epochs', String(o.epochs), '--batch', String(o.batch), '--lr', String(o.lr));
   args.push('--seed', String(o.seed), '--val-frac', '0', '--device', lm.device);
+  args.push('--micro-batch', String(lm.microBatch));
   if (o.mode === 'lora') args.push('--lora');
   const t0 = performance.now();
   const events = await runTorchTrainer({
@@ -774,6 +775,7 @@ export async function lmRlStage(
   args.push('--data', o.data, '--out', dir, '--steps', String(rl.steps), '--batch', String(rl.batchSize));
   args.push('--group-size', String(rl.groupSize), '--lr', String(lr), '--seed', String(seed));
   args.push('--max-new-tokens', String(rl.maxNewTokens), '--device', lm.device);
+  args.push('--micro-batch', String(lm.microBatch));
   if (o.mode === 'lora') args.push('--lora');
   const series = `rl/${o.name}`;
   const bar = scope.progress(rl.steps);

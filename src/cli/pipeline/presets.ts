@@ -131,6 +131,12 @@ export interface LmSettings {
   seeds: number;
   /** Torch device of training and the hf route (`cpu` on the project machine). */
   device: string;
+  /**
+   * Rows per forward pass in SFT and RL (the rest is gradient accumulation). Gemma 3's 262k-token
+   * vocabulary makes the logits of one ~700-token row ~0.7 GB in fp32 (twice that with their
+   * gradient), so the CPU presets take one row at a time.
+   */
+  microBatch: number;
 }
 
 /**
@@ -221,31 +227,36 @@ export const DEFAULT_LM_MODEL = fileURLToPath(
  * off, as the heuristic teacher never reads them and the lm layout is text only): about 114 solved
  * tasks, ~920 teacher steps. Its tfjs fields (sft, dagger, rollout, rl) are quick's and unused.
  *
- * Costs measured on this machine (issue 38): the model loads in ~70 s; a full fine-tuning step on
- * one 600-token row takes 8-10 s; a 600-token forward pass 2.4 s; llama.cpp evaluates prompts at
- * ~410 tokens/s and generates ~33 tokens/s. An lm row is ~700 tokens (768 estimated tokens of user
- * text at most, the estimate at or above the truth, + ~75 of system text + a ~12-token action). So:
- * - full SFT ~11 s a row; LoRA ~8 s a row (assumed: the backward pass still runs through every
- *   layer, without the base weights' gradients and Adam; the choice stage records both rates);
+ * Costs on this machine. From issue 38: the model loads in ~70 s; a full fine-tuning step on one
+ * 600-token row takes 8-10 s; a 600-token forward pass 2.4 s; llama.cpp evaluates prompts at ~410
+ * tokens/s and generates ~33 tokens/s. Measured here (4 lm rows of the quick collection, 2,727
+ * tokens, so ~680 tokens a row; one optimizer step, micro-batch 1, with two other jobs on the two
+ * cores): full fine-tuning 189 s, LoRA 215 s, and ~100 s more to load and save either. LoRA is no
+ * cheaper per row on this CPU: the backward pass still runs through every layer and the 262k-token
+ * output layer, and only the base weights' gradients and Adam are saved. So:
+ * - SFT ~12 s a row either way (the issue's 8-10 s at 600 tokens, scaled to ~700), + ~2 min a run
+ *   to load and save;
  * - one greedy step through the hf route ~4 s (2.8 s prompt + ~12 tokens), through llama.cpp ~2.1 s.
  *
- * Stage budget (LoRA chosen, hf route):
+ * Stage budget (hf route):
  * - collect ~4 min; export ~0.5 min;
- * - choose LoRA or full: 2 x 32 rows (full 70 s + 32 x 11 s = 7 min, LoRA 70 s + 32 x 8 s = 5.5 min)
- *   + scoring 2 x (70 s + 32 steps x 4 s) = 6.5 min: ~19 min (none with `--lm-finetune lora|full`);
- * - SFT: 480 rows x 1 epoch x 8 s = 64 min (full: 88 min);
- * - rollouts: 40 train tasks, max 12 steps, ~8 steps each: 320 x 4 s = 21 min;
- * - mine ~1 min; Salvage-DS: 12 steps x (2 states x 4 completions: sampling ~30 s + 8 rows of
- *   policy update ~65 s) = ~20 min;
- * - eval base: 80 tasks, the pretrained base rarely writes a valid action (its episode then ends):
+ * - choose LoRA or full: 2 x (24 rows x 12 s + 2 min) = 13.6 min, + scoring 2 x (70 s + 24 steps x
+ *   4 s) = 5.6 min: ~19 min (none with `--lm-finetune lora|full`);
+ * - SFT: 320 rows x 1 epoch x 12 s + 2 min = 66 min;
+ * - rollouts: 40 train tasks, max 12 steps, ~8 steps each: 320 x 4 s + load = 22 min;
+ * - mine ~1 min; Salvage-DS: 8 steps x (2 states x 4 completions: sampling ~30 s, old and reference
+ *   log-probabilities ~25 s, 8 rows of update ~95 s) + 2 min = ~22 min;
+ * - eval base: 80 tasks; the pretrained base rarely writes a valid action (the episode then ends):
  *   ~160 steps x 4 s = 11 min; eval SFT and Salvage-DS: 80 tasks x ~8 steps x 4 s = 43 min each.
- * Sum ~228 min (3.8 h); with the choice fixed ~3.5 h; full fine-tuning chosen ~4.3 h.
+ * Sum ~232 min (3.9 h); ~3.6 h with the choice fixed. On a quieter machine the measured rates above
+ * would be 2-3x faster; rerun bench/lm-student.ts on the finished folder to resize.
  *
  * What the 4 h forces below the issue's recipe, stated plainly: one training seed, not 3 (each
- * more seed is SFT + Salvage-DS + two evaluations, ~2.8 h: `--lm-seeds 3` runs them); SFT on 480 of
- * the ~920 teacher steps for one epoch; rollouts on 40 of the 120 train tasks; evaluation capped at
- * 12 steps (quick: 20; the teacher solves these tasks in ~8); Salvage-DS sees 24 mined states once.
- * The llama route (`--lm-inference llama`, LoRA students) would cut each evaluation to ~23 min.
+ * more seed is SFT + Salvage-DS + two evaluations, ~2.9 h: `--lm-seeds 3` runs them); SFT on 320 of
+ * the ~920 teacher steps for one epoch; the choice on 24 rows and 24 validation steps; rollouts on
+ * 40 of the 120 train tasks; evaluation capped at 12 steps (quick: 20; the teacher solves these
+ * tasks in ~8); Salvage-DS sees 16 mined states once. `--lm-inference llama` (LoRA students)
+ * would cut each student evaluation to ~23 min.
  */
 const LM: PipelinePreset = {
   ...structuredClone(QUICK),
@@ -256,13 +267,14 @@ const LM: PipelinePreset = {
     model: DEFAULT_LM_MODEL,
     promptTokens: DEFAULT_PROMPT_TOKENS,
     finetune: 'auto',
-    choose: { valTasks: 12, trainExamples: 32, valSteps: 32, epochs: 1 },
-    sft: { examples: 480, epochs: 1, batch: 8, lr: { lora: 2e-4, full: 1e-5 } },
+    choose: { valTasks: 12, trainExamples: 24, valSteps: 24, epochs: 1 },
+    sft: { examples: 320, epochs: 1, batch: 8, lr: { lora: 2e-4, full: 1e-5 } },
     inference: 'hf',
     rollout: { tasks: 40, maxSteps: 12 },
-    rl: { steps: 12, batchSize: 2, groupSize: 4, maxNewTokens: 32, lr: { lora: 1e-5, full: 1e-6 } },
+    rl: { steps: 8, batchSize: 2, groupSize: 4, maxNewTokens: 32, lr: { lora: 1e-5, full: 1e-6 } },
     seeds: 1,
     device: 'cpu',
+    microBatch: 1,
   },
 };
 
@@ -289,6 +301,7 @@ const LM_TINY: PipelinePreset = {
     rl: { steps: 2, batchSize: 2, groupSize: 2, maxNewTokens: 16, lr: { lora: 1e-4, full: 1e-4 } },
     seeds: 1,
     device: 'cpu',
+    microBatch: 1,
   },
 };
 
