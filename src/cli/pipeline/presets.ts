@@ -229,34 +229,37 @@ export const DEFAULT_LM_MODEL = fileURLToPath(
  *
  * Costs on this machine. From issue 38: the model loads in ~70 s; a full fine-tuning step on one
  * 600-token row takes 8-10 s; a 600-token forward pass 2.4 s; llama.cpp evaluates prompts at ~410
- * tokens/s and generates ~33 tokens/s. Measured here (4 lm rows of the quick collection, 2,727
- * tokens, so ~680 tokens a row; one optimizer step, micro-batch 1, with two other jobs on the two
- * cores): full fine-tuning 189 s, LoRA 215 s, and ~100 s more to load and save either. LoRA is no
- * cheaper per row on this CPU: the backward pass still runs through every layer and the 262k-token
- * output layer, and only the base weights' gradients and Adam are saved. So:
- * - SFT ~12 s a row either way (the issue's 8-10 s at 600 tokens, scaled to ~700), + ~2 min a run
- *   to load and save;
- * - one greedy step through the hf route ~4 s (2.8 s prompt + ~12 tokens), through llama.cpp ~2.1 s.
+ * tokens/s and generates ~33 tokens/s. Measured here through the torch trainer (TRL, micro-batch 1)
+ * on 4 lm rows of a quick-style collection (2,727 tokens, ~680 a row), one optimizer step:
+ * - full fine-tuning 111.6 s with one other job on the two cores (28 s a row), 189 s with two;
+ *   LoRA 215 s with two (no cheaper than full: the backward pass still runs through every layer and
+ *   the 262k-token output layer; only the base weights' gradients and Adam are saved); ~50-100 s
+ *   more to load the GGUF and save the checkpoint;
+ * - the hf route (lm:hf:, transformers): loads in 48 s, then 1.9-4.2 s a greedy step (493-740-token
+ *   prompts, 9-22 tokens), ~3 s typical; llama.cpp ~2.1 s.
  *
- * Stage budget (hf route):
+ * Stage budget at 28 s a trained row and 3.3 s a step (hf route, browser included):
  * - collect ~4 min; export ~0.5 min;
- * - choose LoRA or full: 2 x (24 rows x 12 s + 2 min) = 13.6 min, + scoring 2 x (70 s + 24 steps x
- *   4 s) = 5.6 min: ~19 min (none with `--lm-finetune lora|full`);
- * - SFT: 320 rows x 1 epoch x 12 s + 2 min = 66 min;
- * - rollouts: 40 train tasks, max 12 steps, ~8 steps each: 320 x 4 s + load = 22 min;
- * - mine ~1 min; Salvage-DS: 8 steps x (2 states x 4 completions: sampling ~30 s, old and reference
- *   log-probabilities ~25 s, 8 rows of update ~95 s) + 2 min = ~22 min;
- * - eval base: 80 tasks; the pretrained base rarely writes a valid action (the episode then ends):
- *   ~160 steps x 4 s = 11 min; eval SFT and Salvage-DS: 80 tasks x ~8 steps x 4 s = 43 min each.
- * Sum ~232 min (3.9 h); ~3.6 h with the choice fixed. On a quieter machine the measured rates above
- * would be 2-3x faster; rerun bench/lm-student.ts on the finished folder to resize.
+ * - choose LoRA or full: 2 x (16 rows x 28 s + ~1.5 min) = 18 min, + scoring 2 x (48 s + 16 steps
+ *   x 3 s) = 3 min: ~21 min (none with `--lm-finetune lora|full`);
+ * - SFT: 160 rows x 1 epoch x 28 s + 1.5 min = 76 min;
+ * - rollouts: 40 train tasks, max 12 steps, ~8 steps each: 320 x 3.3 s + load = 19 min;
+ * - mine ~1 min; Salvage-DS: 4 steps x (2 states x 4 completions: sampling ~30 s, old and reference
+ *   log-probabilities ~25 s, 8 rows of update ~225 s) + 1.5 min = ~20 min;
+ * - eval base: 80 tasks; the pretrained base writes no valid action (measured: it continues the
+ *   prompt with prose, so the episode ends): ~80-160 steps x 3.3 s = 5-9 min; eval SFT and
+ *   Salvage-DS: 80 tasks x ~8 steps x 3.3 s = 35 min each.
+ * Sum ~221 min (3.7 h); ~3.3 h with the choice fixed. Rerun bench/lm-student.ts on the finished
+ * folder to resize from the stage records.
  *
  * What the 4 h forces below the issue's recipe, stated plainly: one training seed, not 3 (each
- * more seed is SFT + Salvage-DS + two evaluations, ~2.9 h: `--lm-seeds 3` runs them); SFT on 320 of
- * the ~920 teacher steps for one epoch; the choice on 24 rows and 24 validation steps; rollouts on
- * 40 of the 120 train tasks; evaluation capped at 12 steps (quick: 20; the teacher solves these
- * tasks in ~8); Salvage-DS sees 16 mined states once. `--lm-inference llama` (LoRA students)
- * would cut each student evaluation to ~23 min.
+ * more seed is SFT + Salvage-DS + two evaluations, ~2.8 h: `--lm-seeds 3` runs them); SFT on 160 of
+ * the ~920 teacher steps for one epoch (40 optimizer steps of 4 rows), which may well leave the
+ * student short of the issue's 20% pass@1; the LoRA-or-full choice on 16 rows and 16 validation
+ * steps (a small-budget proxy for the 160-row run); rollouts on 40 of the 120 train tasks;
+ * evaluation capped at 12 steps (quick: 20; the teacher solves these tasks in ~8); Salvage-DS on 8
+ * mined states, once. `--lm-inference llama` (LoRA students) would cut each student evaluation to
+ * ~25 min. On a GPU all of it takes minutes: raise the caps there.
  */
 const LM: PipelinePreset = {
   ...structuredClone(QUICK),
@@ -267,11 +270,11 @@ const LM: PipelinePreset = {
     model: DEFAULT_LM_MODEL,
     promptTokens: DEFAULT_PROMPT_TOKENS,
     finetune: 'auto',
-    choose: { valTasks: 12, trainExamples: 24, valSteps: 24, epochs: 1 },
-    sft: { examples: 320, epochs: 1, batch: 8, lr: { lora: 2e-4, full: 1e-5 } },
+    choose: { valTasks: 12, trainExamples: 16, valSteps: 16, epochs: 1 },
+    sft: { examples: 160, epochs: 1, batch: 4, lr: { lora: 2e-4, full: 1e-5 } },
     inference: 'hf',
     rollout: { tasks: 40, maxSteps: 12 },
-    rl: { steps: 8, batchSize: 2, groupSize: 4, maxNewTokens: 32, lr: { lora: 1e-5, full: 1e-6 } },
+    rl: { steps: 4, batchSize: 2, groupSize: 4, maxNewTokens: 32, lr: { lora: 1e-5, full: 1e-6 } },
     seeds: 1,
     device: 'cpu',
     microBatch: 1,
