@@ -9,6 +9,9 @@ accelerate launch for several GPUs.
   serve --model DIR              generations over stdin/stdout, one JSON object a line
   export-gguf --adapter DIR --out FILE [--base BASE.gguf]
                                  a --lora run's adapter as a llama.cpp LoRA adapter GGUF
+  dequantize-gguf --gguf IN --out OUT [--type f32|f16]
+                                 a quantized GGUF with every tensor dequantized (the base to serve
+                                 a LoRA student over so that llama.cpp computes what torch trained)
 
 Exit codes: 0 ok, 2 bad input (the message names file, line, field), 3 environment, 1 other.
 """
@@ -231,6 +234,10 @@ def main(argv: list[str] | None = None) -> int:
     g.add_argument("--out", required=True, help="the adapter GGUF to write")
     g.add_argument("--base", help="the base GGUF (default: the one the run recorded); checked tensor by tensor")
     g.add_argument("--arch", help="the llama.cpp architecture when no base GGUF is at hand (gemma3)")
+    q = sub.add_parser("dequantize-gguf")
+    q.add_argument("--gguf", required=True, help="the quantized GGUF (the base a --lora run loaded)")
+    q.add_argument("--out", required=True, help="the dequantized GGUF to write")
+    q.add_argument("--type", default="f32", choices=["f32", "f16"], help="f32 (exact, default) or f16")
     a = p.parse_args(argv)
 
     from .data import InputError
@@ -244,6 +251,11 @@ def main(argv: list[str] | None = None) -> int:
             from .gguf_adapter import export_gguf
 
             print(json.dumps(export_gguf(a.adapter, a.out, a.base, a.arch)))
+            return 0
+        if a.cmd == "dequantize-gguf":
+            from .gguf_base import dequantize_gguf
+
+            print(json.dumps(dequantize_gguf(a.gguf, a.out, a.type)))
             return 0
         if a.cmd == "serve":
             from .data import check_model_path

@@ -47,6 +47,27 @@ describe.skipIf(!hasPython && !process.env.CI)('rmsweb export gguf', () => {
     });
   }, 60_000);
 
+  it('--dequantize-base writes the base dequantized and serves the adapter over it', () => {
+    const out = join(dir, 'b32.gguf');
+    const r = cli(
+      'export',
+      'gguf',
+      '--model',
+      join(dir, 'ckpt'),
+      '--dequantize-base',
+      'f32',
+      '--base-out',
+      out,
+    );
+    expect(r.status, r.stderr).toBe(0);
+    expect(existsSync(out)).toBe(true);
+    expect(r.stdout).toContain(`dequantized to f32`);
+    expect(r.stdout).toContain(`serve-model --gguf ${out} --lora ${join(dir, 'ckpt', 'adapter.gguf')}`);
+    const bad = cli('export', 'gguf', '--model', join(dir, 'ckpt'), '--base-out', out);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toContain('--base-out applies to --dequantize-base');
+  }, 60_000);
+
   it('refuses a missing folder and a merged (non-LoRA) checkpoint, naming --model', () => {
     const missing = cli('export', 'gguf', '--model', join(dir, 'none'));
     expect(missing.status).toBe(2);

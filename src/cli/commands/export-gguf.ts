@@ -13,10 +13,15 @@ import {
 import { fileOption } from '../options.ts';
 import { parseOptions } from '../parse-options.ts';
 
+/** Precisions a dequantized base can be written in (f32: exactly the weights torch trained on). */
+export const BASE_TYPES = ['f32', 'f16'] as const;
+
 const Options = z.object({
   model: z.string().min(1, 'give the checkpoint folder of a --lora run'),
   out: fileOption().optional(),
   base: fileOption().optional(),
+  dequantizeBase: z.enum(BASE_TYPES).optional(),
+  baseOut: fileOption().optional(),
   json: z.boolean().default(false),
 });
 
@@ -36,6 +41,49 @@ export type ExportGgufSummary = z.infer<typeof Summary>;
 /** The file `rmsweb export gguf` writes when no --out is given: beside the checkpoint's weights. */
 export const DEFAULT_ADAPTER_GGUF = 'adapter.gguf';
 
+/** What `python -m rmsweb_trainer dequantize-gguf` prints (trainer/rmsweb_trainer/gguf_base.py). */
+const BaseSummary = z.object({
+  out: z.string(),
+  gguf: z.string(),
+  type: z.enum(['f32', 'f16']),
+  tensors: z.number(),
+  bytes: z.number(),
+});
+export type DequantizedBaseSummary = z.infer<typeof BaseSummary>;
+
+/**
+ * Runs `python -m rmsweb_trainer ARGS` and reads its one-line JSON summary. Exit 2 (bad input)
+ * becomes an InputError naming the option (the trainer's `renames` mapped to this command's).
+ */
+function runTrainer<T>(args: string[], schema: z.ZodType<T>, renames: Record<string, string>): T {
+  const python = trainerPython();
+  if (!process.env.RMSWEB_PYTHON && !existsSync(python))
+    throw new TrainerEnvError(
+      `the trainer's Python environment is missing (${python}); create it with: bash trainer/setup.sh`,
+    );
+  const r = spawnSync(python, ['-m', 'rmsweb_trainer', ...args], {
+    env: trainerEnv(),
+    encoding: 'utf8',
+    timeout: 600_000,
+  });
+  if (r.error) throw new TrainerEnvError(`cannot run ${python}: ${r.error.message}`);
+  if (r.status === 2) {
+    const { message, field } = parseTrainerError(r.stderr);
+    throw new InputError(message, { field: renames[field ?? ''] ?? field ?? renames[''] });
+  }
+  if (r.status !== 0)
+    throw new Error(`${args[0]} failed (exit ${r.status}): ${(r.stderr || r.stdout).trim().slice(-800)}`);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(r.stdout.trim().split('\n').at(-1) ?? '');
+  } catch {
+    parsed = undefined;
+  }
+  const s = schema.safeParse(parsed);
+  if (!s.success) throw new Error(`${args[0]} printed an unexpected summary: ${r.stdout.slice(-400)}`);
+  return s.data;
+}
+
 /**
  * Writes the LoRA adapter a `--lora` run kept in `model`/adapter/ as a llama.cpp adapter GGUF, by
  * the trainer's `export-gguf` (the gguf package lives in its venv). The base GGUF defaults to the
@@ -48,25 +96,36 @@ export function exportGguf(o: { model: string; out?: string; base?: string }): E
       field: '--model',
     });
   const out = o.out ?? join(o.model, DEFAULT_ADAPTER_GGUF);
-  const python = trainerPython();
-  if (!process.env.RMSWEB_PYTHON && !existsSync(python))
-    throw new TrainerEnvError(
-      `the trainer's Python environment is missing (${python}); create it with: bash trainer/setup.sh`,
-    );
-  const args = ['-m', 'rmsweb_trainer', 'export-gguf', '--adapter', resolve(o.model), '--out', resolve(out)];
+  const args = ['export-gguf', '--adapter', resolve(o.model), '--out', resolve(out)];
   if (o.base) args.push('--base', resolve(o.base));
-  const r = spawnSync(python, args, { env: trainerEnv(), encoding: 'utf8', timeout: 600_000 });
-  if (r.error) throw new TrainerEnvError(`cannot run ${python}: ${r.error.message}`);
-  if (r.status === 2) {
-    const { message, field } = parseTrainerError(r.stderr);
-    // the trainer's --adapter is this command's --model
-    throw new InputError(message, { field: field === '--adapter' || !field ? '--model' : field });
-  }
-  if (r.status !== 0)
-    throw new Error(`export-gguf failed (exit ${r.status}): ${(r.stderr || r.stdout).trim().slice(-800)}`);
-  const parsed = Summary.safeParse(JSON.parse(r.stdout.trim().split('\n').at(-1) ?? 'null'));
-  if (!parsed.success) throw new Error(`export-gguf printed an unexpected summary: ${r.stdout.slice(-400)}`);
-  return parsed.data;
+  // the trainer's --adapter is this command's --model
+  return runTrainer(args, Summary, { '--adapter': '--model', '': '--model' });
+}
+
+/**
+ * Writes `gguf` (a quantized base) with every tensor dequantized, by the trainer's
+ * `dequantize-gguf`: the base to serve a LoRA student over, since llama.cpp's quantized kernels
+ * also quantize the activations and so part from what torch computed in training.
+ */
+export function dequantizeBase(o: {
+  gguf: string;
+  out: string;
+  type?: (typeof BASE_TYPES)[number];
+}): DequantizedBaseSummary {
+  const args = [
+    'dequantize-gguf',
+    '--gguf',
+    resolve(o.gguf),
+    '--out',
+    resolve(o.out),
+    '--type',
+    o.type ?? 'f32',
+  ];
+  return runTrainer(args, BaseSummary, {
+    '--gguf': '--base',
+    '--out': '--base-out',
+    '--type': '--dequantize-base',
+  });
 }
 
 /**
@@ -88,19 +147,41 @@ export function registerExportGguf(program: Command): void {
     .option('--model <dir>', 'the checkpoint folder of a --lora run (or its adapter/ folder)')
     .option('--out <file>', `the adapter GGUF to write (default DIR/${DEFAULT_ADAPTER_GGUF})`)
     .option('--base <file>', 'the base GGUF (default: the one the run recorded)')
+    .option(
+      '--dequantize-base <type>',
+      'also write the base with every tensor dequantized (f32: exact, or f16), to serve the adapter over: ' +
+        "llama.cpp's quantized kernels part from the float weights torch trained on",
+    )
+    .option('--base-out <file>', 'where --dequantize-base writes (default DIR/base-TYPE.gguf)')
     .option('--json', 'print the summary as JSON')
     .action((raw) => {
       const o = parseOptions(Options, { model: '', ...raw }, 'export gguf');
+      if (o.baseOut && !o.dequantizeBase)
+        throw new InputError('--base-out applies to --dequantize-base f32|f16', { field: '--base-out' });
       const s = exportGguf(o);
+      let base: DequantizedBaseSummary | null = null;
+      if (o.dequantizeBase) {
+        const from = o.base ?? s.base;
+        if (!from)
+          throw new InputError('--dequantize-base needs the base GGUF: give --base (the run recorded none)', {
+            field: '--base',
+          });
+        const out = o.baseOut ?? join(o.model, `base-${o.dequantizeBase}.gguf`);
+        base = dequantizeBase({ gguf: from, out, type: o.dequantizeBase });
+      }
       if (o.json) {
-        process.stdout.write(`${JSON.stringify(s, null, 2)}\n`);
+        process.stdout.write(`${JSON.stringify({ ...s, dequantizedBase: base }, null, 2)}\n`);
         return;
       }
+      const serveOver = base?.out ?? s.base;
       process.stdout.write(
         `wrote ${s.out}: ${s.weights} LoRA weights (rank ${s.ranks.join('/')}, alpha ${s.alpha}) for ${s.architecture}, ` +
           `${(s.bytes / 1024 / 1024).toFixed(1)} MiB\n` +
-          (s.base
-            ? `  serve it: rmsweb serve-model --gguf ${s.base} --lora ${s.out}\n`
+          (base
+            ? `wrote ${base.out}: ${base.gguf} dequantized to ${base.type}, ${(base.bytes / 1024 / 1024).toFixed(0)} MiB\n`
+            : '') +
+          (serveOver
+            ? `  serve it: rmsweb serve-model --gguf ${serveOver} --lora ${s.out}\n`
             : `  serve it: rmsweb serve-model --gguf BASE.gguf --lora ${s.out} (BASE: the model the run trained)\n`),
       );
     });
