@@ -148,7 +148,9 @@ describe.skipIf(!hasPython && !mustRun)('rmsweb demo --preset lm-tiny (tiny rand
     expect(report.lead).toMatch(/went from [\d.]+% \(base\) to [\d.]+% after SFT/);
     const lines = report.sections.find((s) => s.title === 'LM student')?.lines.join('\n') ?? '';
     // lm-tiny chooses: both modes trained and scored on the held-out train task's steps.
-    expect(lines).toMatch(/LoRA or full: both trained on the same \d+ rows/);
+    expect(lines).toMatch(
+      /LoRA or full \(a small-budget proxy of the SFT run\): both trained on the same \d+ rows/,
+    );
     expect(lines).toMatch(/lora \(lr [\d.e-]+\) equivalent/);
     expect(lines).toMatch(/full \(lr [\d.e-]+\) equivalent/);
     expect(first.stdout).toContain('| base LM (no fine-tuning) |');

@@ -254,7 +254,7 @@ function lmLines(
   const lines: string[] = [];
   if (choice.how === 'auto') {
     lines.push(
-      `- LoRA or full: both trained on the same ${choice.trainRows} rows, scored on ${choice.valSteps} teacher steps of ${choice.valTasks.length} held-out train tasks (greedy): ` +
+      `- LoRA or full (a small-budget proxy of the SFT run): both trained on the same ${choice.trainRows} rows, scored on ${choice.valSteps} teacher steps of ${choice.valTasks.length} held-out train tasks (greedy, through hf): ` +
         choice.trials
           .map(
             (t) =>
