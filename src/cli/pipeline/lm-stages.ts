@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
@@ -18,7 +18,7 @@ import { runEval } from '../../eval/run-eval.ts';
 import { METRICS } from '../../rl/metrics.ts';
 import { writeFileAtomic } from '../../store/index.ts';
 import { RunStore } from '../../store/run-store.ts';
-import { exportGguf } from '../commands/export-gguf.ts';
+import { dequantizeBase, exportGguf } from '../commands/export-gguf.ts';
 import { episodesNotRun } from '../episode-errors.ts';
 import { resolveAgent } from '../runtime.ts';
 import { LlamaBackend, llamaPrefix } from '../serve-model/llama-backend.ts';
@@ -140,7 +140,7 @@ export async function withLmAgentSpec<T>(
     if (!existsSync(file)) exportGguf({ model: adapter, out: file, base: lm.model });
   }
   const backend = await LlamaBackend.open({
-    gguf: lm.model,
+    gguf: servedBase(ctx, scope),
     threads: LLAMA_THREADS,
     ...(file ? { lora: { file } } : {}),
   });
@@ -151,6 +151,25 @@ export async function withLmAgentSpec<T>(
     await server.close();
     await backend.close();
   }
+}
+
+/**
+ * The base GGUF llama.cpp serves every lm model over: the base model dequantized to f16, made once
+ * per run folder. llama.cpp's k-quant kernels quantize the activations too, which moved Gemma 3
+ * 270M's next-token probabilities by 0.1-0.2 on lm prompts against what torch (which dequantizes
+ * the GGUF on load) trained and evaluates; over f16 the two agree to ~4e-3 (f32: ~1e-3, at twice the
+ * memory traffic). Written beside and renamed, so a killed stage never leaves half a file to reuse.
+ */
+function servedBase(ctx: PipelineContext, scope: StageScope): string {
+  const lm = lmSettings(ctx);
+  const out = join(ctx.paths.root, 'lm', 'base-f16.gguf');
+  if (existsSync(out)) return out;
+  mkdirSync(dirname(out), { recursive: true });
+  const part = join(dirname(out), 'base-f16.part.gguf');
+  scope.log(`dequantizing ${lm.model} to f16 for llama.cpp -> ${out}`);
+  dequantizeBase({ gguf: lm.model, out: part, type: 'f16' });
+  renameSync(part, out);
+  return out;
 }
 
 /** llama.cpp threads: both cores (the model is the bottleneck of an lm step, not the browser). */
