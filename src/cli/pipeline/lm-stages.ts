@@ -172,8 +172,12 @@ function servedBase(ctx: PipelineContext, scope: StageScope): string {
   return out;
 }
 
-/** llama.cpp threads: both cores (the model is the bottleneck of an lm step, not the browser). */
-const LLAMA_THREADS = 2;
+/**
+ * llama.cpp threads: one. Measured on lm prompts with the machine shared (load ~2.7): Gemma 3 270M
+ * f16 took 3.0 s a step on one thread and 9.6-14.5 s on two (the threads spin against the browser
+ * and the other jobs), Q4_K_M 2.3 s and 3.0 s.
+ */
+const LLAMA_THREADS = 1;
 
 /** Stops an agent's model process (the hf route keeps one Python process per agent). */
 export async function closeAgent(agent: Agent): Promise<void> {

@@ -236,8 +236,9 @@ export const DEFAULT_LM_MODEL = fileURLToPath(
  *   the 262k-token output layer; only the base weights' gradients and Adam are saved); ~50-100 s
  *   more to load the GGUF and save the checkpoint;
  * - the hf route (lm:hf:, transformers): loads in 48 s, then 1.9-4.2 s a greedy step (493-740-token
- *   prompts, 9-22 tokens), ~3 s typical; llama.cpp ~2.1 s on the Q4_K_M file (the llama route
- *   serves an f16 copy, which agrees with torch; its speed is not measured yet).
+ *   prompts, 9-22 tokens), ~3 s typical; llama.cpp on one thread (bench/lm-student.ts --live, 4
+ *   lm prompts, load ~2.7) 2.3 s a step on the Q4_K_M file and 3.0 s on the f16 copy the llama
+ *   route serves (it agrees with torch; Q4_K_M's kernels do not), so that route saves little here.
  *
  * Stage budget at 28 s a trained row and 3.3 s a step (hf route, browser included):
  * - collect ~4 min; export ~0.5 min;
@@ -259,8 +260,8 @@ export const DEFAULT_LM_MODEL = fileURLToPath(
  * student short of the issue's 20% pass@1; the LoRA-or-full choice on 16 rows and 16 validation
  * steps (a small-budget proxy for the 160-row run); rollouts on 40 of the 120 train tasks;
  * evaluation capped at 12 steps (quick: 20; the teacher solves these tasks in ~8); Salvage-DS on 8
- * mined states, once. `--lm-inference llama` (LoRA students) may cut each student evaluation
- * to ~25 min (measured on the Q4_K_M file, not the f16 copy it serves). On a GPU all of it takes minutes: raise the caps there.
+ * mined states, once. `--lm-inference llama` (LoRA students) runs at about the hf route's
+ * speed on its f16 base. On a GPU all of it takes minutes: raise the caps there.
  */
 const LM: PipelinePreset = {
   ...structuredClone(QUICK),
