@@ -9,6 +9,7 @@ two runtimes would compute different models from the same file."""
 
 from __future__ import annotations
 
+import copy
 import json
 from pathlib import Path
 from typing import Any
@@ -181,10 +182,11 @@ def top_probs(model: Any, prompt: list[int], k: int = 3) -> list[list[float]]:
 
 def roundtrip_fixture(out: str | Path, n: int = 8) -> dict[str, Any]:
     """The round-trip check's Python half, in `out`: base.gguf (a tiny random Gemma 3), ckpt/ (a
-    random LoRA saved as a --lora run saves it), adapter.gguf (export_gguf of it), and
+    random LoRA saved as a --lora run saves it), adapter.gguf (export_gguf of it), ckpt2/ and
+    adapter2.gguf (a second random LoRA over ckpt/'s merged weights, exported over base.gguf), and
     reference.json: per prompt, its token ids, the greedy tokens and text of transformers with and
-    without the adapter, and the adapted model's three likeliest first tokens with their
-    probabilities."""
+    without the adapter and with both, and the adapted model's three likeliest first tokens with
+    their probabilities."""
     import torch
 
     from .gguf_adapter import export_gguf
@@ -201,12 +203,19 @@ def roundtrip_fixture(out: str | Path, n: int = 8) -> dict[str, Any]:
     lora = [greedy(peft_model, p, n) for p in ids]
     save_checkpoint(peft_model, tok, str(out / "ckpt"), {"command": "sft", "model": str(base)})
     summary = export_gguf(str(out / "ckpt"), str(out / "adapter.gguf"))
+    # a second LoRA trained from the first one's merged checkpoint (RL on a LoRA SFT student):
+    # llama.cpp serves it as both adapters stacked over the first base
+    second = random_lora(copy.deepcopy(peft_model).merge_and_unload(), seed=1)
+    stacked = [greedy(second, p, n) for p in ids]
+    save_checkpoint(second, tok, str(out / "ckpt2"), {"command": "rl", "model": str(out / "ckpt")})
+    export_gguf(str(out / "ckpt2"), str(out / "adapter2.gguf"), base=str(base))
     ref = {
         "prompts": PROMPTS,
         "promptIds": ids,
         "base": {"ids": plain, "texts": [tok.decode(x) for x in plain]},
         "lora": {"ids": lora, "texts": [tok.decode(x) for x in lora]},
         "loraTop": [top_probs(peft_model, p) for p in ids],
+        "stacked": {"ids": stacked, "texts": [tok.decode(x) for x in stacked]},
         "export": summary,
     }
     (out / "reference.json").write_text(json.dumps(ref) + "\n")

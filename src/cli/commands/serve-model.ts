@@ -24,9 +24,13 @@ const Options = z.object({
   timeout: intOption(0, 86_400).default(0),
   grammarCache: intOption(1, 4096).default(GRAMMAR_CACHE_SIZE),
   quiet: z.boolean().default(false),
-  lora: fileOption().optional(),
-  loraScale: numberOption(-100, 100).default(1),
+  lora: z.array(fileOption()).default([]),
+  loraScale: z.array(numberOption(-100, 100)).default([]),
 });
+
+function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
 
 /** `rmsweb serve-model`: a local GGUF model behind the OpenAI chat-completions and completions APIs. */
 export function registerServeModel(program: Command): void {
@@ -94,22 +98,37 @@ export function registerServeModel(program: Command): void {
     .option('--quiet', 'no per-request log lines')
     .option(
       '--lora <file>',
-      'a llama.cpp LoRA adapter GGUF to apply over --gguf (rmsweb export gguf writes one)',
+      'a llama.cpp LoRA adapter GGUF to apply over --gguf (rmsweb export gguf writes one); repeat to stack ' +
+        "adapters (a LoRA run started from a merged LoRA checkpoint: that checkpoint's adapter, then its own)",
+      collect,
     )
-    .option('--lora-scale <x>', "the adapter's strength, times its own alpha / rank (1: as trained)", '1')
+    .option(
+      '--lora-scale <x>',
+      "an adapter's strength, times its own alpha / rank (default 1: as trained); one for all, or one per --lora",
+      collect,
+    )
     .action(async (raw) => {
       const o = parseOptions(Options, { gguf: '', ...raw }, 'serve-model');
-      if (!o.lora && raw.loraScale !== undefined && o.loraScale !== 1)
+      if (o.loraScale.length > 1 && o.loraScale.length !== o.lora.length)
+        throw new InputError(
+          `${o.loraScale.length} --lora-scale values for ${o.lora.length} --lora adapters: give one for all, or one per adapter`,
+          { field: '--lora-scale' },
+        );
+      if (o.loraScale.length && !o.lora.length)
         throw new InputError('--lora-scale applies to a --lora adapter; give --lora FILE.gguf', {
           field: '--lora-scale',
         });
+      const lora = o.lora.map((file, i) => ({
+        file,
+        scale: o.loraScale[o.loraScale.length > 1 ? i : 0] ?? 1,
+      }));
       const t0 = Date.now();
       const backend = await LlamaBackend.open({
         gguf: o.gguf,
         contextSize: o.ctx,
         threads: o.threads,
         grammarCacheSize: o.grammarCache,
-        ...(o.lora ? { lora: { file: o.lora, scale: o.loraScale } } : {}),
+        lora,
       });
       let server: ModelServer;
       try {
@@ -129,7 +148,7 @@ export function registerServeModel(program: Command): void {
         throw e;
       }
       process.stdout.write(
-        `rmsweb serve-model: ${backend.modelId} (${backend.lora ? `LoRA ${backend.lora.file} at scale ${backend.lora.scale}, ` : ''}` +
+        `rmsweb serve-model: ${backend.modelId} (${backend.adapters.map((a) => `LoRA ${a.file} at scale ${a.scale}, `).join('')}` +
           `${backend.chatTemplate} chat template, context ${backend.contextSize}, ` +
           `${o.threads} thread(s), loaded in ${((Date.now() - t0) / 1000).toFixed(1)} s) at ${server.url}\n` +
           `  use it as openai:${backend.modelId}@${server.url}; Ctrl-C to stop\n`,

@@ -64,10 +64,18 @@ export interface LlamaBackendOptions {
   /** A stand-in for node-llama-cpp (tests script one); default: the installed package. */
   module?: LlamaModule;
   /**
-   * A llama.cpp LoRA adapter GGUF applied over the model (`python -m rmsweb_trainer export-gguf`
-   * writes one from a `--lora` run), at `scale` times its own alpha / rank (default 1).
+   * llama.cpp LoRA adapter GGUFs applied over the model (`rmsweb export gguf` writes one from a
+   * `--lora` run), each at `scale` times its own alpha / rank (default 1). Several stack: a LoRA
+   * run started from a merged LoRA checkpoint (Salvage-DS on a LoRA SFT student) is that
+   * checkpoint's adapter plus its own, both over the first base.
    */
-  lora?: { file: string; scale?: number };
+  lora?: LoraAdapter | LoraAdapter[];
+}
+
+/** A LoRA adapter GGUF and the scale it is applied at. */
+export interface LoraAdapter {
+  file: string;
+  scale?: number;
 }
 
 /** The first bytes of every GGUF file. */
@@ -118,13 +126,18 @@ export class LlamaBackend implements ChatBackend {
     private readonly wrapper: ChatWrapper,
     gguf: string,
     grammarCacheSize: number,
-    /** The LoRA adapter applied, if any (its file and scale). */
-    readonly lora: { file: string; scale: number } | null = null,
+    /** The LoRA adapters applied, in order (absolute files, scales). */
+    readonly adapters: Required<LoraAdapter>[] = [],
   ) {
     const name = (f: string) => basename(f).replace(/\.gguf$/i, '');
-    // the adapter is part of what answers: a client's logs should say which student it talked to
-    this.modelId = lora ? `${name(gguf)}+${name(lora.file)}` : name(gguf);
+    // the adapters are part of what answers: a client's logs should say which student it talked to
+    this.modelId = [gguf, ...adapters.map((a) => a.file)].map(name).join('+');
     this.grammars = new GrammarCache(grammarCacheSize);
+  }
+
+  /** The first LoRA adapter applied, or null. */
+  get lora(): Required<LoraAdapter> | null {
+    return this.adapters[0] ?? null;
   }
 
   get contextSize(): number {
@@ -142,7 +155,11 @@ export class LlamaBackend implements ChatBackend {
         { field: '--gguf' },
       );
     }
-    if (o.lora) checkAdapterFile(o.lora.file);
+    const adapters = (o.lora === undefined ? [] : Array.isArray(o.lora) ? o.lora : [o.lora]).map((a) => ({
+      file: resolve(a.file),
+      scale: a.scale ?? 1,
+    }));
+    for (const a of adapters) checkAdapterFile(a.file);
     const mod = o.module ?? (await loadLlamaModule(o.env));
     const llama = await mod.getLlama({ gpu: false, build: 'never', logLevel: 'error' });
     let model: Model;
@@ -155,23 +172,25 @@ export class LlamaBackend implements ChatBackend {
       });
     }
     const contextSize = Math.min(o.contextSize ?? 8192, model.trainContextSize || Number.MAX_SAFE_INTEGER);
-    const lora = o.lora ? { file: resolve(o.lora.file), scale: o.lora.scale ?? 1 } : null;
     let context: Context;
     try {
       context = await model.createContext({
         contextSize,
         threads: o.threads ?? 1,
         sequences: 1,
-        ...(lora ? { lora: { adapters: [{ filePath: lora.file, scale: lora.scale }] } } : {}),
+        ...(adapters.length
+          ? { lora: { adapters: adapters.map((a) => ({ filePath: a.file, scale: a.scale })) } }
+          : {}),
       });
     } catch (e) {
       await model.dispose();
       await llama.dispose();
       // llama.cpp refuses an adapter of another architecture or shape only once it loads it
-      if (lora)
+      if (adapters.length)
         throw new InputError(
-          `${o.lora?.file} could not be loaded as a LoRA adapter of ${o.gguf}: ${(e as Error).message} ` +
-            '(it must be a llama.cpp adapter GGUF exported from a --lora run on this very base model)',
+          `${adapters.map((a) => a.file).join(' + ')} could not be loaded as ${adapters.length > 1 ? 'LoRA adapters' : 'a LoRA adapter'} ` +
+            `of ${o.gguf}: ${(e as Error).message} (each must be a llama.cpp adapter GGUF exported from a --lora run ` +
+            'on this very base model; llama.cpp logs which tensor it refused)',
           { field: '--lora' },
         );
       throw e;
@@ -192,7 +211,7 @@ export class LlamaBackend implements ChatBackend {
       wrapper,
       o.gguf,
       o.grammarCacheSize ?? GRAMMAR_CACHE_SIZE,
-      lora,
+      adapters,
     );
   }
 

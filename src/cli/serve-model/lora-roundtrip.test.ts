@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InputError } from '../../core/errors.ts';
 import { trainerEnv, trainerPython } from '../../models/trainer-python.ts';
 import type { BackendCompletionRequest } from './backend.ts';
-import { LlamaBackend, llamaPrefix } from './llama-backend.ts';
+import { LlamaBackend, type LoraAdapter, llamaPrefix } from './llama-backend.ts';
 import { ModelServer } from './server.ts';
 import { localModelPath, localModelSkipReason } from './testing/local-model.ts';
 
@@ -39,6 +39,7 @@ interface Reference {
   base: { ids: number[][]; texts: string[] };
   lora: { ids: number[][]; texts: string[] };
   loraTop: [number, number][][];
+  stacked: { ids: number[][]; texts: string[] };
   export: { weights: number; architecture: string };
 }
 
@@ -57,7 +58,7 @@ describe.skipIf(skip !== null)('a LoRA adapter exported from torch, served by ll
   let dir: string;
   let ref: Reference;
   const opened: LlamaBackend[] = [];
-  const open = async (lora?: { file: string; scale?: number }) => {
+  const open = async (lora?: LoraAdapter | LoraAdapter[]) => {
     const b = await LlamaBackend.open({
       gguf: join(dir, 'base.gguf'),
       contextSize: 256,
@@ -99,6 +100,14 @@ describe.skipIf(skip !== null)('a LoRA adapter exported from torch, served by ll
     }
     // the adapter changed the model: without it llama.cpp gives the plain model's replies
     expect(ref.lora.texts).not.toEqual(ref.base.texts);
+  });
+
+  it('stacks the adapters of a LoRA run started from a merged LoRA checkpoint', async () => {
+    const b = await open([{ file: join(dir, 'adapter.gguf') }, { file: join(dir, 'adapter2.gguf') }]);
+    expect(b.modelId).toBe('base+adapter+adapter2');
+    for (const [i, prompt] of ref.prompts.entries())
+      expect((await b.complete(greedy(prompt))).choices[0]?.text).toBe(ref.stacked.texts[i]);
+    expect(ref.stacked.texts).not.toEqual(ref.lora.texts);
   });
 
   it('without the adapter, and at --lora-scale 0, answers as the base model', async () => {
