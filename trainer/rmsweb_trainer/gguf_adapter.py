@@ -226,17 +226,45 @@ def base_tensors(base: str) -> tuple[str, dict[str, tuple[int, ...]]]:
         raise InputError(f"{base}: not a readable GGUF file ({type(e).__name__}: {e})", "--base") from None
 
 
+def recorded_base(recorded: str, depth: int = 8) -> tuple[str | None, list[str]]:
+    """The GGUF a run's recorded base comes from, and the LoRA checkpoints in between, the earliest
+    first: a run started from a merged --lora checkpoint (Salvage-DS on a LoRA SFT student) recorded
+    that folder, whose own record names its base in turn. llama.cpp serves such a student as those
+    checkpoints' adapters, then this one, over that GGUF. (None, []) when the chain ends elsewhere: a
+    missing file, or a fully fine-tuned folder, which has no adapter."""
+    under: list[str] = []
+    current: str | None = recorded
+    for _ in range(depth):
+        if current is None:
+            break
+        p = Path(current)
+        if p.suffix == ".gguf" and p.is_file():
+            return current, under
+        meta_file = p / TRAINER_META
+        if not p.is_dir() or not meta_file.is_file():
+            break
+        adapter = _read_meta(meta_file).get("adapter")
+        if not isinstance(adapter, dict) or not isinstance(adapter.get("base"), str):
+            break
+        under.insert(0, str(p))
+        current = adapter["base"]
+    return None, []
+
+
 def export_gguf(adapter: str, out: str, base: str | None = None, arch: str | None = None) -> dict[str, Any]:
     """Writes the LoRA adapter at `adapter` (checkpoint or PEFT folder) to `out` as a llama.cpp
-    adapter GGUF. The base GGUF (`base`, else the one the run recorded, when it is there) gives the
-    architecture and is checked tensor by tensor, so a mismatch is refused here, not when llama.cpp
-    loads it. Returns a summary."""
+    adapter GGUF. The base GGUF (`base`, else the one the run recorded, when it is there, through the
+    LoRA checkpoints it started from: recorded_base) gives the architecture and is checked tensor by
+    tensor, so a mismatch is refused here, not when llama.cpp loads it. Returns a summary; `under`
+    lists the checkpoints whose adapters go first when it is served."""
     import gguf
     import numpy as np
 
     folder, recorded = resolve_adapter(adapter)
-    if base is None and recorded and recorded.endswith(".gguf") and Path(recorded).is_file():
-        base = recorded
+    under: list[str] = []
+    if base is None and recorded:
+        found, under = recorded_base(recorded)
+        base = found
     alpha = check_config(read_peft_config(folder), str(folder / "adapter_config.json"))
     pairs = adapter_tensors(read_peft_tensors(folder), str(folder / "adapter_model.safetensors"))
     shapes: dict[str, tuple[int, ...]] | None = None
@@ -276,6 +304,7 @@ def export_gguf(adapter: str, out: str, base: str | None = None, arch: str | Non
         "out": out,
         "adapter": str(folder),
         "base": base,
+        "under": under,
         "architecture": arch,
         "alpha": alpha,
         "ranks": sorted(ranks),

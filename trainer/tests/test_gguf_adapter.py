@@ -137,3 +137,24 @@ def test_a_random_adapter_from_gguf_shapes_exports(lora_run, tmp_path):
     folder = random_adapter(d / "base.gguf", tmp_path / "rand", rank=2)
     s = export_gguf(str(folder), str(tmp_path / "rand.gguf"), base=str(d / "base.gguf"))
     assert s["weights"] == 14 and s["ranks"] == [2]
+
+
+def test_a_run_from_a_lora_checkpoint_finds_its_gguf_base_through_it(lora_run, tmp_path):
+    import copy
+
+    from transformers import AutoTokenizer
+
+    d, peft_model = lora_run
+    second = random_lora(copy.deepcopy(peft_model).merge_and_unload(), rank=2, seed=1)
+    tok = AutoTokenizer.from_pretrained(str(d / "ckpt"))
+    save_checkpoint(second, tok, str(tmp_path / "rl"), {"command": "rl", "model": str(d / "ckpt")})
+    s = export_gguf(str(tmp_path / "rl"), str(tmp_path / "rl.gguf"))
+    assert s["base"] == str((d / "base.gguf").resolve())
+    assert s["under"] == [str((d / "ckpt").resolve())]
+    # a chain that ends in a folder with no adapter (full fine-tuning) has no GGUF base to serve over
+    full = tmp_path / "full"
+    full.mkdir()
+    (full / "rmsweb-trainer.json").write_text('{"command": "sft", "model": "x.gguf"}')
+    save_checkpoint(second, tok, str(tmp_path / "rl2"), {"command": "rl", "model": str(full)})
+    with pytest.raises(InputError, match="architecture is unknown"):
+        export_gguf(str(tmp_path / "rl2"), str(tmp_path / "rl2.gguf"))

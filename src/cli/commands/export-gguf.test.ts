@@ -68,6 +68,13 @@ describe.skipIf(!hasPython && !process.env.CI)('rmsweb export gguf', () => {
     expect(bad.stderr).toContain('--base-out applies to --dequantize-base');
   }, 60_000);
 
+  it('serves a run started from a LoRA checkpoint as both adapters over the first base', () => {
+    const r = cli('export', 'gguf', '--model', join(dir, 'ckpt2'));
+    expect(r.status, r.stderr).toBe(0);
+    const [a, b] = [join(dir, 'ckpt', 'adapter.gguf'), join(dir, 'ckpt2', 'adapter.gguf')];
+    expect(r.stdout).toContain(`serve-model --gguf ${join(dir, 'base.gguf')} --lora ${a} --lora ${b}`);
+  }, 60_000);
+
   it('refuses a missing folder and a merged (non-LoRA) checkpoint, naming --model', () => {
     const missing = cli('export', 'gguf', '--model', join(dir, 'none'));
     expect(missing.status).toBe(2);

@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { InputError } from '../../core/index.ts';
@@ -30,6 +30,8 @@ const Summary = z.object({
   out: z.string(),
   adapter: z.string(),
   base: z.string().nullable(),
+  /** LoRA checkpoints the run started from, the earliest first: their adapters are served first. */
+  under: z.array(z.string()).default([]),
   architecture: z.string(),
   alpha: z.number(),
   ranks: z.array(z.number()),
@@ -174,6 +176,10 @@ export function registerExportGguf(program: Command): void {
         return;
       }
       const serveOver = base?.out ?? s.base;
+      // a run started from a merged LoRA checkpoint is served as that checkpoint's adapter, then its own
+      const first = s.under.map((d) => join(d, DEFAULT_ADAPTER_GGUF));
+      const missing = first.filter((f) => !existsSync(f));
+      const loras = [...first, s.out].map((f) => `--lora ${f}`).join(' ');
       process.stdout.write(
         `wrote ${s.out}: ${s.weights} LoRA weights (rank ${s.ranks.join('/')}, alpha ${s.alpha}) for ${s.architecture}, ` +
           `${(s.bytes / 1024 / 1024).toFixed(1)} MiB\n` +
@@ -181,8 +187,9 @@ export function registerExportGguf(program: Command): void {
             ? `wrote ${base.out}: ${base.gguf} dequantized to ${base.type}, ${(base.bytes / 1024 / 1024).toFixed(0)} MiB\n`
             : '') +
           (serveOver
-            ? `  serve it: rmsweb serve-model --gguf ${serveOver} --lora ${s.out}\n`
-            : `  serve it: rmsweb serve-model --gguf BASE.gguf --lora ${s.out} (BASE: the model the run trained)\n`),
+            ? `  serve it: rmsweb serve-model --gguf ${serveOver} ${loras}\n`
+            : `  serve it: rmsweb serve-model --gguf BASE.gguf ${loras} (BASE: the model the run trained)\n`) +
+          missing.map((f) => `  (first export ${f}: rmsweb export gguf --model ${dirname(f)})\n`).join(''),
       );
     });
 }
