@@ -6,7 +6,7 @@ import {
   JUDGE_VERDICT_RECORD,
   JudgeVerdictRecord,
 } from '../judge/judge-under-test.ts';
-import type { RunStore } from '../store/run-store.ts';
+import { RunStore } from '../store/run-store.ts';
 import { WORLD_VERIFIER_ID } from '../world/world.ts';
 import { agreement, cohensKappa, confusionOf } from './judge-agreement.ts';
 
@@ -140,6 +140,16 @@ export function storedLedger(
     .map((r) => r.value);
   const judged = store.listRecords(JUDGE_VERDICT_RECORD, JudgeVerdictRecord).map((r) => r.value);
   return rewardLedger(trajectories, errors, judged);
+}
+
+/** The ledger of a collection run folder's episodes (the teacher's attempts and their errors). */
+export function collectionLedger(dir: string): RewardLedger {
+  const store = RunStore.open(dir);
+  try {
+    return storedLedger(store, { tag: 'collect', errorPrefix: 'collect:' });
+  } finally {
+    store.close();
+  }
 }
 
 const pct = (x: number) => (Number.isFinite(x) ? `${(100 * x).toFixed(1)}%` : 'n/a');

@@ -1,9 +1,8 @@
 import type { RunStats } from '../../collect/stats.ts';
-import { type RewardLedger, storedLedger } from '../../eval/ledger.ts';
+import { collectionLedger } from '../../eval/ledger.ts';
 import { type ReportData, type StageResult, stagesTable, writeReport } from '../../eval/report.ts';
 import type { MineStats } from '../../mine/index.ts';
 import { loadCriticalStates } from '../../rl/index.ts';
-import { RunStore } from '../../store/index.ts';
 import { type BaseResults, runBaseStages } from './base-stages.ts';
 import type { PipelineContext } from './context.ts';
 import { type SynthResult, synthStage } from './data-stages.ts';
@@ -173,16 +172,6 @@ export async function runDemo(ctx: PipelineContext): Promise<DemoResult> {
     steps,
     invocationSeconds: (performance.now() - t0) / 1000,
   };
-}
-
-/** The reward-integrity ledger of the collection's episodes (teacher attempts and their errors). */
-function collectionLedger(dir: string): RewardLedger {
-  const store = RunStore.open(dir);
-  try {
-    return storedLedger(store, { tag: 'collect', errorPrefix: 'collect:' });
-  } finally {
-    store.close();
-  }
 }
 
 /** One plain sentence of what was learned, with the numbers (the report and the CLI open with it). */

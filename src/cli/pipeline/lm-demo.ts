@@ -1,8 +1,7 @@
 import type { RunStats } from '../../collect/stats.ts';
-import { type RewardLedger, storedLedger } from '../../eval/ledger.ts';
+import { collectionLedger } from '../../eval/ledger.ts';
 import { type ReportData, type StageResult, stagesTable, writeReport } from '../../eval/report.ts';
 import type { MineStats } from '../../mine/index.ts';
-import { RunStore } from '../../store/index.ts';
 import type { PipelineContext } from './context.ts';
 import { type CollectResult, collectStage } from './data-stages.ts';
 import type { EvalStageResult } from './eval-stage.ts';
@@ -177,15 +176,6 @@ export async function runLmDemo(ctx: PipelineContext): Promise<LmDemoResult> {
     skipped: [...s.skipped],
     invocationSeconds: (performance.now() - t0) / 1000,
   };
-}
-
-function collectionLedger(dir: string): RewardLedger {
-  const store = RunStore.open(dir);
-  try {
-    return storedLedger(store, { tag: 'collect', errorPrefix: 'collect:' });
-  } finally {
-    store.close();
-  }
 }
 
 /** The table's rows: names and notes of the base, SFT and Salvage-DS evaluations. */
