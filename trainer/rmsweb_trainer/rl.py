@@ -322,6 +322,9 @@ class RmswebGRPOTrainer(GRPOTrainer):
         self._generations += 1
         self._charts = self._group_charts(groups)
         self._charts["charts/kl_ref"] = self._kl_ref(inputs, out)
+        # generated tokens of the step's rollouts over every process: RL sampling's tokens/s (bench/)
+        local = out["completion_mask"].sum().reshape(1).float()
+        self._charts["charts/completion_tokens"] = float(self.accelerator.gather(local).sum())
         return self._route(inputs, out, groups)
 
     def _route(self, inputs: list[dict[str, Any]], out: dict[str, Any], groups: torch.Tensor) -> dict[str, Any]:

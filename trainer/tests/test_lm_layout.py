@@ -200,6 +200,9 @@ def test_two_rl_steps_on_lm_rows(algo, lm_tok, tmp_path):
     fn = {"salvage-ds": train_salvage_ds, "grpo": train_grpo, "dapo": train_dapo}[algo]
     trainer, metrics = fn(build_model(lm_tok, "tiny", seed=0), lm_tok, examples, reward="polarized", **FAST)
     assert len(metrics) == 2 and all(m["charts/rollouts_sampled"] == 6 for m in metrics)
+    # generated tokens of the step's 6 rollouts: at least one each (EOS), at most max_completion_length
+    cap = trainer.args.max_completion_length
+    assert all(6 <= m["charts/completion_tokens"] <= 6 * cap for m in metrics)
     ds = trainer.train_dataset
     assert ds[0]["layout"] == "lm" and isinstance(ds[0]["prompt"], str)
     # TRL tokenizes the plain prompt as SFT does, and the anchor's target is the SFT reply + EOS
