@@ -94,6 +94,13 @@ def reply_nll(logits: torch.Tensor, labels: torch.Tensor) -> tuple[torch.Tensor,
     return total / count.clamp(min=1), count
 
 
+def reply_window(labels: torch.Tensor) -> int:
+    """The first position whose logits predict a labelled token (the one before the earliest reply
+    token of the batch); logits from there to the end are all the loss reads."""
+    labelled = (labels != -100).any(0).nonzero()
+    return max(0, int(labelled[0]) - 1) if labelled.numel() else labels.shape[1] - 1
+
+
 def _trainer_class() -> type:
     from trl import SFTTrainer
 
@@ -109,8 +116,17 @@ def _trainer_class() -> type:
             self.step_tokens = 0
 
         def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):
-            out = model(input_ids=inputs["input_ids"], attention_mask=inputs["attention_mask"], use_cache=False)
-            nll, _ = reply_nll(out.logits, inputs["labels"])
+            labels = inputs["labels"]
+            start = reply_window(labels)
+            # Only the positions that predict a reply token need logits: with Gemma 3's 262k-token
+            # vocabulary the output layer over a whole 700-token prompt costs more than the body.
+            out = model(
+                input_ids=inputs["input_ids"],
+                attention_mask=inputs["attention_mask"],
+                use_cache=False,
+                logits_to_keep=labels.shape[1] - start,
+            )
+            nll, _ = reply_nll(out.logits, labels[:, start:])
             loss = nll.mean()
             if model.training:
                 steps = getattr(self, "current_gradient_accumulation_steps", self.args.gradient_accumulation_steps)

@@ -19,7 +19,7 @@ from rmsweb_trainer.reward import parse_completion, parse_lm_completion
 from rmsweb_trainer.rl import reward_func
 from rmsweb_trainer.salvage_ds import train_salvage_ds
 from rmsweb_trainer.serve import generate
-from rmsweb_trainer.sft import build_trainer, encode, train_sft
+from rmsweb_trainer.sft import build_trainer, encode, reply_nll, reply_window, train_sft
 from rmsweb_trainer.tiny import build_model, build_tokenizer
 
 from .conftest import OBS, STATES
@@ -185,6 +185,17 @@ def test_sft_on_lm_rows_labels_only_the_reply_and_eos(lm_model, lm_tok, tmp_path
         assert p == lm_text_ids(lm_tok, chats[i].text, 4096) and c[-1] == lm_tok.eos_token_id
         labels = batch["labels"][i]
         assert labels[: len(p)].eq(-100).all() and labels[len(p) : len(p) + len(c)].tolist() == c
+    # the loss reads logits only from the position before the earliest reply token: the same
+    # loss and gradients as the logits of every position (padded rows included)
+    start = reply_window(batch["labels"])
+    assert start == min(len(p) for p, _ in pairs) - 1
+    full = lm_model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"], use_cache=False)
+    want = reply_nll(full.logits, batch["labels"])[0].mean()
+    got = trainer.compute_loss(lm_model, batch)
+    assert torch.allclose(got, want, atol=1e-6)
+    (g_want,) = torch.autograd.grad(want, lm_model.lm_head.weight)
+    (g_got,) = torch.autograd.grad(trainer.compute_loss(lm_model, batch), lm_model.lm_head.weight)
+    assert torch.allclose(g_got, g_want, atol=1e-6)
     _, epochs = train_sft(lm_model, lm_tok, chats * 2, epochs=2, batchSize=4, lr=3e-3, valFrac=0.0)
     assert len(epochs) == 2 and epochs[1]["losses/train"] < epochs[0]["losses/train"]
 
