@@ -276,10 +276,14 @@ def make_batch(rows: list[tuple[list[int], list[int]]], pad: int, device: torch.
 
 def completion_logits(model: Any, b: Batch) -> torch.Tensor:
     """[B, Lc, V] logits that predict each completion token (teacher forcing)."""
-    logits = model(input_ids=b.input_ids, attention_mask=b.attention).logits
+    length = b.input_ids.shape[1]
+    # logits only from the position before the earliest completion: the output layer of a 262k-token
+    # vocabulary over the whole prompt would cost more than the body
+    first = max(0, min(b.starts) - 1)
+    logits = model(input_ids=b.input_ids, attention_mask=b.attention, logits_to_keep=length - first).logits
     lc = b.targets.shape[1]
     idx = torch.tensor(b.starts, device=logits.device)[:, None] - 1 + torch.arange(lc, device=logits.device)[None]
-    idx = idx.clamp(0, logits.shape[1] - 1)
+    idx = idx.clamp(first, length - 1) - first
     return torch.gather(logits, 1, idx[:, :, None].expand(-1, -1, logits.shape[-1])).float()
 
 

@@ -107,3 +107,14 @@ def test_prompt_is_left_truncated_so_the_reply_survives(tokenizer, reply):
     chat = Chat("s " * 300, "u " * 300, reply)
     [(p, c)] = encode(tokenizer, [chat], 64)
     assert len(p) == 64 and tokenizer.decode(c).startswith(reply)
+
+
+def test_completion_logits_read_only_the_window_and_equal_every_positions_logits(model, tokenizer, examples):
+    pairs = encode(tokenizer, _chats(examples), 4096)
+    b = make_batch(pairs, tokenizer.pad_token_id, torch.device("cpu"))
+    assert len(set(b.starts)) > 1  # prompts of different lengths: the window starts at the shortest
+    full = model(input_ids=b.input_ids, attention_mask=b.attention).logits
+    lc = b.targets.shape[1]
+    idx = (torch.tensor(b.starts)[:, None] - 1 + torch.arange(lc)[None]).clamp(0, full.shape[1] - 1)
+    want = torch.gather(full, 1, idx[:, :, None].expand(-1, -1, full.shape[-1])).float()
+    assert torch.allclose(completion_logits(model, b), want, atol=1e-5)
