@@ -211,7 +211,7 @@ def sample(
     was_training = m.training
     m.eval()
     ids = torch.tensor([prompt] * n, device=device)
-    out = m(input_ids=ids, use_cache=True)
+    out = m(input_ids=ids, use_cache=True, logits_to_keep=1)
     past = out.past_key_values
     logits = out.logits[:, -1, :]
     done = torch.zeros(n, dtype=torch.bool, device=device)
@@ -225,7 +225,7 @@ def sample(
         done = done | torch.isin(nxt, stop_t)
         if bool(done.all()):
             break
-        out = m(input_ids=nxt[:, None], past_key_values=past, use_cache=True)
+        out = m(input_ids=nxt[:, None], past_key_values=past, use_cache=True, logits_to_keep=1)
         past = out.past_key_values
         logits = out.logits[:, -1, :]
     m.train(was_training)

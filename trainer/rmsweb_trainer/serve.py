@@ -63,7 +63,8 @@ def generate(model: Any, tok: Any, req: dict[str, Any], max_prompt: int, stops: 
         past = None
         step = ids
         for _ in range(max_new):
-            r = model(input_ids=step, past_key_values=past, use_cache=True)
+            # logits_to_keep=1: the prompt pass needs the last position only (262k-token vocabulary)
+            r = model(input_ids=step, past_key_values=past, use_cache=True, logits_to_keep=1)
             past = r.past_key_values
             nxt = int(r.logits[0, -1].argmax())
             out.append(nxt)
