@@ -27,6 +27,8 @@ const Options = z.object({
   lmFinetune: z.enum(LM_FINETUNES).optional(),
   lmSeeds: z.coerce.number().int().min(1).max(10).optional(),
   lmInference: z.enum(LM_INFERENCE).optional(),
+  lmAblation: z.boolean().optional(),
+  results: z.string().min(1).optional(),
   out: z.string().min(1).default('runs/demo'),
   seed: seedOption.default(0),
   ...PipelineWorkersOption,
@@ -60,7 +62,18 @@ export function registerDemo(program: Command): void {
       '--lm-finetune <mode>',
       "lm presets: lora | full | auto (auto: choose on a validation split of train tasks; fix it to skip the choice's cost)",
     )
-    .option('--lm-seeds <n>', 'lm presets: training seeds of SFT and Salvage-DS, each evaluated (default 1)')
+    .option(
+      '--lm-seeds <n>',
+      'lm presets: training seeds of SFT and Salvage-DS, each evaluated (default 1; may be raised on a finished folder: only the new seeds run)',
+    )
+    .option(
+      '--lm-ablation',
+      'lm presets: also train and evaluate the RL ablation rows from the first SFT student (Salvage-DS without salvage; GRPO with the exact-match reward), each with its paired CI against Salvage-DS (may be added on a finished folder)',
+    )
+    .option(
+      '--results <dir>',
+      'lm presets: also write lm-student.md and lm-student.json here (e.g. results/), machine paths named by role; the run folder always has them',
+    )
     .option(
       '--lm-inference <route>',
       'lm presets: hf (the Python serve process, default) | llama (serve-model with a GGUF LoRA adapter)',
@@ -80,7 +93,7 @@ export function registerDemo(program: Command): void {
     try {
       ctx.checkSettings();
       if (preset.lm) {
-        await printLmDemo(ctx);
+        await printLmDemo(ctx, o.results);
         return;
       }
       const r = await runDemo(ctx);
@@ -140,6 +153,8 @@ function applyLmOptions(preset: PipelinePreset, o: z.infer<typeof Options>): voi
       ['--lm-finetune', o.lmFinetune],
       ['--lm-seeds', o.lmSeeds],
       ['--lm-inference', o.lmInference],
+      ['--lm-ablation', o.lmAblation],
+      ['--results', o.results],
     ] as const
   ).filter(([, v]) => v !== undefined);
   if (!preset.lm) {
@@ -153,10 +168,11 @@ function applyLmOptions(preset: PipelinePreset, o: z.infer<typeof Options>): voi
   if (o.lmFinetune) preset.lm.finetune = o.lmFinetune;
   if (o.lmSeeds) preset.lm.seeds = o.lmSeeds;
   if (o.lmInference) preset.lm.inference = o.lmInference;
+  if (o.lmAblation) preset.lm.ablation = true;
 }
 
-async function printLmDemo(ctx: PipelineContext): Promise<void> {
-  const r = await runLmDemo(ctx);
+async function printLmDemo(ctx: PipelineContext, resultsDir: string | undefined): Promise<void> {
+  const r = await runLmDemo(ctx, { resultsDir });
   const preset = ctx.preset;
   const c = r.collect.stats.overall;
   const lines = [
@@ -166,6 +182,10 @@ async function printLmDemo(ctx: PipelineContext): Promise<void> {
     `rmsweb demo --preset ${preset.name}: pass@1 on ${r.evals[0]?.summary.tasks ?? 0} held-out world test tasks${preset.sites ? ` (sites ${preset.sites.join(', ')} only)` : ''}, ${preset.eval.runs} run(s)`,
     '',
     r.table,
+    '',
+    'pass@1 over training seeds, paired by test task against Salvage-DS (95% bootstrap CI):',
+    '',
+    r.lmTable,
     '',
     `collection with reflection (heuristic teacher, rules reflector): ${c.tasksSolved}/${c.tasks} train tasks solved in ${c.attempts} attempts`,
     `fine-tuning: ${r.choice.chosen} (${r.choice.how === 'auto' ? `chosen on ${r.choice.valSteps} steps of ${r.choice.valTasks.length} held-out train tasks: ${r.choice.trials.map((t) => `${t.mode} ${(100 * t.equivalent).toFixed(1)}%`).join(', ')}` : 'fixed'})`,
@@ -177,6 +197,7 @@ async function printLmDemo(ctx: PipelineContext): Promise<void> {
       ? `resumed: ${r.skipped.length} stage(s) finished earlier were skipped (${r.skipped.join(', ')})`
       : '',
     `report: ${r.report.html}`,
+    `results: ${r.results.markdown}${r.results.results ? `, ${r.results.results.markdown}` : ''}`,
     '',
   ];
   process.stdout.write(lines.filter((l, i) => l !== '' || i === 0 || lines[i - 1] !== '').join('\n'));

@@ -96,13 +96,25 @@ export function checkOutFolder(
   }
 }
 
+/**
+ * The settings that must match on resume: all of them but the lm settings that only add rows
+ * (`--lm-seeds`, `--lm-ablation`). Each added seed or ablation row is its own stages, so raising
+ * them on a finished folder runs those stages and reuses the rest; lowering them leaves the extra
+ * stages stored and out of the table.
+ */
+function withoutAddedRows<T extends { preset: PipelinePreset }>(x: T): T {
+  if (!x.preset.lm) return x;
+  const { seeds: _seeds, ablation: _ablation, ...lm } = x.preset.lm;
+  return { ...x, preset: { ...x.preset, lm } };
+}
+
 function sameSettings(
   root: string,
   prev: { command: string; preset: PipelinePreset; seed: number; worldSeed: number },
   s: Pick<PipelineSettings, 'command' | 'preset' | 'seed' | 'worldSeed'>,
 ): void {
   const mine = { command: s.command, preset: s.preset, seed: s.seed, worldSeed: s.worldSeed };
-  if (JSON.stringify(prev) !== JSON.stringify(mine))
+  if (JSON.stringify(withoutAddedRows(prev)) !== JSON.stringify(withoutAddedRows(mine)))
     throw new InputError(
       `${root} holds a ${prev.command} run made with other settings (preset ${prev.preset.name}, seed ${prev.seed}, world seed ${prev.worldSeed}); ` +
         'rerun with those settings to resume it, or choose another --out',
@@ -153,6 +165,8 @@ export class PipelineContext {
       return;
     }
     sameSettings(this.paths.root, prev, this.settings);
+    // the record says what the table now covers (the seeds and rows may have been raised)
+    if (JSON.stringify(prev) !== JSON.stringify(mine)) this.store.putRecord('pipeline', 'settings', mine);
   }
 
   /** The collection pool: a seeded, mixed-site sample of world train tasks (of the preset's sites). */

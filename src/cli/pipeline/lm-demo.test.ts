@@ -165,4 +165,46 @@ describe.skipIf(!hasPython && !mustRun)('rmsweb demo --preset lm-tiny (tiny rand
     expect(other.status).toBe(2);
     expect(other.stderr).toContain('made with other settings');
   }, 400_000);
+
+  it('adds a training seed and the RL ablation rows to the finished folder, running only their stages', () => {
+    const results = join(dir, 'results');
+    const more = demo('--lm-seeds', '2', '--lm-ablation', '--results', results);
+    expect(more.status, more.stderr.slice(-3000)).toBe(0);
+    const ran = [...more.stderr.matchAll(/^\[([\w-]+)\] running$/gm)].map((m) => m[1]);
+    const mined = (
+      JSON.parse(readFileSync(join(out, 'report', 'report.json'), 'utf8')) as {
+        mining: { criticalStates: number };
+      }
+    ).mining.criticalStates;
+    expect(ran).toEqual(
+      mined > 0
+        ? [
+            'lm-rl-nosalvage',
+            'eval-lm-nosalvage',
+            'lm-rl-grpo-exact',
+            'eval-lm-grpo-exact',
+            'lm-sft-seed1',
+            'lm-rl-salvage-ds-seed1',
+            'eval-lm-sft-seed1',
+            'eval-lm-salvage-ds-seed1',
+          ]
+        : ['lm-sft-seed1', 'eval-lm-sft-seed1'],
+    );
+    const md = readFileSync(join(results, 'lm-student.md'), 'utf8');
+    expect(md).toMatch(/\| SFT \| 0, 1 \| [\d.]+% ± [\d.]+ \|/);
+    // both invocations are recorded; the stages of the first finished before the list existed
+    expect(md).toContain('`rmsweb demo --preset lm-tiny');
+    expect(md).toMatch(/\| lm-sft-seed1 \| \d+ \| [\d.]+ \| [0-9a-f]{7} \|/);
+    expect(md).not.toContain(dir);
+    if (mined > 0) {
+      expect(md).toMatch(/\| SFT \+ Salvage-DS \(mined states\) \| 0, 1 \| .* \| reference \|/);
+      expect(md).toMatch(/\| SFT \+ GRPO, exact-match reward \(mined states\) \| 0 \| .* pts \[.* pts\] \|/);
+      expect(md).toContain('Salvage-DS without salvage (seed 0)');
+    }
+    expect(more.stdout).toContain('paired by test task against Salvage-DS');
+    // lowering the seeds again is a resume of the same folder, not another experiment
+    const back = demo();
+    expect(back.status, back.stderr.slice(-3000)).toBe(0);
+    expect(back.stderr).not.toMatch(/\] running/);
+  }, 600_000);
 });

@@ -5,30 +5,69 @@ import type { MineStats } from '../../mine/index.ts';
 import type { PipelineContext } from './context.ts';
 import { type CollectResult, collectStage } from './data-stages.ts';
 import type { EvalStageResult } from './eval-stage.ts';
+import { lmRows, lmRowsTable, recordInvocation, stageTimes, writeLmStudent } from './lm-results.ts';
 import {
   chooseFinetuneStage,
   type FinetuneChoiceResult,
   LM_STAGES,
   type LmModelRef,
   type LmRlResult,
+  type LmRlVariant,
   type LmRolloutResult,
   type LmSftResult,
   lmEvalStage,
   lmExportRlStage,
   lmExportStage,
+  lmPaths,
   lmRlStage,
   lmRolloutStage,
   lmSettings,
   lmSftStage,
 } from './lm-stages.ts';
+import { commandLine, gitState } from './provenance.ts';
 import { STAGES } from './stage-results.ts';
 import { mineStage } from './student-stages.ts';
 
 /** A SFT student as the inference routes run it (a LoRA student's adapter stacks on the base). */
 const sftRef = (r: LmSftResult): LmModelRef => ({ dir: r.dir, adapters: r.mode === 'lora' ? [r.dir] : [] });
 
+/**
+ * The RL ablation rows (`--lm-ablation`): the same SFT student (the first seed's), mined states,
+ * budget and seed as Salvage-DS, with one part of the method changed.
+ */
+export const LM_ABLATION_ROWS = [
+  {
+    label: 'lm-nosalvage',
+    suffix: 'nosalvage',
+    curve: 'Salvage-DS without salvage',
+    title: 'SFT + Salvage-DS without salvage',
+    note: 'Salvage-DS with groups that have no contrast dropped instead of salvaged (--no-salvage)',
+    variant: { algo: 'salvage-ds', reward: 'polarized', salvage: false } as LmRlVariant,
+  },
+  {
+    label: 'lm-grpo-exact',
+    suffix: 'grpo-exact',
+    curve: 'GRPO, exact-match reward',
+    title: 'SFT + GRPO (exact-match reward)',
+    note: 'plain GRPO with a 0/1 reward for the exact teacher action, on the same mined states',
+    variant: { algo: 'grpo', reward: 'exact', salvage: true } as LmRlVariant,
+  },
+] as const;
+
+/** What the command passes besides the pipeline's settings. */
+export interface LmDemoOptions {
+  /** Also write lm-student.{md,json} here, machine paths named by role (e.g. `results/`). */
+  resultsDir?: string;
+  /** The command line to record (default: this process's). */
+  command?: string;
+}
+
 /** What `rmsweb demo --preset lm` produced (the command prints it; the report holds it all). */
 export interface LmDemoResult {
+  /** lm-student.{md,json} in the run folder (and in `--results`). */
+  results: ReturnType<typeof writeLmStudent>;
+  /** The markdown table of every row over its seeds, with paired CIs against Salvage-DS. */
+  lmTable: string;
   collect: CollectResult;
   choice: FinetuneChoiceResult;
   /** One SFT student per training seed (index k: the pipeline's seed + k). */
@@ -59,11 +98,19 @@ const seedSuffix = (k: number) => (k ? `-seed${k}` : '');
  * the test tasks, each evaluation run under its own perturbation seed (the same seeds for every
  * row, so rows are paired). Each stage is skipped when an earlier run of the folder finished it.
  */
-export async function runLmDemo(ctx: PipelineContext): Promise<LmDemoResult> {
+export async function runLmDemo(ctx: PipelineContext, o: LmDemoOptions = {}): Promise<LmDemoResult> {
   const s = ctx.stages;
   const p = ctx.preset;
   const lm = lmSettings(ctx);
   const t0 = performance.now();
+  // The code that runs is the code at start: record its commit before any stage can run.
+  const git = gitState();
+  const invocations = recordInvocation(ctx.store, {
+    startedAt: new Date().toISOString(),
+    command: o.command ?? commandLine(),
+    commit: git.commit,
+    dirty: git.dirty,
+  });
   const train = ctx.trainTasks();
   // The base stages' collection, with their arguments: the lm student learns from quick's data.
   const collect = await s.runStage(STAGES.collect, (scope) =>
@@ -76,15 +123,11 @@ export async function runLmDemo(ctx: PipelineContext): Promise<LmDemoResult> {
   );
   await s.runStage(LM_STAGES.exportSft, (scope) => lmExportStage(ctx, scope));
   const choice = await s.runStage(LM_STAGES.choose, (scope) => chooseFinetuneStage(ctx, scope));
-  const sft: LmSftResult[] = [];
-  for (let k = 0; k < lm.seeds; k++)
-    sft.push(
-      await s.runStage(
-        LM_STAGES.sft,
-        (scope) => lmSftStage(ctx, scope, { mode: choice.chosen, k }),
-        seedSuffix(k),
-      ),
-    );
+  const sftOf = (k: number) =>
+    s.runStage(LM_STAGES.sft, (scope) => lmSftStage(ctx, scope, { mode: choice.chosen, k }), seedSuffix(k));
+  // The first seed's whole recipe runs before the ablation rows and the other seeds, so that a
+  // run stopped early (or resumed with more seeds or rows) has its main rows first.
+  const sft: LmSftResult[] = [await sftOf(0)];
   const student = sft[0]!;
   const rollout = await s.runStage(LM_STAGES.rollout, (scope) =>
     lmRolloutStage(ctx, scope, { tasks: train.slice(0, lm.rollout.tasks), student: sftRef(student) }),
@@ -93,44 +136,65 @@ export async function runLmDemo(ctx: PipelineContext): Promise<LmDemoResult> {
   const mine = await s.runStage(STAGES.mine, (scope) =>
     mineStage(ctx, scope, { runs, out: ctx.paths.critical, statsOut: ctx.paths.criticalStats }),
   );
+  const rows =
+    mine.criticalStates > 0
+      ? await s.runStage(LM_STAGES.exportRl, (scope) => lmExportRlStage(ctx, scope, { runs }))
+      : null;
+  if (!rows) s.log('[lm-rl-salvage-ds] no critical states were mined: no RL student (see the mining stats)');
+  const rlOf = (k: number, name: string, suffix: string, variant?: LmRlVariant, dir?: string) =>
+    s.runStage(
+      LM_STAGES.rl,
+      (scope) =>
+        lmRlStage(ctx, scope, {
+          name,
+          init: sft[k]!.dir,
+          data: rows!.out,
+          states: rows!.rows,
+          mode: choice.chosen,
+          k,
+          variant,
+          dir,
+        }),
+      suffix,
+    );
   const rl: LmRlResult[] = [];
-  if (mine.criticalStates > 0) {
-    const rows = await s.runStage(LM_STAGES.exportRl, (scope) => lmExportRlStage(ctx, scope, { runs }));
-    for (let k = 0; k < lm.seeds; k++)
-      rl.push(
-        await s.runStage(
-          LM_STAGES.rl,
-          (scope) =>
-            lmRlStage(ctx, scope, {
-              name: `lm-salvage-ds${seedSuffix(k)}`,
-              init: sft[k]!.dir,
-              data: rows.out,
-              states: rows.rows,
-              mode: choice.chosen,
-              k,
-            }),
-          `salvage-ds${seedSuffix(k)}`,
-        ),
-      );
-  } else
-    s.log('[lm-rl-salvage-ds] no critical states were mined: no Salvage-DS student (see the mining stats)');
+  const ablation: Array<{ row: (typeof LM_ABLATION_ROWS)[number]; result: LmRlResult }> = [];
+  if (rows) rl.push(await rlOf(0, 'lm-salvage-ds', 'salvage-ds'));
 
   const test = ctx.testTasks();
   const evals: EvalStageResult[] = [];
   const evaluate = (label: string, model: LmModelRef, agentName: string) =>
     s.run(`eval-${label}`, (scope) => lmEvalStage(ctx, scope, { label, model, agentName, tasks: test }));
-  evals.push(await evaluate('lm-base', { dir: lm.model, adapters: [] }, 'lm:base'));
-  for (const [k, r] of sft.entries())
-    evals.push(await evaluate(`lm-sft${seedSuffix(k)}`, sftRef(r), `lm:models/lm-sft${seedSuffix(k)}`));
-  for (const [k, r] of rl.entries()) {
+  /** A student trained from the SFT student of seed k, as the inference routes run it. */
+  const fromSft = (k: number, dir: string): LmModelRef => {
     const init = sftRef(sft[k]!);
-    evals.push(
-      await evaluate(
-        `lm-salvage-ds${seedSuffix(k)}`,
-        { dir: r.dir, adapters: init.adapters.length ? [...init.adapters, r.dir] : [] },
-        `lm:models/lm-salvage-ds${seedSuffix(k)}`,
-      ),
-    );
+    return { dir, adapters: init.adapters.length ? [...init.adapters, dir] : [] };
+  };
+  const evalSeed = async (k: number) => {
+    evals.push(await evaluate(`lm-sft${seedSuffix(k)}`, sftRef(sft[k]!), `lm:models/lm-sft${seedSuffix(k)}`));
+    const r = rl[k];
+    if (r)
+      evals.push(
+        await evaluate(
+          `lm-salvage-ds${seedSuffix(k)}`,
+          fromSft(k, r.dir),
+          `lm:models/lm-salvage-ds${seedSuffix(k)}`,
+        ),
+      );
+  };
+  evals.push(await evaluate('lm-base', { dir: lm.model, adapters: [] }, 'lm:base'));
+  await evalSeed(0);
+  if (lm.ablation && rows)
+    for (const row of LM_ABLATION_ROWS) {
+      const dir = lmPaths(ctx.paths.root).rlRow(row.label);
+      const result = await rlOf(0, row.label, row.suffix, row.variant, dir);
+      ablation.push({ row, result });
+      evals.push(await evaluate(row.label, fromSft(0, result.dir), `lm:models/${row.label}`));
+    }
+  for (let k = 1; k < lm.seeds; k++) {
+    sft.push(await sftOf(k));
+    if (rows) rl.push(await rlOf(k, `lm-salvage-ds${seedSuffix(k)}`, `salvage-ds${seedSuffix(k)}`));
+    await evalSeed(k);
   }
   await ctx.closeWorld();
 
@@ -153,15 +217,50 @@ export async function runLmDemo(ctx: PipelineContext): Promise<LmDemoResult> {
       criticalStates: mine.criticalStates,
       yield: mine.yield,
     },
-    rlCurves: rl.map((r, k) => ({
-      name: `Salvage-DS (lm, mined states${lm.seeds > 1 ? `, seed ${r.seed}` : ''})`,
-      points: ctx.store.listMetrics(`rl/lm-salvage-ds${seedSuffix(k)}`),
-    })),
+    rlCurves: [
+      ...rl.map((r, k) => ({
+        name: `Salvage-DS (lm, mined states${lm.seeds > 1 ? `, seed ${r.seed}` : ''})`,
+        points: ctx.store.listMetrics(`rl/lm-salvage-ds${seedSuffix(k)}`),
+      })),
+      ...ablation.map((a) => ({
+        name: `${a.row.curve} (lm, mined states)`,
+        points: ctx.store.listMetrics(`rl/${a.row.label}`),
+      })),
+    ],
     timings,
-    sections: [{ title: 'LM student', lines: lmLines(choice, sft, rollout, rl) }],
+    sections: [],
   };
+  // The table of the issue: every row over its seeds, with its paired CI against Salvage-DS.
+  const lmTable = lmRows(ctx.store, evals, { seed: ctx.settings.seed });
+  const lines = lmLines(choice, sft, rollout, rl, ablation);
+  data.sections = [
+    {
+      title: 'LM student: pass@1 over training seeds, paired CIs against Salvage-DS',
+      lines: lmRowsTable(lmTable, ctx.settings.seed).split('\n'),
+    },
+    { title: 'LM student', lines },
+  ];
   const report = writeReport(ctx.paths.report, data);
+  const results = writeLmStudent(
+    ctx.paths.root,
+    {
+      title: `rmsweb demo --preset ${p.name}: ${lm.model.split('/').at(-1)} through the recipe`,
+      lead,
+      lines,
+      rows: lmTable,
+      stages: stageTimes(ctx.store, s.timings, invocations),
+      invocations,
+      seed: ctx.settings.seed,
+      worldSeed: ctx.settings.worldSeed,
+      preset: p,
+      tasks: test.length,
+      model: lm.model,
+    },
+    o.resultsDir,
+  );
   return {
+    results,
+    lmTable: lmRowsTable(lmTable, ctx.settings.seed),
     collect,
     choice,
     sft,
@@ -190,6 +289,8 @@ export function lmStageResults(
   return evals.map((e) => {
     const seed = /-seed(\d+)$/.exec(e.label)?.[1];
     const tail = seed ? ` (training seed +${seed})` : '';
+    const row = LM_ABLATION_ROWS.find((r) => r.label === e.label);
+    if (row) return { stage: row.title, summary: e.summary, note: row.note };
     if (e.label === 'lm-base')
       return {
         stage: 'base LM (no fine-tuning)',
@@ -240,6 +341,7 @@ function lmLines(
   sft: LmSftResult[],
   rollout: LmRolloutResult,
   rl: LmRlResult[],
+  ablation: Array<{ row: (typeof LM_ABLATION_ROWS)[number]; result: LmRlResult }>,
 ): string[] {
   const lines: string[] = [];
   if (choice.how === 'auto') {
@@ -261,9 +363,11 @@ function lmLines(
   lines.push(
     `- rollouts of the SFT student on train tasks (for mining): ${rollout.successes}/${rollout.episodes} succeeded, ${rollout.steps} steps`,
   );
-  for (const r of rl)
-    lines.push(
-      `- Salvage-DS (seed ${r.seed}): ${r.states} lm rows, ${r.steps} steps, ${r.rolloutsSampled} rollouts in ${r.wallSeconds.toFixed(0)} s; mean reward ${r.rewardStart?.toFixed(3) ?? 'n/a'} -> ${r.rewardEnd?.toFixed(3) ?? 'n/a'}; salvage share ${r.salvageShare?.toFixed(2) ?? 'n/a'}`,
-    );
+  const rlLine = (name: string, r: LmRlResult) =>
+    `- ${name} (seed ${r.seed}): ${r.states} lm rows, ${r.steps} steps, ${r.rolloutsSampled} rollouts in ${r.wallSeconds.toFixed(0)} s` +
+    `${r.completionTokensPerSecond ? ` (${r.completionTokensPerSecond.toFixed(1)} generated tokens/s over the whole run)` : ''}` +
+    `; mean reward ${r.rewardStart?.toFixed(3) ?? 'n/a'} -> ${r.rewardEnd?.toFixed(3) ?? 'n/a'}; salvage share ${r.salvageShare?.toFixed(2) ?? 'n/a'}`;
+  for (const r of rl) lines.push(rlLine('Salvage-DS', r));
+  for (const a of ablation) lines.push(rlLine(a.row.curve, a.result));
   return lines;
 }

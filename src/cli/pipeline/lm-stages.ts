@@ -46,6 +46,8 @@ export function lmPaths(root: string) {
     /** The SFT student of training seed `k` (0: the pipeline's seed). */
     sft: (k: number) => join(root, 'models', k ? `lm-sft-seed${k}` : 'lm-sft'),
     rl: (k: number) => join(root, 'models', k ? `lm-salvage-ds-seed${k}` : 'lm-salvage-ds'),
+    /** An ablation row's RL student (`lm-nosalvage`, `lm-grpo-exact`, ...). */
+    rlRow: (name: string) => join(root, 'models', name),
     rlData: join(root, 'lm', 'rl-data.jsonl'),
   };
 }
@@ -778,23 +780,46 @@ export async function lmExportRlStage(
 
 const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
 
+/** An RL run of the lm stages: Salvage-DS as the method specifies it, or an ablation's change of it. */
+export interface LmRlVariant {
+  algo: 'salvage-ds' | 'grpo';
+  reward: 'polarized' | 'exact';
+  /** Salvage-DS's salvage of groups with no contrast (off: `--no-salvage`). */
+  salvage: boolean;
+}
+
+/** Salvage-DS as the method specifies it: polarized reward, salvage on. */
+export const SALVAGE_DS: LmRlVariant = { algo: 'salvage-ds', reward: 'polarized', salvage: true };
+
 /**
- * Salvage-DS (polarized reward, salvage on) of the SFT student `init` on the lm RL rows through the
- * torch trainer, in the chosen fine-tuning mode; its curve goes to the pipeline store as
- * `rl/<name>` (the report plots it).
+ * Salvage-DS (polarized reward, salvage on; or `variant`) of the SFT student `init` on the lm RL
+ * rows through the torch trainer, in the chosen fine-tuning mode, with the preset's budget; its
+ * curve goes to the pipeline store as `rl/<name>` (the report plots it). The student is saved in
+ * `dir` (default: the Salvage-DS student of seed k).
  */
 export async function lmRlStage(
   ctx: PipelineContext,
   scope: StageScope,
-  o: { name: string; init: string; data: string; states: number; mode: 'lora' | 'full'; k: number },
+  o: {
+    name: string;
+    init: string;
+    data: string;
+    states: number;
+    mode: 'lora' | 'full';
+    k: number;
+    variant?: LmRlVariant;
+    dir?: string;
+  },
 ): Promise<LmRlResult> {
   const lm = lmSettings(ctx);
   const rl = lm.rl;
   const seed = ctx.settings.seed + o.k;
-  const dir = lmPaths(ctx.paths.root).rl(o.k);
+  const dir = o.dir ?? lmPaths(ctx.paths.root).rl(o.k);
   mkdirSync(dir, { recursive: true });
   const lr = rl.lr[o.mode];
-  const args = ['rl', '--algo', 'salvage-ds', '--reward', 'polarized', '--model', resolve(o.init)];
+  const v = o.variant ?? SALVAGE_DS;
+  const args = ['rl', '--algo', v.algo, '--reward', v.reward, '--model', resolve(o.init)];
+  if (!v.salvage) args.push('--no-salvage');
   args.push('--data', o.data, '--out', dir, '--steps', String(rl.steps), '--batch', String(rl.batchSize));
   args.push('--group-size', String(rl.groupSize), '--lr', String(lr), '--seed', String(seed));
   args.push('--max-new-tokens', String(rl.maxNewTokens), '--device', lm.device);

@@ -129,6 +129,12 @@ export interface LmSettings {
   };
   /** Training seeds of SFT and Salvage-DS (seed, seed + 1, ...); each pair is evaluated. */
   seeds: number;
+  /**
+   * The RL ablation rows (`demo --lm-ablation`): Salvage-DS without salvage and GRPO with the
+   * exact-match reward, from the first seed's SFT student on the same mined states with the same
+   * budget, each evaluated; the table gives their paired CIs against Salvage-DS.
+   */
+  ablation: boolean;
   /** Torch device of training and the hf route (`cpu` on the project machine). */
   device: string;
   /**
@@ -278,6 +284,7 @@ const LM: PipelinePreset = {
     rollout: { tasks: 40, maxSteps: 12 },
     rl: { steps: 4, batchSize: 2, groupSize: 4, maxNewTokens: 32, lr: { lora: 1e-5, full: 1e-6 } },
     seeds: 1,
+    ablation: false,
     device: 'cpu',
     microBatch: 1,
   },
@@ -305,6 +312,7 @@ const LM_TINY: PipelinePreset = {
     rollout: { tasks: 2, maxSteps: 3 },
     rl: { steps: 2, batchSize: 2, groupSize: 2, maxNewTokens: 16, lr: { lora: 1e-4, full: 1e-4 } },
     seeds: 1,
+    ablation: false,
     device: 'cpu',
     microBatch: 1,
   },
