@@ -235,39 +235,31 @@ export const DEFAULT_LM_MODEL = fileURLToPath(
  *
  * Costs on this machine. From issue 38: the model loads in ~70 s; a full fine-tuning step on one
  * 600-token row takes 8-10 s; a 600-token forward pass 2.4 s; llama.cpp evaluates prompts at ~410
- * tokens/s and generates ~33 tokens/s. Measured here through the torch trainer (TRL, micro-batch 1)
- * on 4 lm rows of a quick-style collection (2,727 tokens, ~680 a row), one optimizer step:
- * - full fine-tuning 111.6 s with one other job on the two cores (28 s a row), 189 s with two;
- *   LoRA 215 s with two (no cheaper than full: the backward pass still runs through every layer and
- *   the 262k-token output layer; only the base weights' gradients and Adam are saved); ~50-100 s
- *   more to load the GGUF and save the checkpoint;
- * - the hf route (lm:hf:, transformers): loads in 48 s, then 1.9-4.2 s a greedy step (493-740-token
- *   prompts, 9-22 tokens), ~3 s typical; llama.cpp on one thread (bench/lm-student.ts --live, 4
- *   lm prompts, load ~2.7) 2.3 s a step on the Q4_K_M file and 3.0 s on the f16 copy the llama
- *   route serves (it agrees with torch; Q4_K_M's kernels do not), so that route saves little here.
+ * tokens/s and generates ~33 tokens/s. Most of a forward pass over a prompt was Gemma 3's 262k-token
+ * output layer (168M of its 268M parameters): the trainer and the hf route now compute logits only
+ * where they are read (the reply positions in SFT and RL, the last position when generating). A
+ * full fine-tuning step on one 680-token row with the logits of 21 positions took 24-29 s against
+ * 54-63 s with every position's, both beside two other jobs on the two cores.
  *
- * Stage budget at 28 s a trained row and 3.3 s a step (hf route, browser included):
- * - collect ~4 min; export ~0.5 min;
- * - choose LoRA or full: 2 x (16 rows x 28 s + ~1.5 min) = 18 min, + scoring 2 x (48 s + 16 steps
- *   x 3 s) = 3 min: ~21 min (none with `--lm-finetune lora|full`);
- * - SFT: 160 rows x 1 epoch x 28 s + 1.5 min = 76 min;
- * - rollouts: 40 train tasks, max 12 steps, ~8 steps each: 320 x 3.3 s + load = 19 min;
- * - mine ~1 min; Salvage-DS: 4 steps x (2 states x 4 completions: sampling ~30 s, old and reference
- *   log-probabilities ~25 s, 8 rows of update ~225 s) + 1.5 min = ~20 min;
- * - eval base: 80 tasks; the pretrained base writes no valid action (measured: it continues the
- *   prompt with prose, so the episode ends): ~80-160 steps x 3.3 s = 5-9 min; eval SFT and
- *   Salvage-DS: 80 tasks x ~8 steps x 3.3 s = 35 min each.
- * Sum ~221 min (3.7 h); ~3.3 h with the choice fixed. Rerun bench/lm-student.ts on the finished
- * folder to resize from the stage records.
+ * Stage budget (the first sizing, at 28 s a row and 3.3 s a greedy step with every position's
+ * logits; the run's stage records give the measured times, `npx tsx bench/lm-student.ts DIR`):
+ * - collect ~2-4 min; export ~0.5 min;
+ * - choose LoRA or full: 2 x (16 rows + load and save) + scoring 2 x (load + 16 steps): ~15 min
+ *   (none with `--lm-finetune lora|full`);
+ * - SFT: 400 rows x 1 epoch, about 2.5 times the first sizing's 160 rows at about the same cost;
+ * - rollouts: 40 train tasks, max 12 steps, ~8 steps each;
+ * - mine ~1 min; Salvage-DS: 8 steps x 2 states x 4 completions;
+ * - eval base: 80 tasks (the pretrained base writes no valid action: it continues the prompt with
+ *   prose, so each episode ends at once); eval SFT and Salvage-DS: 80 tasks x ~8 steps each.
  *
- * What the 4 h forces below the issue's recipe, stated plainly: one training seed, not 3 (each
- * more seed is SFT + Salvage-DS + two evaluations, ~2.8 h: `--lm-seeds 3` runs them); SFT on 160 of
- * the ~920 teacher steps for one epoch (40 optimizer steps of 4 rows), which may well leave the
- * student short of the issue's 20% pass@1; the LoRA-or-full choice on 16 rows and 16 validation
- * steps (a small-budget proxy for the 160-row run); rollouts on 40 of the 120 train tasks;
- * evaluation capped at 12 steps (quick: 20; the teacher solves these tasks in ~8); Salvage-DS on 8
- * mined states, once. `--lm-inference llama` (LoRA students) runs at about the hf route's
- * speed on its f16 base. On a GPU all of it takes minutes: raise the caps there.
+ * What the 4 h forces below the issue's recipe, stated plainly: one training seed by default (each
+ * more seed is SFT + Salvage-DS + two evaluations: `--lm-seeds 3` runs them, and may be raised on a
+ * finished folder); SFT on 400 of the ~970 teacher steps for one epoch (100 optimizer steps of 4
+ * rows), which may leave the student short of the issue's 20% pass@1; the LoRA-or-full choice on 16
+ * rows and 16 validation steps (a small-budget proxy for the SFT run); rollouts on 40 of the 120
+ * train tasks; evaluation capped at 12 steps (quick: 20; the teacher solves these tasks in ~8);
+ * Salvage-DS on 16 draws of the mined states, once. `--lm-inference llama` (LoRA students) runs
+ * at about the hf route's speed on its f16 base. On a GPU all of it takes minutes: raise the caps.
  */
 const LM: PipelinePreset = {
   ...structuredClone(QUICK),
@@ -279,10 +271,10 @@ const LM: PipelinePreset = {
     promptTokens: DEFAULT_PROMPT_TOKENS,
     finetune: 'auto',
     choose: { valTasks: 12, trainExamples: 16, valSteps: 16, epochs: 1 },
-    sft: { examples: 160, epochs: 1, batch: 4, lr: { lora: 2e-4, full: 1e-5 } },
+    sft: { examples: 400, epochs: 1, batch: 4, lr: { lora: 2e-4, full: 1e-5 } },
     inference: 'hf',
     rollout: { tasks: 40, maxSteps: 12 },
-    rl: { steps: 4, batchSize: 2, groupSize: 4, maxNewTokens: 32, lr: { lora: 1e-5, full: 1e-6 } },
+    rl: { steps: 8, batchSize: 2, groupSize: 4, maxNewTokens: 32, lr: { lora: 1e-5, full: 1e-6 } },
     seeds: 1,
     ablation: false,
     device: 'cpu',
