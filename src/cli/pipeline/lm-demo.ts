@@ -163,33 +163,60 @@ export async function runLmDemo(ctx: PipelineContext, o: LmDemoOptions = {}): Pr
 
   const test = ctx.testTasks();
   const evals: EvalStageResult[] = [];
-  const evaluate = (label: string, model: LmModelRef, agentName: string) =>
-    s.run(`eval-${label}`, (scope) => lmEvalStage(ctx, scope, { label, model, agentName, tasks: test }));
+  /** lm-student.{md,json} from what has finished so far: a run that spans sessions keeps its table. */
+  const publish = (partial: boolean) => {
+    const table = lmRows(ctx.store, evals, { seed: ctx.settings.seed });
+    const lines = lmLines(choice, sft, rollout, rl, ablation);
+    const files = writeLmStudent(
+      ctx.paths.root,
+      {
+        title: `rmsweb demo --preset ${p.name}: ${lm.model.split('/').at(-1)} through the recipe${partial ? ' (partial: the run has stages left; rerun its command to resume)' : ''}`,
+        lead: lmLead(ctx, collect, sft, evals),
+        lines,
+        rows: table,
+        stages: stageTimes(ctx.store, s.timings, invocations),
+        invocations,
+        seed: ctx.settings.seed,
+        worldSeed: ctx.settings.worldSeed,
+        preset: p,
+        tasks: test.length,
+        model: lm.model,
+      },
+      o.resultsDir,
+    );
+    return { table, lines, files };
+  };
+  const evaluate = async (label: string, model: LmModelRef, agentName: string) => {
+    evals.push(
+      await s.run(`eval-${label}`, (scope) =>
+        lmEvalStage(ctx, scope, { label, model, agentName, tasks: test }),
+      ),
+    );
+    publish(true);
+  };
   /** A student trained from the SFT student of seed k, as the inference routes run it. */
   const fromSft = (k: number, dir: string): LmModelRef => {
     const init = sftRef(sft[k]!);
     return { dir, adapters: init.adapters.length ? [...init.adapters, dir] : [] };
   };
   const evalSeed = async (k: number) => {
-    evals.push(await evaluate(`lm-sft${seedSuffix(k)}`, sftRef(sft[k]!), `lm:models/lm-sft${seedSuffix(k)}`));
+    await evaluate(`lm-sft${seedSuffix(k)}`, sftRef(sft[k]!), `lm:models/lm-sft${seedSuffix(k)}`);
     const r = rl[k];
     if (r)
-      evals.push(
-        await evaluate(
-          `lm-salvage-ds${seedSuffix(k)}`,
-          fromSft(k, r.dir),
-          `lm:models/lm-salvage-ds${seedSuffix(k)}`,
-        ),
+      await evaluate(
+        `lm-salvage-ds${seedSuffix(k)}`,
+        fromSft(k, r.dir),
+        `lm:models/lm-salvage-ds${seedSuffix(k)}`,
       );
   };
-  evals.push(await evaluate('lm-base', { dir: lm.model, adapters: [] }, 'lm:base'));
+  await evaluate('lm-base', { dir: lm.model, adapters: [] }, 'lm:base');
   await evalSeed(0);
   if (lm.ablation && rows)
     for (const row of LM_ABLATION_ROWS) {
       const dir = lmPaths(ctx.paths.root).rlRow(row.label);
       const result = await rlOf(0, row.label, row.suffix, row.variant, dir);
       ablation.push({ row, result });
-      evals.push(await evaluate(row.label, fromSft(0, result.dir), `lm:models/${row.label}`));
+      await evaluate(row.label, fromSft(0, result.dir), `lm:models/${row.label}`);
     }
   for (let k = 1; k < lm.seeds; k++) {
     sft.push(await sftOf(k));
@@ -231,8 +258,7 @@ export async function runLmDemo(ctx: PipelineContext, o: LmDemoOptions = {}): Pr
     sections: [],
   };
   // The table of the issue: every row over its seeds, with its paired CI against Salvage-DS.
-  const lmTable = lmRows(ctx.store, evals, { seed: ctx.settings.seed });
-  const lines = lmLines(choice, sft, rollout, rl, ablation);
+  const { table: lmTable, lines, files: results } = publish(false);
   data.sections = [
     {
       title: 'LM student: pass@1 over training seeds, paired CIs against Salvage-DS',
@@ -241,23 +267,6 @@ export async function runLmDemo(ctx: PipelineContext, o: LmDemoOptions = {}): Pr
     { title: 'LM student', lines },
   ];
   const report = writeReport(ctx.paths.report, data);
-  const results = writeLmStudent(
-    ctx.paths.root,
-    {
-      title: `rmsweb demo --preset ${p.name}: ${lm.model.split('/').at(-1)} through the recipe`,
-      lead,
-      lines,
-      rows: lmTable,
-      stages: stageTimes(ctx.store, s.timings, invocations),
-      invocations,
-      seed: ctx.settings.seed,
-      worldSeed: ctx.settings.worldSeed,
-      preset: p,
-      tasks: test.length,
-      model: lm.model,
-    },
-    o.resultsDir,
-  );
   return {
     results,
     lmTable: lmRowsTable(lmTable, ctx.settings.seed),
