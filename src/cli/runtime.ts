@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { Agent } from '../agent/agent.ts';
@@ -142,13 +143,18 @@ export async function openWorldRuntime(o: RuntimeOptions = {}): Promise<WorldRun
  */
 export async function resolveAgent(
   spec: string,
-  opts: { seed?: number; greedy?: boolean } = {},
+  opts: {
+    seed?: number;
+    greedy?: boolean;
+    /** torch CPU threads of an `lm:hf:` agent's process (see {@link threadsPerWorker}). */
+    threads?: number;
+  } = {},
 ): Promise<Agent> {
   if (spec === 'heuristic') return new HeuristicAgent();
   if (spec === 'random') return new RandomAgent(opts.seed ?? 0);
   if (spec.startsWith('openai:')) return new LlmAgent({ model: createChatModel(spec, { role: 'teacher' }) });
   if (spec.startsWith('lm:')) {
-    const model = lmCompletionModel(spec);
+    const model = lmCompletionModel(spec, 'agent', opts.threads);
     const promptTokens = model instanceof HfCompletionModel ? trainedPromptTokens(model.id) : undefined;
     return new LmAgent({ model, promptTokens });
   }
@@ -163,18 +169,26 @@ export async function resolveAgent(
   throw new InputError(`unknown agent "${spec}"; use ${AGENT_SPECS}`, { field: 'agent' });
 }
 
+/**
+ * torch CPU threads for each of `workers` model processes on this machine's cores: at least one,
+ * and no more than a fair share, since oversubscribed OpenMP threads wait on each other.
+ */
+export function threadsPerWorker(workers: number): number {
+  return Math.max(1, Math.floor(availableParallelism() / Math.max(1, workers)));
+}
+
 /** The agent specs, as help texts and errors list them. */
 export const AGENT_SPECS =
   'heuristic, random, openai:<model>[@<url>], policy:<dir>, hf:<dir>, lm:openai:<model>[@<url>] or lm:hf:<dir>';
 
 /** The completion model of an `lm:` spec: `lm:openai:<model>[@<url>]` or `lm:hf:<dir>`. */
-function lmCompletionModel(spec: string, field = 'agent') {
+function lmCompletionModel(spec: string, field = 'agent', threads?: number) {
   const inner = spec.slice('lm:'.length);
   if (inner.startsWith('hf:')) {
     const dir = inner.slice('hf:'.length);
     if (!dir)
       throw new InputError('lm:hf: needs a checkpoint folder or .gguf, e.g. lm:hf:models/lm-sft', { field });
-    return new HfCompletionModel(dir, { field });
+    return new HfCompletionModel(dir, { field, threads });
   }
   if (!inner.startsWith('openai:'))
     throw new InputError(

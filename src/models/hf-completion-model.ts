@@ -23,13 +23,18 @@ export class HfCompletionModel implements TextCompletionModel {
   readonly provider = 'hf';
   private readonly server: HfServer;
 
+  /** torch's CPU threads in the model's process, once it has started (null before). */
+  get threads(): number | null {
+    return this.server.threads;
+  }
+
   /** Checks `id` as a model path at once (an InputError about `field`), before any run starts. */
   constructor(
     readonly id: string,
-    opts: { device?: string; field?: string } = {},
+    opts: { device?: string; field?: string; threads?: number } = {},
   ) {
     checkModelPath(id, opts.field ?? '--agent');
-    this.server = new HfServer(id, { device: opts.device });
+    this.server = new HfServer(id, { device: opts.device, threads: opts.threads });
   }
 
   async complete(opts: TextCompletionOptions): Promise<TextCompletionResult> {

@@ -16,10 +16,19 @@ export class HfServer {
   private nextId = 1;
   private queue: Promise<unknown> = Promise.resolve();
   private stderrTail = '';
+  /** torch's CPU threads in the process, as it reported when ready (null before). */
+  threads: number | null = null;
 
   constructor(
     readonly id: string,
-    private readonly opts: { device?: string } = {},
+    private readonly opts: {
+      device?: string;
+      /**
+       * torch's CPU threads in the process (default: torch's, one per core). Several processes on
+       * few cores want one each: oversubscribed OpenMP threads wait on each other.
+       */
+      threads?: number;
+    } = {},
   ) {}
 
   private start(): Promise<void> {
@@ -27,6 +36,7 @@ export class HfServer {
       checkTrainerEnv();
       const args = ['-m', 'rmsweb_trainer', 'serve', '--model', this.id];
       if (this.opts.device) args.push('--device', this.opts.device);
+      if (this.opts.threads) args.push('--threads', String(this.opts.threads));
       const proc = spawn(trainerPython(), args, { env: trainerEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
       this.proc = proc;
       this.hold(true);
@@ -51,6 +61,7 @@ export class HfServer {
           return; // a library printing to stdout; replies are JSON objects
         }
         if (msg.ready) {
+          if (typeof msg.threads === 'number') this.threads = msg.threads;
           this.hold(false);
           return resolve();
         }

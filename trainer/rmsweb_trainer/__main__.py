@@ -229,6 +229,7 @@ def main(argv: list[str] | None = None) -> int:
     v.add_argument("--device", default="auto")
     v.add_argument("--dtype", default="auto")
     v.add_argument("--max-prompt-tokens", type=int)
+    v.add_argument("--threads", type=int, help="CPU threads for torch (one per process when several share the cores)")
     g = sub.add_parser("export-gguf")
     g.add_argument("--adapter", required=True, help="a --lora checkpoint folder (or its adapter/ folder)")
     g.add_argument("--out", required=True, help="the adapter GGUF to write")
@@ -262,6 +263,10 @@ def main(argv: list[str] | None = None) -> int:
             from .serve import serve
 
             check_model_path(a.model)
+            if a.threads:
+                import torch
+
+                torch.set_num_threads(a.threads)
             return serve(a.model, a.device, a.dtype, a.max_prompt_tokens)
         return _run(a)
     except InputError as e:

@@ -97,7 +97,8 @@ def serve(path: str, device: str = "auto", dtype: str = "auto", max_prompt: int 
     model.eval()
     stops = stop_ids(model, tok)
     limit = max_prompt or OPTIONS["torch"]["maxPromptTokens"]
-    print(json.dumps({"ready": True, "model": path, "device": str(dist.device)}), flush=True)
+    ready = {"ready": True, "model": path, "device": str(dist.device), "threads": torch.get_num_threads()}
+    print(json.dumps(ready), flush=True)
     for line in sys.stdin:
         if not line.strip():
             continue

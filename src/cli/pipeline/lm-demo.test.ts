@@ -1,9 +1,10 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { trainerEnv, trainerPython } from '../../models/trainer-python.ts';
+import { threadsPerWorker } from '../runtime.ts';
 import { lmStageResults } from './lm-demo.ts';
 import { chooseMode, lmRoute } from './lm-stages.ts';
 import { PRESETS, presetByName } from './presets.ts';
@@ -44,6 +45,12 @@ describe('the lm presets', () => {
     expect(lm.eval.testTasks).toBe(quick.eval.testTasks);
     expect(lm.lm?.finetune).toBe('auto');
     expect(presetByName('lm-tiny').lm?.seeds).toBe(1);
+  });
+
+  it('gives each model process of the lm stages a fair share of the cores, at least one', () => {
+    expect(threadsPerWorker(1)).toBe(availableParallelism());
+    expect(threadsPerWorker(availableParallelism())).toBe(1);
+    expect(threadsPerWorker(10_000)).toBe(1);
   });
 
   it('chooses full fine-tuning only when it scores better on the validation steps', () => {

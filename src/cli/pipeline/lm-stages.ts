@@ -20,7 +20,7 @@ import { writeFileAtomic } from '../../store/index.ts';
 import { RunStore } from '../../store/run-store.ts';
 import { dequantizeBase, exportGguf } from '../commands/export-gguf.ts';
 import { episodesNotRun } from '../episode-errors.ts';
-import { resolveAgent } from '../runtime.ts';
+import { resolveAgent, threadsPerWorker } from '../runtime.ts';
 import { LlamaBackend, llamaPrefix } from '../serve-model/llama-backend.ts';
 import { ModelServer } from '../serve-model/server.ts';
 import { requireTorchTrainer, runTorchTrainer, type TrainerEvent } from '../torch-trainer.ts';
@@ -631,7 +631,11 @@ async function rollouts(
       jobs,
       store,
       makeAgent: async () => {
-        const a = await resolveAgent(spec, { seed: ctx.settings.seed, greedy: true });
+        const a = await resolveAgent(spec, {
+          seed: ctx.settings.seed,
+          greedy: true,
+          threads: threadsPerWorker(ctx.preset.workers),
+        });
         agents.push(a);
         return a;
       },
@@ -693,7 +697,11 @@ async function evaluate(
     tasks: o.tasks,
     store: ctx.store,
     makeAgent: async () => {
-      const a = await resolveAgent(spec, { seed: ctx.settings.seed, greedy: true });
+      const a = await resolveAgent(spec, {
+        seed: ctx.settings.seed,
+        greedy: true,
+        threads: threadsPerWorker(ctx.preset.workers),
+      });
       agents.push(a);
       return a;
     },
