@@ -13,7 +13,11 @@
  * disagreements. The issue's target: the same action on at least 95% of 200 held-out prompts.
  *
  *   npx tsx bench/lm-agreement.ts --torch DIR --gguf BASE.gguf [--lora DIR/adapter.gguf]
- *       --data FILE.jsonl [--n 200] [--max-tokens 64] [--threads 1] [--ctx 2048] [--json OUT]
+ *       --data FILE.jsonl [--exclude TRAINED.jsonl] [--n 200] [--max-tokens 64] [--threads 1]
+ *       [--ctx 2048] [--json OUT]
+ *
+ * --exclude skips the rows whose prompt is in that file (the rows the student trained on: an lm demo
+ * folder's lm/sft-data.jsonl), so the first N of the rest are held-out prompts.
  *
  * --lora defaults to DIR/adapter.gguf when it is there; without an adapter the llama.cpp side is the
  * base GGUF alone (for a fully fine-tuned student exported whole as --gguf).
@@ -34,7 +38,7 @@ const arg = (name: string): string | undefined => {
 };
 const USAGE =
   'usage: npx tsx bench/lm-agreement.ts --torch DIR --gguf BASE.gguf [--lora FILE.gguf] --data FILE.jsonl ' +
-  '[--n 200] [--max-tokens 64] [--threads 1] [--ctx 2048] [--json OUT]';
+  '[--exclude TRAINED.jsonl] [--n 200] [--max-tokens 64] [--threads 1] [--ctx 2048] [--json OUT]';
 const torchDir = arg('torch');
 const gguf = arg('gguf');
 const data = arg('data');
@@ -55,16 +59,24 @@ const Row = z.object({
   completion: z.string().optional(),
   id: z.string().optional(),
 });
-const rows = readFileSync(data, 'utf8')
-  .split('\n')
-  .filter((l) => l.trim())
-  .slice(0, n)
-  .map((l, i) => {
-    const r = Row.safeParse(JSON.parse(l));
-    if (!r.success)
-      throw new InputError(`line ${i + 1}: not an lm row (${r.error.issues[0]?.message})`, { file: data });
-    return r.data;
-  });
+const readRows = (file: string) =>
+  readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l, i) => {
+      const r = Row.safeParse(JSON.parse(l));
+      if (!r.success)
+        throw new InputError(`line ${i + 1}: not an lm row (${r.error.issues[0]?.message})`, { file });
+      return r.data;
+    });
+const excludeFile = arg('exclude');
+const trained = new Set(excludeFile ? readRows(excludeFile).map((r) => r.prompt) : []);
+const all = readRows(data);
+const rows = all.filter((r) => !trained.has(r.prompt)).slice(0, n);
+if (excludeFile)
+  console.error(
+    `${all.length - all.filter((r) => !trained.has(r.prompt)).length} of ${all.length} rows trained on: skipped`,
+  );
 
 /** The action a reply holds, canonical (lmActionText), or "unusable" as LmAgent scores it. */
 function actionOf(text: string): string {
