@@ -30,7 +30,7 @@ function demo(...extra: string[]) {
   const r = spawnSync(
     process.execPath,
     ['bin/rmsweb.js', 'demo', '--preset', 'lm-tiny', '--model', model, '--out', out, ...extra],
-    { encoding: 'utf8', timeout: 400_000, env: { ...process.env, FORCE_COLOR: '0' } },
+    { encoding: 'utf8', timeout: 560_000, env: { ...process.env, FORCE_COLOR: '0' } },
   );
   return { status: r.status, stdout: r.stdout, stderr: r.stderr, seconds: (performance.now() - t0) / 1000 };
 }
@@ -127,7 +127,7 @@ describe.skipIf(!hasPython && !mustRun)('rmsweb demo --preset lm-tiny (tiny rand
     );
     expect(r.status, r.stderr).toBe(0);
     first = demo();
-  }, 420_000);
+  }, 600_000);
 
   it('runs every stage and writes the report with the three rows', () => {
     expect(first.status, first.stderr.slice(-3000)).toBe(0);
@@ -171,7 +171,7 @@ describe.skipIf(!hasPython && !mustRun)('rmsweb demo --preset lm-tiny (tiny rand
     const other = demo('--lm-finetune', 'full');
     expect(other.status).toBe(2);
     expect(other.stderr).toContain('made with other settings');
-  }, 400_000);
+  }, 600_000);
 
   it('adds a training seed and the RL ablation rows to the finished folder, running only their stages', () => {
     const results = join(dir, 'results');
@@ -213,5 +213,5 @@ describe.skipIf(!hasPython && !mustRun)('rmsweb demo --preset lm-tiny (tiny rand
     const back = demo();
     expect(back.status, back.stderr.slice(-3000)).toBe(0);
     expect(back.stderr).not.toMatch(/\] running/);
-  }, 600_000);
+  }, 900_000);
 });
