@@ -7,6 +7,8 @@
  *
  *   npx tsx bench/lm-observation.ts --run DIR [--budgets 256,384,512,768,1024]
  *
+ * DIR is a collection's run folder (for a demo run folder, its `collect` folder).
+ *
  * The issue's target: the teacher's element survives in at least 98% of steps at the default budget.
  */
 
@@ -114,6 +116,13 @@ for (const s of store.listTrajectorySummaries({ success: true })) {
   }
 }
 store.close();
+if (!trajectories) {
+  // A demo folder keeps its collection one level down (`<run>/collect`); say so instead of a table of n/a.
+  console.error(
+    `no verified successes in ${runDir}/store.sqlite: pass the folder that collected them (for a demo run folder, ${runDir}/collect)`,
+  );
+  process.exit(1);
+}
 
 const pct = (a: number, b: number) => (b ? `${((100 * a) / b).toFixed(1)}%` : 'n/a');
 const q = (xs: number[], p: number) =>
