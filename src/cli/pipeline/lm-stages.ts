@@ -345,6 +345,8 @@ async function torchSft(
     data: string;
     out: string;
     mode: 'lora' | 'full';
+    /** Rows in `data`: with `batch` and `epochs`, the optimizer steps the progress bar counts. */
+    rows: number;
     epochs: number;
     batch: number;
     lr: number;
@@ -358,11 +360,16 @@ async function torchSft(
   args.push('--seed', String(o.seed), '--val-frac', '0', '--device', lm.device);
   args.push('--micro-batch', String(lm.microBatch));
   if (o.mode === 'lora') args.push('--lora');
+  // An hour of Gemma SFT on CPU with one line at its end looks hung: the bar counts optimizer steps.
+  const total = Math.max(1, Math.ceil(o.rows / Math.max(1, o.batch)) * o.epochs);
+  const bar = scope.progress(total, `${o.mode} sft`);
   const t0 = performance.now();
   const events = await runTorchTrainer({
     args,
     metricsFile: join(o.out, 'sft-metrics.jsonl'),
     onEvent: (e) => {
+      if (e.event === 'step' && typeof e.step === 'number')
+        bar.update(Math.min(total, e.step), { loss: Number(Number(e['losses/sft']).toFixed(4)) });
       if (e.event === 'epoch')
         scope.log(`${o.mode} epoch ${e.epoch}/${o.epochs} loss ${Number(e['losses/train']).toFixed(4)}`);
     },
@@ -496,6 +503,7 @@ export async function chooseFinetuneStage(
       data,
       out: dir,
       mode,
+      rows: train.length,
       epochs: lm.choose.epochs,
       batch: lm.sft.batch,
       lr,
@@ -572,6 +580,7 @@ export async function lmSftStage(
     data: p.sftData,
     out: dir,
     mode: o.mode,
+    rows: rows.length,
     epochs: lm.sft.epochs,
     batch: lm.sft.batch,
     lr,
