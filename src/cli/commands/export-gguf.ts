@@ -140,11 +140,14 @@ export function registerExportGguf(program: Command): void {
   exp
     .command('gguf')
     .description(
-      "Write a --lora run's adapter (kept in DIR/adapter/ by train sft / rl --backend torch\n" +
-        '--lora) as a llama.cpp LoRA adapter GGUF, served over the base GGUF the run started from:\n' +
+      // Lines under 80 columns: commander rewraps longer ones at 80 and the hard breaks then dangle.
+      "Write a --lora run's adapter (kept in DIR/adapter/ by train sft / rl\n" +
+        '--backend torch --lora) as a llama.cpp LoRA adapter GGUF, served over the\n' +
+        'base GGUF the run started from:\n' +
         '  rmsweb serve-model --gguf BASE.gguf --lora DIR/adapter.gguf\n' +
-        'The base is the GGUF the run recorded (or --base); each adapted weight is checked\n' +
-        'against it. Gemma 3 only (other architectures may store projections permuted).',
+        'The base is the GGUF the run recorded (or --base); each adapted weight is\n' +
+        'checked against it. Gemma 3 only (other architectures may store projections\n' +
+        'permuted).',
     )
     .option('--model <dir>', 'the checkpoint folder of a --lora run (or its adapter/ folder)')
     .option('--out <file>', `the adapter GGUF to write (default DIR/${DEFAULT_ADAPTER_GGUF})`)
