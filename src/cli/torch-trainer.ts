@@ -34,6 +34,13 @@ export interface TorchRunOptions {
    * says); `nproc`, when given too, overrides its num_processes.
    */
   accelerateConfig?: string;
+  /**
+   * Stops the trainer when aborted (SIGTERM; a pipeline reruns an interrupted stage on resume) and
+   * resolves with the events so far instead of failing. A pipeline's child Node gets the launcher's
+   * Ctrl-C but the trainer, in that child's process group, would not: without this an interrupted
+   * LM stage kept training for the rest of its 40 minutes before the pipeline could stop.
+   */
+  signal?: AbortSignal;
 }
 
 /**
@@ -156,6 +163,9 @@ export async function runTorchTrainer(o: TorchRunOptions): Promise<TrainerEvent[
   let stderr = '';
   const code = await new Promise<number>((resolve, reject) => {
     const proc = spawn(python, argv, { env: trainerEnv(), stdio: ['ignore', 'ignore', 'pipe'] });
+    const stop = () => proc.kill('SIGTERM');
+    o.signal?.addEventListener('abort', stop, { once: true });
+    if (o.signal?.aborted) stop();
     const timer = setInterval(drain, 500);
     proc.stderr.on('data', (d: Buffer) => {
       stderr = (stderr + d.toString()).slice(-8000);
@@ -163,14 +173,17 @@ export async function runTorchTrainer(o: TorchRunOptions): Promise<TrainerEvent[
     });
     proc.on('error', (e) => {
       clearInterval(timer);
+      o.signal?.removeEventListener('abort', stop);
       reject(e);
     });
     proc.on('exit', (c, signal) => {
       clearInterval(timer);
+      o.signal?.removeEventListener('abort', stop);
       resolve(c ?? (signal ? 128 : 1));
     });
   });
   drain();
+  if (o.signal?.aborted) return events;
   if (code === 2) {
     // the trainer's one-line error: about an option (--model, --vllm, ...) or the data file's rows
     const { message, field } = parseTrainerError(stderr);

@@ -366,6 +366,7 @@ async function torchSft(
   const t0 = performance.now();
   const events = await runTorchTrainer({
     args,
+    signal: scope.signal,
     metricsFile: join(o.out, 'sft-metrics.jsonl'),
     onEvent: (e) => {
       if (e.event === 'step' && typeof e.step === 'number')
@@ -847,6 +848,7 @@ export async function lmRlStage(
   const t0 = performance.now();
   const events = await runTorchTrainer({
     args,
+    signal: scope.signal,
     metricsFile: join(dir, 'rl-metrics.jsonl'),
     onEvent: (e) => {
       if (e.event !== 'step' || typeof e.step !== 'number') return;
@@ -883,6 +885,8 @@ export async function lmRlStage(
     completionTokensPerSecond:
       tokens.length && wallSeconds > 0 ? tokens.reduce((a, b) => a + b, 0) / wallSeconds : null,
   };
+  // Interrupted: the stage is not recorded and reruns on resume; leave no finished-looking summary.
+  if (scope.signal.aborted) return result;
   writeFileAtomic(join(dir, 'lm-rl.json'), `${JSON.stringify({ ...result, init: o.init }, null, 2)}\n`);
   scope.log(
     `${result.steps} steps, ${result.rolloutsSampled} rollouts in ${wallSeconds.toFixed(0)} s; reward ${result.rewardStart?.toFixed(3) ?? 'n/a'} -> ${result.rewardEnd?.toFixed(3) ?? 'n/a'}`,
