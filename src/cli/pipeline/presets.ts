@@ -256,6 +256,12 @@ export const DEFAULT_LM_MODEL = fileURLToPath(
  * - eval base: 80 tasks (the pretrained base writes no valid action: it continues the prompt with
  *   prose, so each episode ends at once); eval SFT and Salvage-DS: 80 tasks x ~8 steps each.
  *
+ * Measured on seed 0 of `demo --preset lm --lm-seeds 3 --lm-ablation` (results/lm-student.md, the
+ * machine otherwise quiet): collect 4 min, choose 13, SFT 38, rollouts 8, Salvage-DS 40 (~135 s a
+ * step: sampling 8 completions and training on them), eval base 3.5, SFT 15, Salvage-DS 14: 2.26 h
+ * for the first seed's recipe. Each ablation row is another ~55 min (RL + eval), each further seed
+ * ~1.9 h (SFT, rollouts, RL, two evaluations).
+ *
  * What the 4 h forces below the issue's recipe, stated plainly: one training seed by default (each
  * more seed is SFT + Salvage-DS + two evaluations: `--lm-seeds 3` runs them, and may be raised on a
  * finished folder); SFT for one epoch; the LoRA-or-full choice on 64 rows and 48 validation steps (a
