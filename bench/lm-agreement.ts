@@ -23,13 +23,12 @@
  * base GGUF alone (for a fully fine-tuned student exported whole as --gguf).
  */
 
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { z } from 'zod';
-import { lmActionText, parseLmAction } from '../src/agent/lm-prompt.ts';
+import { lmActionText } from '../src/agent/lm-prompt.ts';
 import { LlamaBackend } from '../src/cli/serve-model/llama-backend.ts';
-import { InputError } from '../src/core/index.ts';
 import { HfCompletionModel } from '../src/models/hf-completion-model.ts';
+import { readLmRows, replyAction } from './lm-rows.ts';
 
 const args = process.argv.slice(2);
 const arg = (name: string): string | undefined => {
@@ -53,39 +52,18 @@ const maxTokens = Number(arg('max-tokens') ?? 64);
 const threads = Number(arg('threads') ?? 1);
 const ctx = Number(arg('ctx') ?? 2048);
 
-// The rows `export sft --format lm` writes; only the prompt is read (the completion is the teacher's).
-const Row = z.object({
-  prompt: z.string().min(1),
-  completion: z.string().optional(),
-  id: z.string().optional(),
-});
-const readRows = (file: string) =>
-  readFileSync(file, 'utf8')
-    .split('\n')
-    .filter((l) => l.trim())
-    .map((l, i) => {
-      const r = Row.safeParse(JSON.parse(l));
-      if (!r.success)
-        throw new InputError(`line ${i + 1}: not an lm row (${r.error.issues[0]?.message})`, { file });
-      return r.data;
-    });
+// Only the prompt is read (the completion is the teacher's).
 const excludeFile = arg('exclude');
-const trained = new Set(excludeFile ? readRows(excludeFile).map((r) => r.prompt) : []);
-const all = readRows(data);
-const rows = all.filter((r) => !trained.has(r.prompt)).slice(0, n);
-if (excludeFile)
-  console.error(
-    `${all.length - all.filter((r) => !trained.has(r.prompt)).length} of ${all.length} rows trained on: skipped`,
-  );
+const trained = new Set(excludeFile ? readLmRows(excludeFile).map((r) => r.prompt) : []);
+const all = readLmRows(data);
+const held = all.filter((r) => !trained.has(r.prompt));
+const rows = held.slice(0, n);
+if (excludeFile) console.error(`${all.length - held.length} of ${all.length} rows trained on: skipped`);
 
 /** The action a reply holds, canonical (lmActionText), or "unusable" as LmAgent scores it. */
 function actionOf(text: string): string {
-  try {
-    return lmActionText(parseLmAction(text));
-  } catch (e) {
-    if (e instanceof InputError) return 'unusable';
-    throw e;
-  }
+  const a = replyAction(text);
+  return a ? lmActionText(a) : 'unusable';
 }
 
 const STOP = ['\n']; // LmAgent's stop (with EOS)

@@ -16,11 +16,11 @@
  * score is a lower bound on the student's step accuracy, the same for every student compared.
  */
 
-import { readFileSync, writeFileSync } from 'node:fs';
-import { z } from 'zod';
+import { writeFileSync } from 'node:fs';
 import { lmActionText, parseLmAction } from '../src/agent/lm-prompt.ts';
-import { InputError, Rng } from '../src/core/index.ts';
+import { Rng } from '../src/core/index.ts';
 import { HfCompletionModel } from '../src/models/hf-completion-model.ts';
+import { readLmRows, replyAction } from './lm-rows.ts';
 
 const args = process.argv.slice(2);
 const arg = (name: string): string | undefined => {
@@ -40,40 +40,14 @@ const n = Number(arg('n') ?? 100);
 const seed = Number(arg('seed') ?? 0);
 const threads = Number(arg('threads') ?? 2);
 
-const Row = z.object({ prompt: z.string().min(1), completion: z.string().min(1), id: z.string().optional() });
-type Row = z.infer<typeof Row>;
-function readRows(file: string): Row[] {
-  return readFileSync(file, 'utf8')
-    .split('\n')
-    .map((l, i) => ({ l, i }))
-    .filter(({ l }) => l.trim())
-    .map(({ l, i }) => {
-      const r = Row.safeParse(JSON.parse(l));
-      if (!r.success)
-        throw new InputError(`line ${i + 1}: not an lm row (${r.error.issues[0]?.message})`, { file });
-      return r.data;
-    });
-}
-const all = readRows(data);
+const all = readLmRows(data, { completion: true });
 const only = arg('only');
 const exclude = arg('exclude');
-const listed = new Set(readRows(only ?? exclude ?? data).map((r) => r.prompt));
-const pool = only
-  ? all.filter((r) => listed.has(r.prompt))
-  : exclude
-    ? all.filter((r) => !listed.has(r.prompt))
-    : all;
+const listFile = only ?? exclude;
+const listed = new Set(listFile ? readLmRows(listFile).map((r) => r.prompt) : []);
+// --only keeps the listed rows, --exclude the others.
+const pool = listFile ? all.filter((r) => listed.has(r.prompt) === Boolean(only)) : all;
 const rows = new Rng(`lm-steps:${seed}`).shuffle([...pool]).slice(0, n);
-
-/** The action of a reply, or null when it holds none (LmAgent would end the episode). */
-function actionOf(text: string) {
-  try {
-    return parseLmAction(text);
-  } catch (e) {
-    if (e instanceof InputError) return null;
-    throw e;
-  }
-}
 
 const model = new HfCompletionModel(modelDir, { field: '--model', threads });
 console.error(`${modelDir}: ${rows.length} of ${pool.length} rows (seed ${seed})`);
@@ -92,15 +66,17 @@ try {
     const r = await model.complete({ prompt: row.prompt, maxTokens: 64, temperature: 0, stop: ['\n'] });
     ms += Date.now() - t0;
     const teacher = parseLmAction(row.completion);
-    const student = actionOf(r.text);
+    const student = replyAction(r.text);
     const ti = 'index' in teacher ? teacher.index : undefined;
     const si = student && 'index' in student ? student.index : undefined;
     const type = student?.type === teacher.type;
+    const teacherText = lmActionText(teacher);
+    const studentText = student ? lmActionText(student) : `unusable: ${JSON.stringify(r.text)}`;
     results.push({
       id: row.id ?? String(i),
-      teacher: lmActionText(teacher),
-      student: student ? lmActionText(student) : `unusable: ${JSON.stringify(r.text)}`,
-      exact: !!student && lmActionText(student) === lmActionText(teacher),
+      teacher: teacherText,
+      student: studentText,
+      exact: studentText === teacherText,
       type,
       element: type && ti !== undefined ? si === ti : null,
     });
