@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { InputError } from '../core/index.ts';
 import { checkModelPath, parseTrainerError, trainerPython } from '../models/trainer-python.ts';
 import { launchArgs, runTorchTrainer } from './torch-trainer.ts';
@@ -244,7 +244,7 @@ describe.skipIf(!hasPython && !mustRun)('refusals that need the trainer venv', (
 
 describe('runTorchTrainer and an interrupted pipeline', () => {
   /** A stand-in trainer (RMSWEB_PYTHON): writes one step event to --metrics, then trains "forever". */
-  function fakeTrainer(): string {
+  beforeEach(() => {
     const file = join(dir, 'fake-python.sh');
     writeFileSync(
       file,
@@ -252,50 +252,34 @@ describe('runTorchTrainer and an interrupted pipeline', () => {
         'echo \'{"event": "step", "step": 1}\' >> "$m"\nexec sleep 120\n',
     );
     chmodSync(file, 0o755);
-    return file;
-  }
+    vi.stubEnv('RMSWEB_PYTHON', file);
+  });
+  afterEach(() => {
+    vi.unstubAllEnvs();
+  });
 
   it('stops the trainer when the signal aborts and resolves with the events so far', async () => {
-    const saved = process.env.RMSWEB_PYTHON;
-    process.env.RMSWEB_PYTHON = fakeTrainer();
-    try {
-      const ctrl = new AbortController();
-      const t0 = Date.now();
-      const events = await runTorchTrainer({
-        args: ['rl'],
-        metricsFile: join(dir, 'fake-metrics.jsonl'),
-        signal: ctrl.signal,
-        onEvent: (e) => {
-          if (e.event === 'step') ctrl.abort();
-        },
-      });
-      // The trainer would have run 120 s; the pipeline's Ctrl-C must not wait for it.
-      expect(Date.now() - t0).toBeLessThan(20_000);
-      expect(events).toEqual([{ event: 'step', step: 1 }]);
-    } finally {
-      if (saved === undefined) delete process.env.RMSWEB_PYTHON;
-      else process.env.RMSWEB_PYTHON = saved;
-    }
+    const ctrl = new AbortController();
+    const t0 = Date.now();
+    const events = await runTorchTrainer({
+      args: ['rl'],
+      metricsFile: join(dir, 'fake-metrics.jsonl'),
+      signal: ctrl.signal,
+      onEvent: (e) => {
+        if (e.event === 'step') ctrl.abort();
+      },
+    });
+    // The trainer would have run 120 s; the pipeline's Ctrl-C must not wait for it.
+    expect(Date.now() - t0).toBeLessThan(20_000);
+    expect(events).toEqual([{ event: 'step', step: 1 }]);
   }, 60_000);
 
-  it('an already aborted signal launches nothing that outlives the call', async () => {
-    const saved = process.env.RMSWEB_PYTHON;
-    process.env.RMSWEB_PYTHON = fakeTrainer();
-    try {
-      const ctrl = new AbortController();
-      ctrl.abort();
-      const t0 = Date.now();
-      await expect(
-        runTorchTrainer({
-          args: ['sft'],
-          metricsFile: join(dir, 'fake-metrics-2.jsonl'),
-          signal: ctrl.signal,
-        }),
-      ).resolves.toBeInstanceOf(Array);
-      expect(Date.now() - t0).toBeLessThan(20_000);
-    } finally {
-      if (saved === undefined) delete process.env.RMSWEB_PYTHON;
-      else process.env.RMSWEB_PYTHON = saved;
-    }
+  it('an already aborted signal launches nothing', async () => {
+    const ctrl = new AbortController();
+    ctrl.abort();
+    const metricsFile = join(dir, 'fake-metrics-2.jsonl');
+    await expect(runTorchTrainer({ args: ['sft'], metricsFile, signal: ctrl.signal })).resolves.toEqual([]);
+    // The stand-in writes its metrics file as soon as it starts: none means it never started.
+    expect(existsSync(metricsFile)).toBe(false);
   }, 60_000);
 });

@@ -147,8 +147,9 @@ class JsonlTail {
   }
 }
 
-/** Runs the trainer to completion; resolves with every event it logged. */
+/** Runs the trainer to completion (or until `signal` aborts); resolves with every event it logged. */
 export async function runTorchTrainer(o: TorchRunOptions): Promise<TrainerEvent[]> {
+  if (o.signal?.aborted) return [];
   rmSync(o.metricsFile, { force: true });
   const python = trainerPython();
   const argv = launchArgs([...o.args, '--metrics', o.metricsFile], o);
@@ -165,7 +166,6 @@ export async function runTorchTrainer(o: TorchRunOptions): Promise<TrainerEvent[
     const proc = spawn(python, argv, { env: trainerEnv(), stdio: ['ignore', 'ignore', 'pipe'] });
     const stop = () => proc.kill('SIGTERM');
     o.signal?.addEventListener('abort', stop, { once: true });
-    if (o.signal?.aborted) stop();
     const timer = setInterval(drain, 500);
     proc.stderr.on('data', (d: Buffer) => {
       stderr = (stderr + d.toString()).slice(-8000);
