@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { parseLmAction } from '../src/agent/lm-prompt.ts';
-import { type Action, InputError } from '../src/core/index.ts';
+import { type Action, describeZodIssues, InputError } from '../src/core/index.ts';
 
 const Row = z.object({
   prompt: z.string().min(1),
@@ -28,7 +28,7 @@ export function readLmRows(file: string, o: { completion?: boolean } = {}): LmEx
     .map(({ l, i }) => {
       const r = schema.safeParse(JSON.parse(l));
       if (!r.success)
-        throw new InputError(`line ${i + 1}: not an lm row (${r.error.issues[0]?.message})`, { file });
+        throw new InputError(`not an lm row: ${describeZodIssues(r.error.issues)}`, { file, line: i + 1 });
       return r.data;
     });
 }
