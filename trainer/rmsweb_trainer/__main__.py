@@ -19,10 +19,13 @@ Exit codes: 0 ok, 2 bad input (the message names file, line, field), 3 environme
 from __future__ import annotations
 
 import argparse
+import hashlib
 import importlib
 import json
+import shutil
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 REQUIRED = ["torch", "transformers", "peft", "pyarrow", "safetensors", "tokenizers", "regex"]
@@ -180,8 +183,17 @@ def _run(a: argparse.Namespace) -> int:
         from .sft import save_sft, train_sft
 
         meta.update(algo="sft", examples=len(chats), trainer="trl.SFTTrainer")
-        trainer, metrics = train_sft(model, tok, chats, metrics_path=a.metrics, dist=dist, **o)
+        resume = {}
+        if a.save_steps:
+            resume = dict(
+                checkpoint_dir=a.checkpoint_dir or str(Path(a.out) / "checkpoints"),
+                save_steps=a.save_steps,
+                fingerprint={"model": a.model, "data": _digest(a.data), "dtype": a.dtype, "device": a.device},
+            )
+        trainer, metrics = train_sft(model, tok, chats, metrics_path=a.metrics, dist=dist, **resume, **o)
         save_sft(trainer, tok, a.out, {**meta, "metrics": metrics, "seconds": round(time.time() - started, 2)})
+        if resume and dist.main:  # the finished checkpoint is the run's; its resume points are spent
+            shutil.rmtree(resume["checkpoint_dir"], ignore_errors=True)
     if a.metrics and dist.main:
         with open(a.metrics, "a", encoding="utf-8") as f:
             f.write(
@@ -191,6 +203,15 @@ def _run(a: argparse.Namespace) -> int:
                 + "\n"
             )
     return 0
+
+
+def _digest(path: str) -> str:
+    """sha256 of a data file: a resumed run must train on the very rows it started on."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -224,6 +245,16 @@ def main(argv: list[str] | None = None) -> int:
     _common(s)
     s.add_argument("--epochs", type=int)
     s.add_argument("--val-frac", type=float)
+    s.add_argument(
+        "--save-steps",
+        type=int,
+        default=0,
+        help="keep a resumable checkpoint every N optimizer steps; the same command started again "
+        "(same model, data and options) resumes from the latest one (default 0: none)",
+    )
+    s.add_argument(
+        "--checkpoint-dir", help="where those checkpoints live (default: OUT/checkpoints; removed when done)"
+    )
     v = sub.add_parser("serve")
     v.add_argument("--model", required=True)
     v.add_argument("--device", default="auto")

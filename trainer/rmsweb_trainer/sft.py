@@ -152,8 +152,11 @@ def lora_config(model: Any, o: dict[str, Any]) -> Any:
     )
 
 
-def sft_config(o: dict[str, Any], *, has_val: bool, cpu: bool, work_dir: str, bf16: bool = False) -> Any:
-    """TRL's SFTConfig for rmsweb's options (the mapping is SFT_CONFIG_FIELDS)."""
+def sft_config(
+    o: dict[str, Any], *, has_val: bool, cpu: bool, work_dir: str, bf16: bool = False, save_steps: int = 0
+) -> Any:
+    """TRL's SFTConfig for rmsweb's options (the mapping is SFT_CONFIG_FIELDS); `save_steps` > 0
+    keeps the latest resumable checkpoint (weights or adapter, optimizer, RNG) in `work_dir`."""
     from trl import SFTConfig
 
     per_device, accumulate = micro_split(o["batchSize"], o["microBatch"])
@@ -174,7 +177,9 @@ def sft_config(o: dict[str, Any], *, has_val: bool, cpu: bool, work_dir: str, bf
         completion_only_loss=True,
         max_length=None,
         eval_strategy="epoch" if has_val else "no",
-        save_strategy="no",
+        save_strategy="steps" if save_steps > 0 else "no",
+        save_steps=save_steps if save_steps > 0 else 500,
+        save_total_limit=1,
         logging_strategy="no",
         report_to="none",
         disable_tqdm=True,
@@ -190,7 +195,15 @@ def sft_config(o: dict[str, Any], *, has_val: bool, cpu: bool, work_dir: str, bf
 
 
 def build_trainer(
-    model: Any, tok: Any, train: list[Any], val: list[Any], o: dict[str, Any], *, cpu: bool, work_dir: str
+    model: Any,
+    tok: Any,
+    train: list[Any],
+    val: list[Any],
+    o: dict[str, Any],
+    *,
+    cpu: bool,
+    work_dir: str,
+    save_steps: int = 0,
 ) -> Any:
     """An RmswebSFTTrainer over (prompt ids, reply ids) pairs."""
     from datasets import Dataset
@@ -199,7 +212,12 @@ def build_trainer(
     return cls(
         model=model,
         args=sft_config(
-            o, has_val=bool(val), cpu=cpu, work_dir=work_dir, bf16=not cpu and model.dtype == torch.bfloat16
+            o,
+            has_val=bool(val),
+            cpu=cpu,
+            work_dir=work_dir,
+            bf16=not cpu and model.dtype == torch.bfloat16,
+            save_steps=save_steps,
         ),
         train_dataset=Dataset.from_list(sft_rows(train)),
         eval_dataset=Dataset.from_list(sft_rows(val)) if val else None,
@@ -212,17 +230,41 @@ def build_trainer(
 
 
 def _metrics_callback(
-    trainer: Any, log: MetricsLog, n_train: int, n_val: int, epochs: list[dict[str, Any]], on_metrics
+    trainer: Any,
+    log: MetricsLog,
+    n_train: int,
+    n_val: int,
+    epochs: list[dict[str, Any]],
+    on_metrics,
+    losses_file: str | None = None,
+    resumed: bool = False,
 ):
+    import json
+    import os
+
     from transformers import TrainerCallback
 
     class Metrics(TrainerCallback):
         """Writes the events the rmsweb CLI reads: {"event": "step"} per optimizer step and
-        {"event": "epoch"} with the validation loss per epoch."""
+        {"event": "epoch"} with the validation loss per epoch. With checkpoints, each save also
+        writes the epoch's step losses so far, so a resumed run's epoch loss covers the whole epoch."""
 
         def __init__(self):
             self.losses: list[float] = []
             self.epoch = 1
+            if resumed and losses_file and os.path.exists(losses_file):
+                with open(losses_file, encoding="utf-8") as f:
+                    saved = json.load(f)
+                self.losses, self.epoch = saved["losses"], saved["epoch"]
+                epochs.extend(saved["epochs"])
+
+        def on_save(self, args, state, control, **kw):
+            if losses_file and state.is_world_process_zero:
+                with open(losses_file + ".tmp", "w", encoding="utf-8") as f:
+                    json.dump(
+                        {"step": state.global_step, "epoch": self.epoch, "losses": self.losses, "epochs": epochs}, f
+                    )
+                os.replace(losses_file + ".tmp", losses_file)
 
         def on_step_end(self, args, state, control, **kw):
             loss, tokens = trainer.step_loss, trainer.step_tokens
@@ -265,11 +307,19 @@ def train_sft(
     on_metrics=None,
     dist: Dist | None = None,
     work_dir: str | None = None,
+    checkpoint_dir: str | None = None,
+    save_steps: int = 0,
+    fingerprint: dict[str, Any] | None = None,
     **options: Any,
 ) -> tuple[Any, list[dict[str, Any]]]:
     """Trains `model` with TRL's SFTTrainer; logs {"event": "step"} per optimizer step and
     {"event": "epoch"} with the validation loss per epoch. Returns (the trainer, per-epoch metrics).
-    Its `model` is the trained one (a peft model with --lora); `save_sft` writes the checkpoint."""
+    Its `model` is the trained one (a peft model with --lora); `save_sft` writes the checkpoint.
+
+    With `checkpoint_dir` and `save_steps`, the latest checkpoint is kept there every `save_steps`
+    optimizer steps, and a run started again with the same `fingerprint` (model, data, options)
+    resumes from it (the Trainer restores the weights or adapter, Adam's state, the RNGs and the
+    position in the data order); a checkpoint of another fingerprint is discarded."""
     import shutil
     import tempfile
 
@@ -278,19 +328,67 @@ def train_sft(
     # same seed, data and model give the same run: LoRA's init, the split and the data order
     torch.manual_seed(o["seed"])
     train, val = split(encode(tok, chats, o["maxPromptTokens"]), o["seed"], o["valFrac"])
-    # TRL wants an output_dir for checkpoints; rmsweb saves none mid-run, so a scratch folder
-    work = work_dir or tempfile.mkdtemp(prefix="rmsweb-sft-")
-    trainer = build_trainer(model, tok, train, val, o, cpu=dist.device.type == "cpu", work_dir=work)
+    resume, resume_file = None, None
+    if checkpoint_dir and save_steps > 0:
+        work, resume, resume_file = (
+            checkpoint_dir,
+            *resume_point(checkpoint_dir, {**(fingerprint or {}), "options": o}, dist),
+        )
+    else:
+        # TRL wants an output_dir for checkpoints; this run saves none mid-run, so a scratch folder
+        work = work_dir or tempfile.mkdtemp(prefix="rmsweb-sft-")
+    trainer = build_trainer(
+        model,
+        tok,
+        train,
+        val,
+        o,
+        cpu=dist.device.type == "cpu",
+        work_dir=work,
+        save_steps=save_steps if resume_file else 0,
+    )
     log = MetricsLog(metrics_path, dist)
     epochs: list[dict[str, Any]] = []
-    trainer.add_callback(_metrics_callback(trainer, log, len(train), len(val), epochs, on_metrics))
+    trainer.add_callback(
+        _metrics_callback(trainer, log, len(train), len(val), epochs, on_metrics, resume_file, resumed=bool(resume))
+    )
     try:
-        trainer.train()
+        trainer.train(resume_from_checkpoint=resume)
     finally:
         log.close()
-        if work_dir is None:
+        if work_dir is None and not resume_file:
             shutil.rmtree(work, ignore_errors=True)
     return trainer, epochs
+
+
+def resume_point(checkpoint_dir: str, fingerprint: dict[str, Any], dist: Dist) -> tuple[str | None, str]:
+    """(the latest checkpoint to resume from or None, the file the epoch losses are kept in). A
+    folder made for another model, data or options is emptied first: resuming it would mix runs."""
+    import json
+    import shutil
+    import sys
+    from pathlib import Path
+
+    from transformers.trainer_utils import get_last_checkpoint
+
+    root = Path(checkpoint_dir)
+    stamp = root / "rmsweb-resume.json"
+    want = json.dumps(fingerprint, sort_keys=True, default=str)
+    if root.exists() and (not stamp.exists() or stamp.read_text(encoding="utf-8") != want):
+        if dist.main and any(root.iterdir()):
+            print(
+                f"{checkpoint_dir}: checkpoints of another run (model, data or options differ): starting over",
+                file=sys.stderr,
+            )
+        if dist.main:
+            shutil.rmtree(root)
+    if dist.main:
+        root.mkdir(parents=True, exist_ok=True)
+        stamp.write_text(want, encoding="utf-8")
+    last = get_last_checkpoint(str(root)) if root.exists() else None
+    if last and dist.main:
+        print(f"resuming from {last}", file=sys.stderr)
+    return last, str(root / "epoch-losses.json")
 
 
 def save_sft(trainer: Any, tok: Any, out: str, meta: dict[str, Any]) -> None:

@@ -118,3 +118,72 @@ def test_completion_logits_read_only_the_window_and_equal_every_positions_logits
     idx = (torch.tensor(b.starts)[:, None] - 1 + torch.arange(lc)[None]).clamp(0, full.shape[1] - 1)
     want = torch.gather(full, 1, idx[:, :, None].expand(-1, -1, full.shape[-1])).float()
     assert torch.allclose(completion_logits(model, b), want, atol=1e-5)
+
+
+class _Killed(Exception):
+    """Stands in for the process dying mid-run (Ctrl-C, a machine restart)."""
+
+
+@pytest.mark.parametrize("lora", [False, True])
+def test_a_killed_sft_run_resumes_from_its_checkpoint_to_the_same_weights(
+    tokenizer, examples, tmp_path, monkeypatch, lora
+):
+    import rmsweb_trainer.sft as sft
+
+    chats = _chats(examples) * 2  # 8 rows, batch 2: 4 steps an epoch, 8 in all
+    o = dict(epochs=2, batchSize=2, lr=3e-3, valFrac=0, seed=3, lora=lora, loraRank=2)
+    fp = {"data": "d1"}
+
+    def weights(trainer):
+        return {n: p.detach().clone() for n, p in trainer.model.named_parameters()}
+
+    straight, straight_epochs = train_sft(build_model(tokenizer, "tiny", seed=0), tokenizer, chats, **o)
+    want = weights(straight)
+
+    ckpt = tmp_path / "ckpt"
+    write = sft.MetricsLog.write
+
+    def dies_at_step_6(self, event, **fields):
+        if event == "step" and fields["step"] == 6:
+            raise _Killed
+        write(self, event, **fields)
+
+    monkeypatch.setattr(sft.MetricsLog, "write", dies_at_step_6)
+    with pytest.raises(_Killed):
+        train_sft(build_model(tokenizer, "tiny", seed=0), tokenizer, chats, checkpoint_dir=str(ckpt), save_steps=1, fingerprint=fp, **o)  # fmt: skip
+    assert (ckpt / "checkpoint-5").is_dir()
+    monkeypatch.setattr(sft.MetricsLog, "write", write)
+
+    metrics = tmp_path / "m.jsonl"
+    resumed, epochs = train_sft(
+        build_model(tokenizer, "tiny", seed=0),
+        tokenizer,
+        chats,
+        checkpoint_dir=str(ckpt),
+        save_steps=1,
+        fingerprint=fp,
+        metrics_path=str(metrics),
+        **o,
+    )
+    steps = [json.loads(x)["step"] for x in metrics.read_text().splitlines() if '"step"' in x]
+    assert steps == [6, 7, 8]  # the five steps before the kill were not trained again
+    got = weights(resumed)
+    assert got.keys() == want.keys()
+    for n in want:
+        assert torch.allclose(got[n], want[n], atol=1e-6), n
+    # the epoch losses cover the steps before the kill too
+    assert [e["epoch"] for e in epochs] == [1, 2]
+    for a, b in zip(epochs, straight_epochs, strict=True):
+        assert a["losses/train"] == pytest.approx(b["losses/train"], rel=1e-5)
+
+
+def test_checkpoints_of_other_data_are_discarded_not_resumed(tokenizer, examples, tmp_path, capsys):
+    chats = _chats(examples)
+    o = dict(epochs=1, batchSize=2, lr=3e-3, valFrac=0, seed=0)
+    ckpt = tmp_path / "ckpt"
+    train_sft(build_model(tokenizer, "tiny", seed=0), tokenizer, chats, checkpoint_dir=str(ckpt), save_steps=1, fingerprint={"data": "a"}, **o)  # fmt: skip
+    assert (ckpt / "checkpoint-2").is_dir()
+    metrics = tmp_path / "m.jsonl"
+    train_sft(build_model(tokenizer, "tiny", seed=0), tokenizer, chats, checkpoint_dir=str(ckpt), save_steps=1, fingerprint={"data": "b"}, metrics_path=str(metrics), **o)  # fmt: skip
+    assert "starting over" in capsys.readouterr().err
+    assert [json.loads(x)["step"] for x in metrics.read_text().splitlines() if '"step"' in x] == [1, 2]

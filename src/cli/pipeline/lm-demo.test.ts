@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { trainerEnv, trainerPython } from '../../models/trainer-python.ts';
 import { threadsPerWorker } from '../runtime.ts';
 import { lmStageResults } from './lm-demo.ts';
-import { chooseMode, lmRoute } from './lm-stages.ts';
+import { chooseMode, lmRoute, sftRates } from './lm-stages.ts';
 import { PRESETS, presetByName } from './presets.ts';
 
 /**
@@ -51,6 +51,15 @@ describe('the lm presets', () => {
     expect(threadsPerWorker(1)).toBe(availableParallelism());
     expect(threadsPerWorker(availableParallelism())).toBe(1);
     expect(threadsPerWorker(10_000)).toBe(1);
+  });
+
+  it('counts only the steps a resumed SFT run trained in its rates', () => {
+    const step = (n: number) => ({ event: 'step', step: n, tokens: 100 });
+    // 8 rows x 2 epochs, batch 2: 8 steps in one go, or steps 6-8 after a checkpoint at step 5
+    const whole = sftRates([1, 2, 3, 4, 5, 6, 7, 8].map(step), 8, 2, 2, 16);
+    expect(whole).toEqual({ rowsPerSecond: 1, tokensPerSecond: 50 });
+    const resumed = sftRates([6, 7, 8].map(step), 8, 2, 2, 6);
+    expect(resumed).toEqual({ rowsPerSecond: 1, tokensPerSecond: 50, resumedFromStep: 5 });
   });
 
   it('chooses full fine-tuning only when it scores better on the validation steps', () => {

@@ -367,7 +367,7 @@ function lmLines(
   } else lines.push(`- fine-tuning mode fixed: ${choice.chosen} (no validation choice run)`);
   for (const r of sft)
     lines.push(
-      `- SFT (seed ${r.seed}): ${r.mode}, ${r.rows} rows x ${r.epochs} epoch(s) at lr ${r.lr}, ${r.trainSeconds.toFixed(0)} s (${r.rowsPerSecond.toFixed(3)} rows/s${r.tokensPerSecond === null ? '' : `, ${r.tokensPerSecond.toFixed(0)} tokens/s`}); last loss ${r.finalLoss?.toFixed(4) ?? 'n/a'}`,
+      `- SFT (seed ${r.seed}): ${r.mode}, ${r.rows} rows x ${r.epochs} epoch(s) at lr ${r.lr}, ${r.trainSeconds.toFixed(0)} s${r.resumedFromStep === undefined ? '' : ` after resuming at step ${r.resumedFromStep}`} (${r.rowsPerSecond.toFixed(3)} rows/s${r.tokensPerSecond === null ? '' : `, ${r.tokensPerSecond.toFixed(0)} tokens/s`}); last loss ${r.finalLoss?.toFixed(4) ?? 'n/a'}`,
     );
   lines.push(
     `- rollouts of the SFT student on train tasks (for mining): ${rollout.successes}/${rollout.episodes} succeeded, ${rollout.steps} steps`,

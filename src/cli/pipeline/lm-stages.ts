@@ -226,11 +226,14 @@ const LmSftResult = z.object({
   rows: count,
   epochs: count,
   lr: z.number(),
+  /** The wall time of the attempt that finished (from its resume point when `resumedFromStep`). */
   trainSeconds: z.number().nonnegative(),
-  /** Rows (of ~tokens each) trained a second, and the trainer's last epoch loss. */
+  /** Rows (of ~tokens each) trained a second in that attempt, and the trainer's last epoch loss. */
   rowsPerSecond: z.number().nonnegative(),
   tokensPerSecond: z.number().nonnegative().nullable(),
   finalLoss: z.number().nullable(),
+  /** The optimizer step an interrupted run's checkpoint had reached (absent: trained in one go). */
+  resumedFromStep: z.number().int().nonnegative().optional(),
 });
 export type LmSftResult = z.infer<typeof LmSftResult>;
 
@@ -320,18 +323,32 @@ function successes(collectDir: string): Map<string, Trajectory> {
 // ---- SFT ---------------------------------------------------------------------------------------
 
 /** Rows a second and tokens a second of a finished trainer run, from its events. */
-function sftRates(events: TrainerEvent[], rows: number, epochs: number, seconds: number) {
-  // Each optimizer step's event counts the tokens it trained on.
-  const tokens = events
-    .filter((e) => e.event === 'step')
+/** Training rates of an SFT run from its trainer events (see LmSftResult). */
+export function sftRates(events: TrainerEvent[], rows: number, epochs: number, batch: number, seconds: number) {
+  // Each optimizer step's event counts the tokens it trained on; a resumed run logs only the steps
+  // after its checkpoint, and its rates count those alone.
+  const steps = events.filter((e) => e.event === 'step');
+  const tokens = steps
     .map((e) => Number(e.tokens ?? Number.NaN))
     .filter(Number.isFinite)
     .reduce((a, b) => a + b, 0);
+  const first = Number(steps[0]?.step ?? 1);
+  const resumedFromStep = Number.isInteger(first) && first > 1 ? first - 1 : undefined;
+  const trained = resumedFromStep === undefined ? rows * epochs : Math.min(rows * epochs, steps.length * batch);
   return {
-    rowsPerSecond: seconds > 0 ? (rows * epochs) / seconds : 0,
+    rowsPerSecond: seconds > 0 ? trained / seconds : 0,
     tokensPerSecond: tokens > 0 && seconds > 0 ? tokens / seconds : null,
+    ...(resumedFromStep === undefined ? {} : { resumedFromStep }),
   };
 }
+
+/**
+ * Optimizer steps between the resumable checkpoints of an LM SFT run (`--save-steps`): about four
+ * minutes of LoRA training on the project machine, so a killed hour-long stage loses minutes, not
+ * the hour; a full fine-tuning checkpoint (weights and Adam's state, ~3 GB for Gemma 3 270M) takes
+ * seconds to write.
+ */
+export const SFT_SAVE_STEPS = 20;
 
 /**
  * One torch SFT run of `model` on `data` into `out` (as `train sft --backend torch`), no validation
@@ -359,6 +376,9 @@ async function torchSft(
   args.push('--epochs', String(o.epochs), '--batch', String(o.batch), '--lr', String(o.lr));
   args.push('--seed', String(o.seed), '--val-frac', '0', '--device', lm.device);
   args.push('--micro-batch', String(lm.microBatch));
+  // A killed stage (Ctrl-C, a machine restart) runs this same command again, which resumes from the
+  // latest checkpoint in <out>/checkpoints (the trainer discards one made from other rows or options).
+  args.push('--save-steps', String(SFT_SAVE_STEPS));
   if (o.mode === 'lora') args.push('--lora');
   // An hour of Gemma SFT on CPU with one line at its end looks hung: the bar counts optimizer steps.
   const total = Math.max(1, Math.ceil(o.rows / Math.max(1, o.batch)) * o.epochs);
@@ -555,7 +575,8 @@ export function chooseMode(
 
 /**
  * SFT of the LM student (training seed `k`: the pipeline's seed + k) on a seeded sample of at most
- * `sft.examples` export rows, in the chosen mode. An interrupted stage trains again from the start.
+ * `sft.examples` export rows, in the chosen mode. An interrupted stage resumes from the trainer's
+ * latest checkpoint (every {@link SFT_SAVE_STEPS} optimizer steps).
  */
 export async function lmSftStage(
   ctx: PipelineContext,
@@ -597,7 +618,7 @@ export async function lmSftStage(
     epochs: lm.sft.epochs,
     lr,
     trainSeconds: seconds,
-    ...sftRates(events, rows.length, lm.sft.epochs, seconds),
+    ...sftRates(events, rows.length, lm.sft.epochs, lm.sft.batch, seconds),
     finalLoss: Number.isFinite(loss) ? loss : null,
   };
 }
