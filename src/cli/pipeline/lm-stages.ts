@@ -323,8 +323,13 @@ function successes(collectDir: string): Map<string, Trajectory> {
 // ---- SFT ---------------------------------------------------------------------------------------
 
 /** Rows a second and tokens a second of a finished trainer run, from its events. */
-/** Training rates of an SFT run from its trainer events (see LmSftResult). */
-export function sftRates(events: TrainerEvent[], rows: number, epochs: number, batch: number, seconds: number) {
+export function sftRates(
+  events: TrainerEvent[],
+  rows: number,
+  epochs: number,
+  batch: number,
+  seconds: number,
+) {
   // Each optimizer step's event counts the tokens it trained on; a resumed run logs only the steps
   // after its checkpoint, and its rates count those alone.
   const steps = events.filter((e) => e.event === 'step');
@@ -334,7 +339,8 @@ export function sftRates(events: TrainerEvent[], rows: number, epochs: number, b
     .reduce((a, b) => a + b, 0);
   const first = Number(steps[0]?.step ?? 1);
   const resumedFromStep = Number.isInteger(first) && first > 1 ? first - 1 : undefined;
-  const trained = resumedFromStep === undefined ? rows * epochs : Math.min(rows * epochs, steps.length * batch);
+  const trained =
+    resumedFromStep === undefined ? rows * epochs : Math.min(rows * epochs, steps.length * batch);
   return {
     rowsPerSecond: seconds > 0 ? trained / seconds : 0,
     tokensPerSecond: tokens > 0 && seconds > 0 ? tokens / seconds : null,
