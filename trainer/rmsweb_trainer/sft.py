@@ -177,9 +177,11 @@ def sft_config(
         completion_only_loss=True,
         max_length=None,
         eval_strategy="epoch" if has_val else "no",
-        save_strategy="steps" if save_steps > 0 else "no",
-        save_steps=save_steps if save_steps > 0 else 500,
-        save_total_limit=1,
+        **(
+            {"save_strategy": "steps", "save_steps": save_steps, "save_total_limit": 1}
+            if save_steps > 0
+            else {"save_strategy": "no"}
+        ),
         logging_strategy="no",
         report_to="none",
         disable_tqdm=True,
@@ -328,13 +330,12 @@ def train_sft(
     # same seed, data and model give the same run: LoRA's init, the split and the data order
     torch.manual_seed(o["seed"])
     train, val = split(encode(tok, chats, o["maxPromptTokens"]), o["seed"], o["valFrac"])
-    resume, resume_file = None, None
-    if checkpoint_dir and save_steps > 0:
-        work, resume, resume_file = (
-            checkpoint_dir,
-            *resume_point(checkpoint_dir, {**(fingerprint or {}), "options": o}, dist),
-        )
+    keep = bool(checkpoint_dir) and save_steps > 0
+    if keep:
+        work = checkpoint_dir
+        resume, losses_file = resume_point(checkpoint_dir, {**(fingerprint or {}), "options": o}, dist)
     else:
+        resume, losses_file = None, None
         # TRL wants an output_dir for checkpoints; this run saves none mid-run, so a scratch folder
         work = work_dir or tempfile.mkdtemp(prefix="rmsweb-sft-")
     trainer = build_trainer(
@@ -345,18 +346,18 @@ def train_sft(
         o,
         cpu=dist.device.type == "cpu",
         work_dir=work,
-        save_steps=save_steps if resume_file else 0,
+        save_steps=save_steps if keep else 0,
     )
     log = MetricsLog(metrics_path, dist)
     epochs: list[dict[str, Any]] = []
     trainer.add_callback(
-        _metrics_callback(trainer, log, len(train), len(val), epochs, on_metrics, resume_file, resumed=bool(resume))
+        _metrics_callback(trainer, log, len(train), len(val), epochs, on_metrics, losses_file, resumed=bool(resume))
     )
     try:
         trainer.train(resume_from_checkpoint=resume)
     finally:
         log.close()
-        if work_dir is None and not resume_file:
+        if work_dir is None and not keep:
             shutil.rmtree(work, ignore_errors=True)
     return trainer, epochs
 
@@ -374,15 +375,14 @@ def resume_point(checkpoint_dir: str, fingerprint: dict[str, Any], dist: Dist) -
     root = Path(checkpoint_dir)
     stamp = root / "rmsweb-resume.json"
     want = json.dumps(fingerprint, sort_keys=True, default=str)
-    if root.exists() and (not stamp.exists() or stamp.read_text(encoding="utf-8") != want):
-        if dist.main and any(root.iterdir()):
-            print(
-                f"{checkpoint_dir}: checkpoints of another run (model, data or options differ): starting over",
-                file=sys.stderr,
-            )
-        if dist.main:
-            shutil.rmtree(root)
     if dist.main:
+        if root.exists() and (not stamp.exists() or stamp.read_text(encoding="utf-8") != want):
+            if any(root.iterdir()):
+                print(
+                    f"{checkpoint_dir}: checkpoints of another run (model, data or options differ): starting over",
+                    file=sys.stderr,
+                )
+            shutil.rmtree(root)
         root.mkdir(parents=True, exist_ok=True)
         stamp.write_text(want, encoding="utf-8")
     last = get_last_checkpoint(str(root)) if root.exists() else None
