@@ -7,6 +7,7 @@ import {
   elementScore,
   estimateTokens,
   lmActionText,
+  lmReplyText,
   parseLmAction,
   renderLmObservation,
   taskTerms,
@@ -156,7 +157,7 @@ describe('renderLmObservation', () => {
   });
 });
 
-describe('the reply: lmActionText and parseLmAction', () => {
+describe('the reply: lmActionText, lmReplyText and parseLmAction', () => {
   it('writes an action as compact JSON with defaults left out, and reads it back', () => {
     const cases: Action[] = [
       { type: 'click', index: 12 },
@@ -169,6 +170,22 @@ describe('the reply: lmActionText and parseLmAction', () => {
     expect(lmActionText(cases[1])).toBe('{"input":{"index":3,"text":"Paris"}}');
     expect(lmActionText(cases[2])).toBe('{"input":{"index":3,"text":"more","clear":false}}');
     for (const a of cases) expect(parseLmAction(lmActionText(a))).toEqual(a);
+  });
+  it('writes the element before an action on one, nothing before one on no element, and reads it back', () => {
+    expect(lmReplyText({ type: 'input', index: 3, text: 'Paris', clear: true })).toBe(
+      '[3] {"input":{"index":3,"text":"Paris"}}',
+    );
+    expect(lmReplyText({ type: 'click', index: 0 })).toBe('[0] {"click":{"index":0}}');
+    expect(lmReplyText({ type: 'scroll', down: true, pages: 1 })).toBe('{"scroll":{"down":true}}');
+    expect(lmReplyText({ type: 'done', text: 'ok', success: true })).toBe('{"done":{"text":"ok"}}');
+    const actions: Action[] = [
+      { type: 'click', index: 12 },
+      { type: 'select_dropdown', index: 7, text: 'Work' },
+      { type: 'go_back' },
+    ];
+    for (const a of actions) expect(parseLmAction(lmReplyText(a))).toEqual(a);
+    // The JSON's index is the action's: a reply whose pointer disagrees acts where its JSON says.
+    expect(parseLmAction('[4] {"click":{"index":9}}')).toEqual({ type: 'click', index: 9 });
   });
   it('takes the first balanced object of a reply, braces inside strings included', () => {
     expect(

@@ -14,7 +14,7 @@ import type { HistoryEntry } from './agent.ts';
  * It exists because the full Browser Use prompt (`prompt.ts`) runs to 2,000-5,000 tokens on the
  * world's pages, and a 270M model on two CPU cores evaluates about 400 prompt tokens a second.
  */
-export const LM_PROMPT_VERSION = 1;
+export const LM_PROMPT_VERSION = 2;
 
 /** Default budget of the rendered user text, in estimated tokens ({@link estimateTokens}). */
 export const DEFAULT_PROMPT_TOKENS = 768;
@@ -33,7 +33,7 @@ const TEXT_CHARS = 100;
  */
 export const LM_SYSTEM_PROMPT = `You operate a web browser. Reply with one action as JSON, one of:
 {"click": {"index": N}} | {"input": {"index": N, "text": "..."}} | {"select_dropdown": {"index": N, "text": "..."}} | {"scroll": {"down": true}} | {"go_back": {}} | {"done": {"text": "answer", "success": true}}
-Indices refer to the [N] elements shown.`;
+Indices refer to the [N] elements shown. Write the element's [N] before an action on it: [3] {"click": {"index": 3}}`;
 
 /**
  * Tokens a text costs, estimated from its length: Gemma 3's tokenizer averaged 2.73 characters a
@@ -338,8 +338,9 @@ const DEFAULT_PARAMS: Record<string, Record<string, unknown>> = {
 };
 
 /**
- * The reply the student is trained to write for an action: its Browser Use object as compact JSON,
- * parameters at their defaults left out (`{"input":{"index":3,"text":"Paris"}}`).
+ * An action in canonical form: its Browser Use object as compact JSON, parameters at their
+ * defaults left out (`{"input":{"index":3,"text":"Paris"}}`). Two actions are the same exactly when
+ * their texts are.
  */
 export function lmActionText(a: Action): string {
   const { type, ...params } = a as Action & Record<string, unknown>;
@@ -351,7 +352,23 @@ export function lmActionText(a: Action): string {
 }
 
 /**
- * Reads the student's reply: the first balanced JSON object in `text`, as a Browser Use action.
+ * The reply the student is trained to write for an action: the element it acts on, then the action
+ * ({@link lmActionText}): `[3] {"input":{"index":3,"text":"Paris"}}`; an action on no element is
+ * its JSON alone (`{"scroll":{"down":true}}`).
+ *
+ * The element comes first because a model writing the action type first must choose it before it
+ * has chosen the element, from the prior over types alone: students trained on the JSON alone
+ * answered `click` on every validation step, often on the right textbox (results/lm-sft-tuning.md).
+ * Written after `[N]`, the type can read the element's line (`[3] searchbox "Search"`).
+ */
+export function lmReplyText(a: Action): string {
+  const index = 'index' in a && typeof a.index === 'number' ? a.index : null;
+  return `${index === null ? '' : `[${index}] `}${lmActionText(a)}`;
+}
+
+/**
+ * Reads the student's reply: the first balanced JSON object in `text`, as a Browser Use action (the
+ * `[N]` written before it, {@link lmReplyText}, is not read: the JSON's index is the action's).
  * Throws an InputError (from the action registry) naming what is wrong when there is none.
  */
 export function parseLmAction(text: string): Action {

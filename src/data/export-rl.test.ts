@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { parquetMetadata, parquetReadObjects, parquetSchema } from 'hyparquet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LmAgent } from '../agent/lm-agent.ts';
-import { LM_PROMPT_VERSION, lmActionText } from '../agent/lm-prompt.ts';
+import { LM_PROMPT_VERSION, lmReplyText } from '../agent/lm-prompt.ts';
 import { agentView, type CriticalState, fromBrowserUse, sha256 } from '../core/index.ts';
 import type { TextCompletionModel, TextCompletionOptions } from '../models/text-completion.ts';
 import { RunStore } from '../store/index.ts';
@@ -201,7 +201,7 @@ describe('exportRl', () => {
             layout: 'lm',
             lmPromptVersion: LM_PROMPT_VERSION,
             promptTokens: 400,
-            completion: lmActionText(cs.success.action),
+            completion: lmReplyText(cs.success.action),
           });
           expect(row.extra_info.observation.elements.length).toBe(cs.success.observation.elements.length);
           expect(scrubber.leaks(JSON.stringify(row))).toBe(false);

@@ -3,8 +3,8 @@ import { basename, dirname, join, resolve } from 'node:path';
 import {
   DEFAULT_PROMPT_TOKENS,
   LM_PROMPT_VERSION,
-  lmActionText,
   lmPromptText,
+  lmReplyText,
   renderLmObservation,
 } from '../agent/lm-prompt.ts';
 import {
@@ -259,7 +259,7 @@ export function exportRl(opts: ExportRlOptions): ExportRlSummary {
         },
         ...(withObservation ? { observation: rewardObservation(cs) } : {}),
         ...(layout.kind === 'lm'
-          ? { lm: { prompt: lmPromptText(p), completion: lmActionText(cs.success.action) } }
+          ? { lm: { prompt: lmPromptText(p), completion: lmReplyText(cs.success.action) } }
           : {}),
       });
     }

@@ -1,5 +1,5 @@
 import type { HistoryEntry } from '../agent/agent.ts';
-import { lmActionText, renderLmObservation } from '../agent/lm-prompt.ts';
+import { lmReplyText, renderLmObservation } from '../agent/lm-prompt.ts';
 import {
   type AgentOutput,
   agentView,
@@ -159,7 +159,7 @@ export function flattenTrajectory(t: Trajectory, opts: FlattenOptions = {}): Fla
       system: p.system,
       user: p.user,
       imageHash: p.imageHash,
-      assistant: opts.layout?.kind === 'lm' ? lmActionText(t.steps[i].action) : JSON.stringify(p.output),
+      assistant: opts.layout?.kind === 'lm' ? lmReplyText(t.steps[i].action) : JSON.stringify(p.output),
     });
   }
   return { examples, droppedNoteLeak };

@@ -34,12 +34,14 @@ def lm_prompt(task: str) -> str:
 
 
 def lm_reply(action: dict) -> str:
-    """The reply as lmActionText writes it: compact JSON, defaults left out, no line break at the end."""
+    """The reply as lmReplyText writes it: the element's [N] (an action on one), then compact JSON,
+    defaults left out, no line break at the end."""
     ((name, params),) = action.items()
     params = {k: v for k, v in params.items() if not (name == "input" and k == "clear" and v is True)}
     if name == "done" and params.get("success") is True:
         params = {k: v for k, v in params.items() if k != "success"}
-    return json.dumps({name: params}, separators=(",", ":"))
+    pointer = f"[{params['index']}] " if isinstance(params.get("index"), int) else ""
+    return pointer + json.dumps({name: params}, separators=(",", ":"))
 
 
 def sft_rows():
@@ -92,7 +94,7 @@ def test_sft_reads_lm_rows_from_the_file_or_its_export_folder(tmp_path):
     for where in (tmp_path, tmp_path / "train.jsonl"):
         chats = load_sft(where)
         assert len(chats) == 4 and all(c.is_lm for c in chats)
-        assert chats[1].text == lm_prompt(STATES[1][0]) and chats[1].assistant == '{"click":{"index":1}}'
+        assert chats[1].text == lm_prompt(STATES[1][0]) and chats[1].assistant == '[1] {"click":{"index":1}}'
     assert layout_meta(tmp_path, "model", load_sft(tmp_path)) == {"layout": "lm", "promptTokens": 640}
 
 
@@ -157,6 +159,9 @@ def test_a_single_action_object_parses_as_that_action():
     assert parse_completion('{"memory":"x"}') is None
     # the lm parser reads the first balanced object, as parseLmAction does; junk after it is ignored
     assert parse_lm_completion('{"click":{"index":3}} }{') == {"type": "click", "index": 3}
+    # the element's [N] written before the object (lmReplyText) is not read: the JSON's index is
+    assert parse_lm_completion('[3] {"click":{"index":3}}') == {"type": "click", "index": 3}
+    assert parse_lm_completion('[4] {"click":{"index":9}}') == {"type": "click", "index": 9}
     assert parse_lm_completion(' {"input":{"index":0,"text":"a}b"}}') == {
         "type": "input",
         "index": 0,

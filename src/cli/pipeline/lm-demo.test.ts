@@ -180,6 +180,17 @@ describe.skipIf(!hasPython && !mustRun)('rmsweb demo --preset lm-tiny (tiny rand
     const other = demo('--lm-finetune', 'full');
     expect(other.status).toBe(2);
     expect(other.stderr).toContain('made with other settings');
+    // A folder whose lm rows are in an older compact layout is refused, not prompted in this one.
+    const manifest = join(out, 'exports', 'lm', 'export.json');
+    const written = readFileSync(manifest, 'utf8');
+    writeFileSync(manifest, JSON.stringify({ ...JSON.parse(written), lmPromptVersion: 1 }));
+    try {
+      const older = demo();
+      expect(older.status).toBe(2);
+      expect(older.stderr).toMatch(/lm rows are in layout version 1, this code's is \d+/);
+    } finally {
+      writeFileSync(manifest, written);
+    }
   }, 600_000);
 
   it('adds a training seed and the RL ablation rows to the finished folder, running only their stages', () => {

@@ -7,6 +7,7 @@ import { type CollectResult, collectStage } from './data-stages.ts';
 import type { EvalStageResult } from './eval-stage.ts';
 import { lmRows, lmRowsTable, recordInvocation, stageTimes, writeLmStudent } from './lm-results.ts';
 import {
+  checkLmLayoutVersion,
   chooseFinetuneStage,
   type FinetuneChoiceResult,
   LM_STAGES,
@@ -122,6 +123,7 @@ export async function runLmDemo(ctx: PipelineContext, o: LmDemoOptions = {}): Pr
     }),
   );
   await s.runStage(LM_STAGES.exportSft, (scope) => lmExportStage(ctx, scope));
+  checkLmLayoutVersion(ctx.paths.root);
   const choice = await s.runStage(LM_STAGES.choose, (scope) => chooseFinetuneStage(ctx, scope));
   const sftOf = (k: number) =>
     s.runStage(LM_STAGES.sft, (scope) => lmSftStage(ctx, scope, { mode: choice.chosen, k }), seedSuffix(k));

@@ -4,7 +4,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import type { Agent, AgentInput } from '../../agent/agent.ts';
-import { DEFAULT_PROMPT_TOKENS, lmActionText } from '../../agent/lm-prompt.ts';
+import { DEFAULT_PROMPT_TOKENS, LM_PROMPT_VERSION, lmActionText } from '../../agent/lm-prompt.ts';
 import { type EpisodeJob, runEpisodePool } from '../../collect/episode-pool.ts';
 import { actionsEquivalent } from '../../core/action-equivalence.ts';
 import { InputError, RmswebError } from '../../core/errors.ts';
@@ -286,6 +286,25 @@ export async function lmExportStage(ctx: PipelineContext, scope: StageScope): Pr
     });
   scope.log(`${s.examples} lm rows from ${s.trajectories} successes -> ${s.file}`);
   return s;
+}
+
+/**
+ * Refuses the run folder `root` whose lm rows were written in another version of the compact layout than
+ * this code's: its finished stages trained students on that layout, and this code would prompt
+ * them (and write RL rows) in its own. A new run folder is the remedy, not a silent mix.
+ */
+export function checkLmLayoutVersion(root: string): void {
+  const file = join(lmPaths(root).exportSft, 'export.json');
+  const written = z
+    .looseObject({ lmPromptVersion: z.number().optional() })
+    .safeParse(JSON.parse(readFileSync(file, 'utf8'))).data?.lmPromptVersion;
+  if (written !== LM_PROMPT_VERSION)
+    throw new InputError(
+      `this run folder's lm rows are in layout version ${written ?? 'unknown'}, this code's is ` +
+        `${LM_PROMPT_VERSION} (src/agent/lm-prompt.ts); its students would be prompted in a layout they ` +
+        'were not trained on. Start a new run folder (--out).',
+      { file, field: 'lmPromptVersion' },
+    );
 }
 
 /** One exported lm row, as `export sft --format lm` writes it. */
