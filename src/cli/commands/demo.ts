@@ -60,7 +60,7 @@ export function registerDemo(program: Command): void {
     )
     .option(
       '--lm-finetune <mode>',
-      "lm presets: lora | full | auto (auto: choose on a validation split of train tasks; fix it to skip the choice's cost)",
+      'lm presets: lora | full | auto (default lora for lm, chosen on validation in results/lm-sft-tuning.md; auto: choose again on a validation split of train tasks, ~15-23 min)',
     )
     .option(
       '--lm-seeds <n>',

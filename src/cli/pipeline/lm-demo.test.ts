@@ -43,7 +43,7 @@ describe('the lm presets', () => {
     expect(lm.sites).toEqual(quick.sites);
     expect({ ...lm.collect, screenshots: true }).toEqual(quick.collect);
     expect(lm.eval.testTasks).toBe(quick.eval.testTasks);
-    expect(lm.lm?.finetune).toBe('auto');
+    expect(lm.lm?.finetune).toBe('lora');
     expect(presetByName('lm-tiny').lm?.seeds).toBe(1);
   });
 
