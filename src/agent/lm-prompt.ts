@@ -1,4 +1,4 @@
-import { type Action, formatAction, fromBrowserUse } from '../core/action.ts';
+import { type Action, formatAction, fromBrowserUse, targetIndex } from '../core/action.ts';
 import type { Element, Observation, TextBlock } from '../core/observation.ts';
 import type { AgentTask } from '../core/task.ts';
 import { DISMISS_WORD_RE } from '../core/text-patterns.ts';
@@ -217,7 +217,7 @@ export function elementLine(e: Element): string {
 
 /** The label of the element an action acted on, read from the observation it was chosen on. */
 function actedLabel(h: HistoryEntry): string {
-  const index = 'index' in h.action && typeof h.action.index === 'number' ? h.action.index : null;
+  const index = targetIndex(h.action as Action);
   if (index === null) return '';
   const e = h.observation.elements.find((x) => x.index === index);
   return e ? ` "${clip(e.name || e.text || e.attributes.placeholder || '', 30)}"` : '';
@@ -362,7 +362,7 @@ export function lmActionText(a: Action): string {
  * Written after `[N]`, the type can read the element's line (`[3] searchbox "Search"`).
  */
 export function lmReplyText(a: Action): string {
-  const index = 'index' in a && typeof a.index === 'number' ? a.index : null;
+  const index = targetIndex(a);
   return `${index === null ? '' : `[${index}] `}${lmActionText(a)}`;
 }
 

@@ -153,3 +153,8 @@ export function formatAction(a: Action): string {
       return `done(${a.success}, ${JSON.stringify(a.text)})`;
   }
 }
+
+/** The element index an action targets, or null for an action on no element (scroll without one, done, ...). */
+export function targetIndex(a: Action): number | null {
+  return 'index' in a && typeof a.index === 'number' ? a.index : null;
+}

@@ -1,11 +1,11 @@
 import {
-  type Action,
   actionsEquivalent,
   type Comparability,
   elementAt,
   elementsEquivalent,
   type FailureLabel,
   type Trajectory,
+  targetIndex,
 } from '../core/index.ts';
 import { alignRuns } from './align.ts';
 import { type ComparabilityWeights, comparability } from './comparability.ts';
@@ -62,10 +62,6 @@ export function findDivergences(
     });
   }
   return out;
-}
-
-function targetIndex(a: Action): number | null {
-  return 'index' in a && typeof a.index === 'number' ? a.index : null;
 }
 
 /**

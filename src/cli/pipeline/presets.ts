@@ -249,11 +249,11 @@ export const DEFAULT_LM_MODEL = fileURLToPath(
  * - collect ~2-4 min; export ~0.5 min;
  * - LoRA, not full fine-tuning, chosen on the validation split of train tasks in
  *   results/lm-sft-tuning.md (240 rows, 60 steps: LoRA at 2e-4 23% of the teacher's actions, full at
- *   5e-5 10%), and cheaper: a full SFT step on this machine took ~25 s against ~12 s with LoRA, and
+ *   5e-5 10%), and cheaper: a full SFT step on this machine took ~25 s against ~14 s with LoRA, and
  *   only a LoRA student runs through llama.cpp. `--lm-finetune auto` makes the choice in the run
  *   itself, on a smaller proxy (2 x 64 rows scored on 48 steps, ~15-23 min): in one run it preferred
  *   full at 1e-5 by 3 of 48 steps (6.3% vs 0%), a difference inside that proxy's noise;
- * - SFT: 760 rows x 2 epochs at ~3 s a row: ~76 min. The other ~210 of the ~970 rows are held out:
+ * - SFT: 760 rows x 2 epochs at ~3.5 s a row: 89 min measured. The other ~210 of the ~970 rows are held out:
  *   they are the prompts of the llama.cpp agreement check (bench/lm-agreement.ts). Two epochs, not
  *   one: on the validation split of train tasks a second pass at lr 2e-4 lifted the greedy action
  *   from 23% to 32% of the teacher's, while a higher rate or full fine-tuning lost it
@@ -266,9 +266,9 @@ export const DEFAULT_LM_MODEL = fileURLToPath(
  * Measured on seed 0 of `demo --preset lm --lm-seeds 3 --lm-ablation` (results/lm-student.md, the
  * machine otherwise quiet): collect 4 min, choose 13, SFT 38, rollouts 8, Salvage-DS 40 (~135 s a
  * step: sampling 8 completions and training on them), eval base 3.5, SFT 15, Salvage-DS 14: 2.26 h
- * for the first seed's recipe with one SFT epoch and the auto choice; with LoRA fixed (no choice,
- * -13 min) and the second epoch (+38 min), ~2.7 h. Each
- * ablation row is another ~55 min (RL + eval), each further seed ~2.5 h (SFT, RL, two evaluations).
+ * for the first seed's recipe with one SFT epoch and the auto choice; with LoRA fixed (no choice)
+ * and two epochs (SFT 89 min), ~2.9 h. Each ablation row is another ~55 min (RL + eval), each
+ * further seed ~2.7 h (SFT, RL, two evaluations).
  *
  * What the 4 h forces below the issue's recipe, stated plainly: one training seed by default (each
  * more seed is SFT + Salvage-DS + two evaluations: `--lm-seeds 3` runs them, and may be raised on a
