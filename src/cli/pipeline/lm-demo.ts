@@ -93,10 +93,10 @@ const seedSuffix = (k: number) => (k ? `-seed${k}` : '');
 /**
  * `rmsweb demo --preset lm`: the quick preset's collection (the same stage, tasks and seeds), the
  * collection's steps as lm rows, the LoRA-or-full choice on a validation split of train tasks,
- * SFT of the LM per training seed, greedy rollouts of the first seed's student on train tasks,
- * mining (teacher failures and the student's, against the teacher's successes), the mined states
- * as lm RL rows, Salvage-DS per seed, and the evaluation of the base model and every student on
- * the test tasks, each evaluation run under its own perturbation seed (the same seeds for every
+ * SFT of the LM per training seed, the evaluation of the base model and of the first SFT student
+ * as soon as it exists, greedy rollouts of that student on train tasks, mining (teacher failures
+ * and the student's, against the teacher's successes), the mined states as lm RL rows, Salvage-DS
+ * per seed, and the evaluation of every other student on the test tasks, each evaluation run under its own perturbation seed (the same seeds for every
  * row, so rows are paired). Each stage is skipped when an earlier run of the folder finished it.
  */
 export async function runLmDemo(ctx: PipelineContext, o: LmDemoOptions = {}): Promise<LmDemoResult> {
@@ -127,44 +127,12 @@ export async function runLmDemo(ctx: PipelineContext, o: LmDemoOptions = {}): Pr
   const choice = await s.runStage(LM_STAGES.choose, (scope) => chooseFinetuneStage(ctx, scope));
   const sftOf = (k: number) =>
     s.runStage(LM_STAGES.sft, (scope) => lmSftStage(ctx, scope, { mode: choice.chosen, k }), seedSuffix(k));
-  // The first seed's whole recipe runs before the ablation rows and the other seeds, so that a
-  // run stopped early (or resumed with more seeds or rows) has its main rows first.
-  const sft: LmSftResult[] = [await sftOf(0)];
-  const student = sft[0]!;
-  const rollout = await s.runStage(LM_STAGES.rollout, (scope) =>
-    lmRolloutStage(ctx, scope, { tasks: train.slice(0, lm.rollout.tasks), student: sftRef(student) }),
-  );
-  const runs = [ctx.paths.collect, ctx.paths.rollout];
-  const mine = await s.runStage(STAGES.mine, (scope) =>
-    mineStage(ctx, scope, { runs, out: ctx.paths.critical, statsOut: ctx.paths.criticalStats }),
-  );
-  const rows =
-    mine.criticalStates > 0
-      ? await s.runStage(LM_STAGES.exportRl, (scope) => lmExportRlStage(ctx, scope, { runs }))
-      : null;
-  if (!rows) s.log('[lm-rl-salvage-ds] no critical states were mined: no RL student (see the mining stats)');
-  const rlOf = (k: number, name: string, suffix: string, variant?: LmRlVariant, dir?: string) =>
-    s.runStage(
-      LM_STAGES.rl,
-      (scope) =>
-        lmRlStage(ctx, scope, {
-          name,
-          init: sft[k]!.dir,
-          data: rows!.out,
-          states: rows!.rows,
-          mode: choice.chosen,
-          k,
-          variant,
-          dir,
-        }),
-      suffix,
-    );
-  const rl: LmRlResult[] = [];
-  const ablation: Array<{ row: (typeof LM_ABLATION_ROWS)[number]; result: LmRlResult }> = [];
-  if (rows) rl.push(await rlOf(0, 'lm-salvage-ds', 'salvage-ds'));
-
   const test = ctx.testTasks();
   const evals: EvalStageResult[] = [];
+  const sft: LmSftResult[] = [];
+  const rl: LmRlResult[] = [];
+  const ablation: Array<{ row: (typeof LM_ABLATION_ROWS)[number]; result: LmRlResult }> = [];
+  let rollout: LmRolloutResult | undefined;
   /** lm-student.{md,json} from what has finished so far: a run that spans sessions keeps its table. */
   const publish = (partial: boolean) => {
     const table = lmRows(ctx.store, evals, { seed: ctx.settings.seed });
@@ -201,8 +169,9 @@ export async function runLmDemo(ctx: PipelineContext, o: LmDemoOptions = {}): Pr
     const init = sftRef(sft[k]!);
     return { dir, adapters: init.adapters.length ? [...init.adapters, dir] : [] };
   };
-  const evalSeed = async (k: number) => {
-    await evaluate(`lm-sft${seedSuffix(k)}`, sftRef(sft[k]!), `lm:models/lm-sft${seedSuffix(k)}`);
+  const evalSft = (k: number) =>
+    evaluate(`lm-sft${seedSuffix(k)}`, sftRef(sft[k]!), `lm:models/lm-sft${seedSuffix(k)}`);
+  const evalRl = async (k: number) => {
     const r = rl[k];
     if (r)
       await evaluate(
@@ -211,8 +180,44 @@ export async function runLmDemo(ctx: PipelineContext, o: LmDemoOptions = {}): Pr
         `lm:models/lm-salvage-ds${seedSuffix(k)}`,
       );
   };
+  // The first seed's whole recipe runs before the ablation rows and the other seeds, so that a
+  // run stopped early (or resumed with more seeds or rows) has its main rows first; the base and
+  // the SFT student are evaluated as soon as they exist, so that a run cut off during RL (hours in
+  // on a CPU) has already published the SFT row.
+  sft.push(await sftOf(0));
+  const student = sft[0]!;
   await evaluate('lm-base', { dir: lm.model, adapters: [] }, 'lm:base');
-  await evalSeed(0);
+  await evalSft(0);
+  rollout = await s.runStage(LM_STAGES.rollout, (scope) =>
+    lmRolloutStage(ctx, scope, { tasks: train.slice(0, lm.rollout.tasks), student: sftRef(student) }),
+  );
+  const runs = [ctx.paths.collect, ctx.paths.rollout];
+  const mine = await s.runStage(STAGES.mine, (scope) =>
+    mineStage(ctx, scope, { runs, out: ctx.paths.critical, statsOut: ctx.paths.criticalStats }),
+  );
+  const rows =
+    mine.criticalStates > 0
+      ? await s.runStage(LM_STAGES.exportRl, (scope) => lmExportRlStage(ctx, scope, { runs }))
+      : null;
+  if (!rows) s.log('[lm-rl-salvage-ds] no critical states were mined: no RL student (see the mining stats)');
+  const rlOf = (k: number, name: string, suffix: string, variant?: LmRlVariant, dir?: string) =>
+    s.runStage(
+      LM_STAGES.rl,
+      (scope) =>
+        lmRlStage(ctx, scope, {
+          name,
+          init: sft[k]!.dir,
+          data: rows!.out,
+          states: rows!.rows,
+          mode: choice.chosen,
+          k,
+          variant,
+          dir,
+        }),
+      suffix,
+    );
+  if (rows) rl.push(await rlOf(0, 'lm-salvage-ds', 'salvage-ds'));
+  await evalRl(0);
   if (lm.ablation && rows)
     for (const row of LM_ABLATION_ROWS) {
       const dir = lmPaths(ctx.paths.root).rlRow(row.label);
@@ -223,7 +228,8 @@ export async function runLmDemo(ctx: PipelineContext, o: LmDemoOptions = {}): Pr
   for (let k = 1; k < lm.seeds; k++) {
     sft.push(await sftOf(k));
     if (rows) rl.push(await rlOf(k, `lm-salvage-ds${seedSuffix(k)}`, `salvage-ds${seedSuffix(k)}`));
-    await evalSeed(k);
+    await evalSft(k);
+    await evalRl(k);
   }
   await ctx.closeWorld();
 
@@ -350,7 +356,7 @@ function lmLead(
 function lmLines(
   choice: FinetuneChoiceResult,
   sft: LmSftResult[],
-  rollout: LmRolloutResult,
+  rollout: LmRolloutResult | undefined,
   rl: LmRlResult[],
   ablation: Array<{ row: (typeof LM_ABLATION_ROWS)[number]; result: LmRlResult }>,
 ): string[] {
@@ -371,9 +377,10 @@ function lmLines(
     lines.push(
       `- SFT (seed ${r.seed}): ${r.mode}, ${r.rows} rows x ${r.epochs} epoch(s) at lr ${r.lr}, ${r.trainSeconds.toFixed(0)} s${r.resumedFromStep === undefined ? '' : ` after resuming at step ${r.resumedFromStep}`} (${r.rowsPerSecond.toFixed(3)} rows/s${r.tokensPerSecond === null ? '' : `, ${r.tokensPerSecond.toFixed(0)} tokens/s`}); last loss ${r.finalLoss?.toFixed(4) ?? 'n/a'}`,
     );
-  lines.push(
-    `- rollouts of the SFT student on train tasks (for mining): ${rollout.successes}/${rollout.episodes} succeeded, ${rollout.steps} steps`,
-  );
+  if (rollout)
+    lines.push(
+      `- rollouts of the SFT student on train tasks (for mining): ${rollout.successes}/${rollout.episodes} succeeded, ${rollout.steps} steps`,
+    );
   const rlLine = (name: string, r: LmRlResult) =>
     `- ${name} (seed ${r.seed}): ${r.states} lm rows, ${r.steps} steps, ${r.rolloutsSampled} rollouts in ${r.wallSeconds.toFixed(0)} s` +
     `${r.completionTokensPerSecond ? ` (${r.completionTokensPerSecond.toFixed(1)} generated tokens/s over the whole run)` : ''}` +
