@@ -96,8 +96,8 @@ const seedSuffix = (k: number) => (k ? `-seed${k}` : '');
  * SFT of the LM per training seed, the evaluation of the base model and of the first SFT student
  * as soon as it exists, greedy rollouts of that student on train tasks, mining (teacher failures
  * and the student's, against the teacher's successes), the mined states as lm RL rows, Salvage-DS
- * per seed, and the evaluation of every other student on the test tasks, each evaluation run under its own perturbation seed (the same seeds for every
- * row, so rows are paired). Each stage is skipped when an earlier run of the folder finished it.
+ * per seed, and the evaluation of every other student on the test tasks, each evaluation run
+ * under its own perturbation seed (the same seeds for every row, so rows are paired). Each stage is skipped when an earlier run of the folder finished it.
  */
 export async function runLmDemo(ctx: PipelineContext, o: LmDemoOptions = {}): Promise<LmDemoResult> {
   const s = ctx.stages;
@@ -185,11 +185,10 @@ export async function runLmDemo(ctx: PipelineContext, o: LmDemoOptions = {}): Pr
   // the SFT student are evaluated as soon as they exist, so that a run cut off during RL (hours in
   // on a CPU) has already published the SFT row.
   sft.push(await sftOf(0));
-  const student = sft[0]!;
   await evaluate('lm-base', { dir: lm.model, adapters: [] }, 'lm:base');
   await evalSft(0);
   rollout = await s.runStage(LM_STAGES.rollout, (scope) =>
-    lmRolloutStage(ctx, scope, { tasks: train.slice(0, lm.rollout.tasks), student: sftRef(student) }),
+    lmRolloutStage(ctx, scope, { tasks: train.slice(0, lm.rollout.tasks), student: sftRef(sft[0]!) }),
   );
   const runs = [ctx.paths.collect, ctx.paths.rollout];
   const mine = await s.runStage(STAGES.mine, (scope) =>
