@@ -159,15 +159,34 @@ def random_adapter(base: str | Path, out: str | Path, rank: int = 8, alpha: floa
     return out
 
 
-def greedy(model: Any, prompt: list[int], n: int) -> list[int]:
-    """n greedy next tokens after `prompt` (no EOS stop: the comparison wants a fixed length)."""
+#: A greedy step whose top two logits are closer than this is a near tie: another float order
+#: (llama.cpp's SIMD kernels, another CPU) may pick the second, and the replies part there.
+NEAR_TIE = 0.02
+
+
+def greedy(model: Any, prompt: list[int], n: int) -> dict[str, Any]:
+    """n greedy next tokens after `prompt` (no EOS stop: the comparison wants a fixed length), with
+    `sure`: how many of them come before the first near tie, the part another engine must repeat."""
     import torch
 
     ids = list(prompt)
+    sure = None
     with torch.no_grad():
-        for _ in range(n):
-            ids.append(int(model(torch.tensor([ids])).logits[0, -1].argmax()))
-    return ids[len(prompt) :]
+        for k in range(n):
+            top = model(torch.tensor([ids])).logits[0, -1].topk(2)
+            if sure is None and float(top.values[0] - top.values[1]) < NEAR_TIE:
+                sure = k
+            ids.append(int(top.indices[0]))
+    return {"ids": ids[len(prompt) :], "sure": n if sure is None else sure}
+
+
+def greedy_ref(tok: Any, runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """The reference.json entry of greedy replies: ids, texts, and the text of each sure part."""
+    return {
+        "ids": [r["ids"] for r in runs],
+        "texts": [tok.decode(r["ids"]) for r in runs],
+        "sureTexts": [tok.decode(r["ids"][: r["sure"]]) for r in runs],
+    }
 
 
 def top_probs(model: Any, prompt: list[int], k: int = 3) -> list[list[float]]:
@@ -185,8 +204,8 @@ def roundtrip_fixture(out: str | Path, n: int = 8) -> dict[str, Any]:
     random LoRA saved as a --lora run saves it), adapter.gguf (export_gguf of it), ckpt2/ and
     adapter2.gguf (a second random LoRA over ckpt/'s merged weights, exported over base.gguf), and
     reference.json: per prompt, its token ids, the greedy tokens and text of transformers with and
-    without the adapter and with both, and the adapted model's three likeliest first tokens with
-    their probabilities."""
+    without the adapter and with both (and the text before the first near tie), and the adapted and
+    stacked models' three likeliest first tokens with their probabilities."""
     import torch
 
     from .gguf_adapter import export_gguf
@@ -212,10 +231,11 @@ def roundtrip_fixture(out: str | Path, n: int = 8) -> dict[str, Any]:
     ref = {
         "prompts": PROMPTS,
         "promptIds": ids,
-        "base": {"ids": plain, "texts": [tok.decode(x) for x in plain]},
-        "lora": {"ids": lora, "texts": [tok.decode(x) for x in lora]},
+        "base": greedy_ref(tok, plain),
+        "lora": greedy_ref(tok, lora),
         "loraTop": [top_probs(peft_model, p) for p in ids],
-        "stacked": {"ids": stacked, "texts": [tok.decode(x) for x in stacked]},
+        "stacked": greedy_ref(tok, stacked),
+        "stackedTop": [top_probs(second, p) for p in ids],
         "export": summary,
     }
     (out / "reference.json").write_text(json.dumps(ref) + "\n")
