@@ -1,44 +1,12 @@
-import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
-import { TRAINER_DIR, trainerEnv, trainerPython } from './trainer-python.ts';
+import { pytestSuite } from './testing/pytest-suite.ts';
 
 /**
- * Runs the PyTorch trainer's pytest suite (trainer/tests) beside the TS tests, so `npm test` covers
- * both implementations. CI (.ci/run) creates the venv first (trainer/setup.sh); elsewhere, without
- * the venv, the suite is skipped with a visible reason rather than passed silently.
+ * The PyTorch trainer's pytest suite (trainer/tests) beside the TS tests, so `npm test` covers both
+ * implementations: all of it but the Gemma 3 270M smoke tests, which trainer-python-gemma.test.ts runs
+ * (they load the real model for a minute, so vitest runs them beside this part).
  */
-const python = trainerPython();
-const present = Boolean(process.env.RMSWEB_PYTHON) || existsSync(python);
-const mustRun = Boolean(process.env.CI);
-
-describe('PyTorch trainer (pytest trainer/tests)', () => {
-  if (!present && !mustRun) {
-    it.skip(`SKIPPED: no trainer venv at ${python}; run bash trainer/setup.sh to include the Python tests`, () => {});
-    return;
-  }
-  it(
-    'passes its pytest suite',
-    () => {
-      expect(present, `CI must set up ${python} (bash trainer/setup.sh) before npm test`).toBe(true);
-      const r = spawnSync(
-        python,
-        ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', '--durations=8', 'tests'],
-        {
-          cwd: TRAINER_DIR,
-          env: trainerEnv({ OMP_NUM_THREADS: '1' }),
-          encoding: 'utf8',
-          timeout: 20 * 60_000,
-        },
-      );
-      const out = `${r.stdout}\n${r.stderr}`;
-      const summary = out.trim().split('\n').at(-1) ?? '';
-      // The slowest tests, so a CI log shows where the suite's minutes go.
-      const slowest = out.match(/=+ slowest[^\n]*\n([\s\S]*?)\n(?:=|\n)/)?.[1] ?? '';
-      process.stdout.write(`pytest: ${summary}\n${slowest}\n`);
-      expect(r.status, out.slice(-6000)).toBe(0);
-      expect(summary).toMatch(/\d+ passed/);
-    },
-    25 * 60_000,
-  );
-});
+pytestSuite('PyTorch trainer (pytest trainer/tests, without the real model)', [
+  '-k',
+  'not local_gemma',
+  'tests',
+]);

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Rng, type Task } from '../core/index.ts';
 import { Perturbation, runPerturbSeed } from './perturb.ts';
 import { CONTROL_HEADER, SESSION_COOKIE, WorldServer } from './server.ts';
 import { describeRun, sampleByTemplate, WorldHarness } from './testing/solve-harness.ts';
@@ -157,10 +158,15 @@ describe('reference solvers under perturbation, in Chromium', () => {
     await h?.close();
   });
 
-  // One task of every template, each under one of several non-zero seeds: the answer and the
-  // verifier are unchanged, so the privileged solver still succeeds on the perturbed pages.
-  it('solves a sampled task of every template', async () => {
-    const tasks = sampleByTemplate(h.tasks(), 1, 'perturb-ci');
+  // One task of a sampled template of every site, each under one of several non-zero seeds: the
+  // answer and the verifier are unchanged, so the privileged solver still succeeds on the perturbed
+  // pages. Every template: perturb-templates.long.test.ts (npm run test:long).
+  it('solves a sampled task of a sampled template of every site', async () => {
+    const bySite = new Map<string, Task>();
+    for (const t of new Rng('perturb-ci-site').shuffle(sampleByTemplate(h.tasks(), 1, 'perturb-ci')))
+      if (!bySite.has(t.site)) bySite.set(t.site, t);
+    const tasks = [...bySite.values()];
+    expect(tasks.length).toBeGreaterThanOrEqual(6);
     const seeds = [11, 23, 37, 41];
     const runs = [];
     for (const [i, t] of tasks.entries()) runs.push(await h.solve(t, { perturb: seeds[i % seeds.length] }));

@@ -227,7 +227,7 @@ def test_two_step_smoke_run_on_the_local_gemma_gguf(gemma):
 
     model, tok = gemma
     _, metrics = train_salvage_ds(
-        model, tok, make_examples(), steps=2, batchSize=1, groupSize=2, maxNewTokens=24, lr=1e-6
+        model, tok, make_examples(), steps=2, batchSize=1, groupSize=2, maxNewTokens=8, lr=1e-6
     )
     assert len(metrics) == 2 and metrics[0]["charts/kl_ref"] == 0.0
     assert all(m["losses/total"] == m["losses/total"] for m in metrics)  # finite

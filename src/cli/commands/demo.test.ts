@@ -1,27 +1,21 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readSnapshot } from '../pipeline/base-snapshot.ts';
+import { tinyAblateArgs, tinyDemo } from './testing/tiny-demo.ts';
 
 // The CI smoke test of the whole pipeline: `rmsweb demo --preset tiny` end to end in a real
-// browser against the offline world, then a rerun that must resume instead of redoing work.
+// browser against the offline world, then a rerun that must resume instead of redoing work. The
+// loss of the machine before the ablation's small snapshot exists is demo-ablate-loss.long.test.ts
+// (npm run test:long).
 
 const dir = mkdtempSync(join(tmpdir(), 'rmsweb-demo-'));
 const out = join(dir, 'demo');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function demo(): { status: number | null; stdout: string; stderr: string; seconds: number } {
-  const t0 = performance.now();
-  const r = spawnSync(process.execPath, ['bin/rmsweb.js', 'demo', '--preset', 'tiny', '--out', out], {
-    encoding: 'utf8',
-    // A loaded 2-core machine took 326 s for the whole tiny pipeline.
-    timeout: 540_000,
-    env: { ...process.env, FORCE_COLOR: '0' },
-  });
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr, seconds: (performance.now() - t0) / 1000 };
-}
+const demo = () => tinyDemo(out);
 
 interface Report {
   stages: Array<{
@@ -164,20 +158,7 @@ describe('rmsweb ablate --preset tiny --from the demo', () => {
   const ablateOut = join(dir, 'ablate');
   // A copy of the demo, so this test can lose it as a machine would.
   const from = join(dir, 'demo-for-ablate');
-  const args = (o: { from: string; results: string; out: string }) => [
-    'bin/rmsweb.js',
-    'ablate',
-    '--preset',
-    'tiny',
-    '--from',
-    o.from,
-    '--seeds',
-    '1',
-    '--results',
-    o.results,
-    '--out',
-    o.out,
-  ];
+  const args = tinyAblateArgs;
   const env = { ...process.env, FORCE_COLOR: '0' };
   const ablate = () =>
     spawnSync(process.execPath, args({ from, results, out: ablateOut }), {
@@ -256,45 +237,6 @@ describe('rmsweb ablate --preset tiny --from the demo', () => {
     expect(d.status).toBe(2);
     expect(d.stderr).toMatch(/measured on another base \(student differ\)/);
     expect(readLedger().base.hash).toBe('another');
-  });
-
-  it('survives the loss of the machine before the small snapshot exists: the base comes back from the one with its run stores', {
-    timeout: 1_500_000,
-  }, async () => {
-    const before = first();
-    expect(before.status, before.stderr.slice(-3000)).toBe(0);
-    const o = {
-      from: join(dir, 'demo-lost-early'),
-      results: join(dir, 'results-lost-early'),
-      out: join(dir, 'ablate-lost-early'),
-    };
-    cpSync(out, o.from, { recursive: true });
-    // The machine goes as soon as the first snapshot is written, before any stage reads the stores.
-    const killed = await new Promise<string>((done) => {
-      const p = spawn(process.execPath, args(o), { env, stdio: ['ignore', 'ignore', 'pipe'] });
-      let err = '';
-      p.stderr.setEncoding('utf8');
-      p.stderr.on('data', (d: string) => {
-        err += d;
-        if (/run stores/.test(err)) p.kill('SIGKILL');
-      });
-      p.on('close', () => done(err));
-    });
-    expect(killed).toMatch(/\[snapshot\] .*the base with its \d+ run stores/);
-    const snap = join(o.results, 'ablation-tiny.base');
-    expect(readSnapshot(snap).phase).toBe('stores');
-    expect(existsSync(join(snap, 'files', 'base', 'collect', 'store.sqlite.gz'))).toBe(true);
-    rmSync(o.from, { recursive: true, force: true });
-    rmSync(o.out, { recursive: true, force: true });
-    const r = spawnSync(process.execPath, args(o), { encoding: 'utf8', timeout: 900_000, env });
-    expect(r.status, r.stderr.slice(-3000)).toBe(0);
-    expect(r.stderr).toMatch(/\[snapshot\] --from .* was missing: restored \d+ files/);
-    // The stages that read the collection ran on the restored stores, then the small snapshot replaced the large.
-    expect(r.stderr).toMatch(/\[verify-critical\] running/);
-    expect(readSnapshot(snap).phase).toBe('complete');
-    expect(rowNames(readFileSync(join(o.results, 'ablation-tiny.md'), 'utf8'))).toEqual(
-      rowNames(readFileSync(mdFile, 'utf8')),
-    );
   });
 });
 

@@ -1,19 +1,20 @@
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { trainerEnv, trainerPython } from '../../models/trainer-python.ts';
+import { trainerPython } from '../../models/trainer-python.ts';
 import { threadsPerWorker } from '../runtime.ts';
 import { lmStageResults } from './lm-demo.ts';
 import { chooseMode, lmRoute, sftRates } from './lm-stages.ts';
 import { PRESETS, presetByName } from './presets.ts';
+import { lmTinyDemo, makeTinyLm } from './testing/lm-tiny-demo.ts';
 
 /**
  * `rmsweb demo --preset lm-tiny --model <tiny random LM>`: every stage of the lm preset end to end
  * (collection, lm export, the LoRA-or-full choice, torch SFT, lm:hf rollouts, mining, export rl
  * --format lm, torch Salvage-DS, the three evaluations, the report) in a real browser against the
- * offline world, then a rerun that must skip every finished stage.
+ * offline world, then a rerun that must skip every finished stage. Adding training seeds and the
+ * RL ablation rows to a finished folder is checked in lm-demo-extend.long.test.ts (npm run test:long).
  */
 
 const python = trainerPython();
@@ -25,15 +26,7 @@ const out = join(dir, 'demo');
 const model = join(dir, 'tiny');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function demo(...extra: string[]) {
-  const t0 = performance.now();
-  const r = spawnSync(
-    process.execPath,
-    ['bin/rmsweb.js', 'demo', '--preset', 'lm-tiny', '--model', model, '--out', out, ...extra],
-    { encoding: 'utf8', timeout: 560_000, env: { ...process.env, FORCE_COLOR: '0' } },
-  );
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr, seconds: (performance.now() - t0) / 1000 };
-}
+const demo = (...extra: string[]) => lmTinyDemo(model, out, ...extra);
 
 describe('the lm presets', () => {
   it('size the lm preset inside the issue budget and keep quick collection', () => {
@@ -45,6 +38,7 @@ describe('the lm presets', () => {
     expect(lm.eval.testTasks).toBe(quick.eval.testTasks);
     expect(lm.lm?.finetune).toBe('lora');
     expect(presetByName('lm-tiny').lm?.seeds).toBe(1);
+    expect(presetByName('lm-tiny').lm?.finetune).toBe('lora');
   });
 
   it('gives each model process of the lm stages a fair share of the cores, at least one', () => {
@@ -109,32 +103,7 @@ describe.skipIf(!hasPython && !mustRun)('rmsweb demo --preset lm-tiny (tiny rand
   let first: ReturnType<typeof demo>;
 
   beforeAll(() => {
-    // A tiny random Llama whose byte-level tokenizer is trained on lm-layout text (no download).
-    const rows = [
-      '{"click":{"index":12}}',
-      '{"input":{"index":3,"text":"pasta"}}',
-      '{"done":{"text":"42"}}',
-    ].map((a, i) =>
-      JSON.stringify({
-        messages: [
-          {
-            role: 'user',
-            content: `Task: find recipe ${i}\nURL: http://127.0.0.1/mail\nElements:\n[${i}] <button> Compose\nAction: `,
-          },
-          { role: 'assistant', content: a },
-        ],
-      }),
-    );
-    writeFileSync(join(dir, 'tok.jsonl'), `${rows.join('\n')}\n`);
-    const r = spawnSync(
-      python,
-      ['-m', 'rmsweb_trainer', 'tiny', '--out', model, '--data', join(dir, 'tok.jsonl')],
-      {
-        encoding: 'utf8',
-        env: trainerEnv(),
-      },
-    );
-    expect(r.status, r.stderr).toBe(0);
+    makeTinyLm(dir);
     first = demo();
   }, 600_000);
 
@@ -153,7 +122,6 @@ describe.skipIf(!hasPython && !mustRun)('rmsweb demo --preset lm-tiny (tiny rand
     for (const stage of [
       'collect',
       'lm-export-sft',
-      'lm-choose-finetune',
       'lm-sft',
       'lm-rollout',
       'mine',
@@ -163,12 +131,8 @@ describe.skipIf(!hasPython && !mustRun)('rmsweb demo --preset lm-tiny (tiny rand
       expect(report.timings[stage], stage).toBeGreaterThanOrEqual(0);
     expect(report.lead).toMatch(/went from [\d.]+% \(base\) to [\d.]+% after SFT/);
     const lines = report.sections.find((s) => s.title === 'LM student')?.lines.join('\n') ?? '';
-    // lm-tiny chooses: both modes trained and scored on the held-out train task's steps.
-    expect(lines).toMatch(
-      /LoRA or full \(a small-budget proxy of the SFT run\): both trained on the same \d+ rows/,
-    );
-    expect(lines).toMatch(/lora \(lr [\d.e-]+\) equivalent/);
-    expect(lines).toMatch(/full \(lr [\d.e-]+\) equivalent/);
+    // lm-tiny fixes LoRA, as lm does (the choice runs in lm-demo-extend.long.test.ts).
+    expect(lines).toContain('- fine-tuning mode fixed: lora (no validation choice run)');
     expect(first.stdout).toContain('| base LM (no fine-tuning) |');
   });
 
@@ -192,46 +156,4 @@ describe.skipIf(!hasPython && !mustRun)('rmsweb demo --preset lm-tiny (tiny rand
       writeFileSync(manifest, written);
     }
   }, 600_000);
-
-  it('adds a training seed and the RL ablation rows to the finished folder, running only their stages', () => {
-    const results = join(dir, 'results');
-    const more = demo('--lm-seeds', '2', '--lm-ablation', '--results', results);
-    expect(more.status, more.stderr.slice(-3000)).toBe(0);
-    const ran = [...more.stderr.matchAll(/^\[([\w-]+)\] running$/gm)].map((m) => m[1]);
-    const mined = (
-      JSON.parse(readFileSync(join(out, 'report', 'report.json'), 'utf8')) as {
-        mining: { criticalStates: number };
-      }
-    ).mining.criticalStates;
-    expect(ran).toEqual(
-      mined > 0
-        ? [
-            'lm-rl-nosalvage',
-            'eval-lm-nosalvage',
-            'lm-rl-grpo-exact',
-            'eval-lm-grpo-exact',
-            'lm-sft-seed1',
-            'lm-rl-salvage-ds-seed1',
-            'eval-lm-sft-seed1',
-            'eval-lm-salvage-ds-seed1',
-          ]
-        : ['lm-sft-seed1', 'eval-lm-sft-seed1'],
-    );
-    const md = readFileSync(join(results, 'lm-student.md'), 'utf8');
-    expect(md).toMatch(/\| SFT \| 0, 1 \| [\d.]+% ± [\d.]+ \|/);
-    // both invocations are recorded; the stages of the first finished before the list existed
-    expect(md).toContain('`rmsweb demo --preset lm-tiny');
-    expect(md).toMatch(/\| lm-sft-seed1 \| \d+ \| [\d.]+ \| [0-9a-f]{7} \|/);
-    expect(md).not.toContain(dir);
-    if (mined > 0) {
-      expect(md).toMatch(/\| SFT \+ Salvage-DS \(mined states\) \| 0, 1 \| .* \| reference \|/);
-      expect(md).toMatch(/\| SFT \+ GRPO, exact-match reward \(mined states\) \| 0 \| .* pts \[.* pts\] \|/);
-      expect(md).toContain('Salvage-DS without salvage (seed 0)');
-    }
-    expect(more.stdout).toContain('paired by test task against Salvage-DS');
-    // lowering the seeds again is a resume of the same folder, not another experiment
-    const back = demo();
-    expect(back.status, back.stderr.slice(-3000)).toBe(0);
-    expect(back.stderr).not.toMatch(/\] running/);
-  }, 900_000);
 });

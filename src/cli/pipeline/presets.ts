@@ -314,7 +314,8 @@ const LM_TINY: PipelinePreset = {
   lm: {
     model: DEFAULT_LM_MODEL,
     promptTokens: DEFAULT_PROMPT_TOKENS,
-    finetune: 'auto',
+    // LoRA fixed, as lm has it; the long suite runs the choice (--lm-finetune auto) end to end.
+    finetune: 'lora',
     choose: { valTasks: 1, trainExamples: 6, valSteps: 3, epochs: 1 },
     sft: { examples: 12, epochs: 1, batch: 4, lr: { lora: 1e-3, full: 1e-3 } },
     inference: 'hf',

@@ -50,16 +50,12 @@ if (skip !== null && process.env.CI)
 
 const MINUTES = 60_000;
 /**
- * The agent's tasks: three sites whose pages are short (a step's prompt is mostly the page, and
+ * The agent's tasks: two sites whose pages are short (a step's prompt is mostly the page, and
  * prompt evaluation is most of a step's time on a CPU: a forms, recipes or shop page is about
  * 2,000 tokens, a homes or mail page over 4,000), and tasks the heuristic teacher solves, since
  * the reflector test replays the failed one with it.
  */
-const AGENT_TASKS = [
-  'forms.business-license.train.006',
-  'recipes.scaled-amount.train.015',
-  'shop.wishlist-add.train.025',
-];
+const AGENT_TASKS = ['forms.business-license.train.006', 'recipes.scaled-amount.train.015'];
 /** One sentence per free string: the agent's goals and memory, the note, the rewritten task. */
 const MAX_STRING = 120;
 /** The agent's reply ceiling under that cap, element indices counted as 16 digits at most. */
@@ -123,7 +119,7 @@ describe.skipIf(skip !== null)('a real local model behind every LLM role', () =>
   });
 
   it(
-    'LlmAgent runs 3 world tasks for up to 8 steps; every step parses or is repaired and counted',
+    'LlmAgent runs 2 world tasks for up to 5 steps; every step parses or is repaired and counted',
     async () => {
       const all = generateWorldTasks({ split: 'train' });
       const tasks = all.filter((t) => AGENT_TASKS.includes(t.id));
@@ -142,7 +138,7 @@ describe.skipIf(skip !== null)('a real local model behind every LLM role', () =>
             agent,
             env,
             task,
-            maxSteps: 8,
+            maxSteps: 5,
             // Validity, not speed: a loaded CI machine must not turn a slow reply into a failure.
             stepTimeoutMs: 10 * MINUTES,
             start: rt.start,
@@ -258,23 +254,23 @@ describe.skipIf(skip !== null)('a real local model behind every LLM role', () =>
   );
 
   it(
-    'the rewriter turns 5 raw queries into tasks or says why not',
+    'the rewriter turns 3 raw queries into tasks or says why not',
     async () => {
       const queries = worldRawQueries(new World())
-        .slice(0, 5)
+        .slice(0, 3)
         .map((q, i) => ({ query: q.text, site: q.site, line: i + 1 }));
-      expect(queries).toHaveLength(5);
+      expect(queries).toHaveLength(3);
       const rewriter = new LlmTaskRewriter({
         model: createChatModel(spec(), { role: 'rewriter' }),
         concurrency: 1,
       });
       const out = await rewriter.rewrite(queries);
-      expect(out).toHaveLength(5);
+      expect(out).toHaveLength(3);
       for (const o of out) {
         if (o.feasible) expect(o.task.objective.trim().length).toBeGreaterThan(0);
         else expect(o.reason.trim().length).toBeGreaterThan(0);
       }
-      console.log(`real rewriter: ${out.filter((o) => o.feasible).length}/5 feasible`);
+      console.log(`real rewriter: ${out.filter((o) => o.feasible).length}/3 feasible`);
     },
     20 * MINUTES,
   );

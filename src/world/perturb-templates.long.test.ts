@@ -1,0 +1,27 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describeRun, sampleByTemplate, WorldHarness } from './testing/solve-harness.ts';
+
+/**
+ * The reference solvers on one task of every template, each under one of several non-zero
+ * perturbation seeds: the answer and the verifier are unchanged, so the privileged solver still
+ * succeeds on the perturbed pages. In the long suite (`npm run test:long`, ~2 min); perturb.test.ts
+ * runs one template of every site in CI, and each site's own test every template unperturbed.
+ */
+describe('reference solvers under perturbation on every template, in Chromium', () => {
+  let h: WorldHarness;
+  beforeAll(async () => {
+    h = await WorldHarness.open();
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  it('solves a sampled task of every template', async () => {
+    const tasks = sampleByTemplate(h.tasks(), 1, 'perturb-ci');
+    const seeds = [11, 23, 37, 41];
+    const runs = [];
+    for (const [i, t] of tasks.entries()) runs.push(await h.solve(t, { perturb: seeds[i % seeds.length] }));
+    const failed = runs.filter((r) => !r.verdict.success);
+    expect(failed.map(describeRun)).toEqual([]);
+  }, 900_000);
+});
