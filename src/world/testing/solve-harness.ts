@@ -164,3 +164,21 @@ export function describeRun(r: HarnessRun): string {
   const ref = r.task.referenceLength ?? 0;
   return `${status} ${r.task.id} actions=${r.actions} ref=${ref} ${r.ms}ms${r.error ? ` error=${r.error}` : ''}${r.verdict.success ? '' : ` ${r.verdict.reason}`}`;
 }
+
+/**
+ * Solves each task under one of several non-zero perturbation seeds in turn (the answer and the
+ * verifier do not change with the seed) and describes the runs that failed: none, when the
+ * privileged solvers cope with perturbed pages.
+ */
+export async function failuresUnderPerturbation(
+  h: WorldHarness,
+  tasks: Task[],
+  seeds: readonly number[] = [11, 23, 37, 41],
+): Promise<string[]> {
+  const failed: string[] = [];
+  for (const [i, t] of tasks.entries()) {
+    const run = await h.solve(t, { perturb: seeds[i % seeds.length] });
+    if (!run.verdict.success) failed.push(describeRun(run));
+  }
+  return failed;
+}
