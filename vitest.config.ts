@@ -5,8 +5,9 @@ import { defineConfig } from 'vitest/config';
  * Files that run for minutes (a real model on the CPU). Started first, each holds one worker while
  * the other works through the rest of the suite; started last (vitest's default order on a fresh
  * clone, which has no timings and puts larger files first), they would run alone at the end. Longest
- * first, in this list's order (measured in the suite on 2 cores: demo 282 s, the lm demo 279 s, the
- * pytest suite 258 s with its real-model part, real-model 158 s).
+ * first, roughly, in this list's order (measured in the suite on 2 cores: demo 269 s, the lm demo
+ * 276 s, real-model 158 s, the pytest suite 99 s and its real-model part 188 s, which starts once a
+ * worker is free; the two workers then ended within a second of each other).
  */
 const LONG_FILES = [
   'src/cli/commands/demo.test.ts',
