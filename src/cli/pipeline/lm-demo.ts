@@ -97,7 +97,8 @@ const seedSuffix = (k: number) => (k ? `-seed${k}` : '');
  * as soon as it exists, greedy rollouts of that student on train tasks, mining (teacher failures
  * and the student's, against the teacher's successes), the mined states as lm RL rows, Salvage-DS
  * per seed, and the evaluation of every other student on the test tasks, each evaluation run
- * under its own perturbation seed (the same seeds for every row, so rows are paired). Each stage is skipped when an earlier run of the folder finished it.
+ * under its own perturbation seed (the same seeds for every row, so rows are paired). Each stage is
+ * skipped when an earlier run of the folder finished it.
  */
 export async function runLmDemo(ctx: PipelineContext, o: LmDemoOptions = {}): Promise<LmDemoResult> {
   const s = ctx.stages;
