@@ -220,16 +220,18 @@ def gemma():
 
 
 @needs_gemma
-def test_two_step_smoke_run_on_the_local_gemma_gguf(gemma):
+def test_one_step_smoke_run_on_the_local_gemma_gguf(gemma):
     from rmsweb_trainer.salvage_ds import train_salvage_ds
 
     from .conftest import make_examples
 
     model, tok = gemma
     _, metrics = train_salvage_ds(
-        model, tok, make_examples(), steps=2, batchSize=1, groupSize=2, maxNewTokens=8, lr=1e-6
+        model, tok, make_examples(), steps=1, batchSize=1, groupSize=2, maxNewTokens=8, lr=1e-6
     )
-    assert len(metrics) == 2 and metrics[0]["charts/kl_ref"] == 0.0
+    # one step: a real model's sampling is most of a step's time (~50 s here); the tiny model's
+    # tests step it more often
+    assert len(metrics) == 1 and metrics[0]["charts/kl_ref"] == 0.0
     assert all(m["losses/total"] == m["losses/total"] for m in metrics)  # finite
 
 
@@ -241,13 +243,14 @@ def test_two_sft_steps_on_the_local_gemma_gguf(gemma, tmp_path):
     from .conftest import make_examples
 
     model, tok = gemma
-    chats = [Chat(e.chat.system, e.chat.user, truth_completion(e)) for e in make_examples()]
+    # two rows, one optimizer step: a step on the real model is the smoke test, more add only minutes
+    chats = [Chat(e.chat.system, e.chat.user, truth_completion(e)) for e in make_examples()[:2]]
     assert max(len(p) + len(c) for p, c in encode(tok, chats, 4096)) < 200  # short: one step takes seconds
     metrics = tmp_path / "m.jsonl"
     _, epochs = train_sft(
         model, tok, chats, epochs=1, batchSize=2, microBatch=1, lr=1e-6, valFrac=0, metrics_path=str(metrics)
     )
     steps = [json.loads(x) for x in metrics.read_text().splitlines() if '"step"' in x]
-    assert len(steps) == 2 and len(epochs) == 1
+    assert len(steps) == 1 and len(epochs) == 1
     # a pretrained LM already gives JSON replies some likelihood: a finite loss, far below uniform
     assert all(0 < s["losses/sft"] < 0.5 * math.log(len(tok)) for s in steps), steps

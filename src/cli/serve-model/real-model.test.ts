@@ -50,12 +50,13 @@ if (skip !== null && process.env.CI)
 
 const MINUTES = 60_000;
 /**
- * The agent's tasks: two sites whose pages are short (a step's prompt is mostly the page, and
- * prompt evaluation is most of a step's time on a CPU: a forms, recipes or shop page is about
- * 2,000 tokens, a homes or mail page over 4,000), and tasks the heuristic teacher solves, since
- * the reflector test replays the failed one with it.
+ * The agent's task: a site whose pages are short (a step's prompt is mostly the page, and prompt
+ * evaluation is most of a step's time on a CPU: a forms, recipes or shop page is about 2,000
+ * tokens, a homes or mail page over 4,000), a task the heuristic teacher solves, since the reflector
+ * test replays the failed episode with it, and one no model finishes in 3 steps (a form of many
+ * fields), so that episode is failed.
  */
-const AGENT_TASKS = ['forms.business-license.train.006', 'recipes.scaled-amount.train.015'];
+const AGENT_TASKS = ['forms.business-license.train.006'];
 /** One sentence per free string: the agent's goals and memory, the note, the rewritten task. */
 const MAX_STRING = 120;
 /** The agent's reply ceiling under that cap, element indices counted as 16 digits at most. */
@@ -119,7 +120,7 @@ describe.skipIf(skip !== null)('a real local model behind every LLM role', () =>
   });
 
   it(
-    'LlmAgent runs 2 world tasks for up to 5 steps; every step parses or is repaired and counted',
+    'LlmAgent runs a world task for up to 3 steps; every step parses or is repaired and counted',
     async () => {
       const all = generateWorldTasks({ split: 'train' });
       const tasks = all.filter((t) => AGENT_TASKS.includes(t.id));
@@ -138,7 +139,7 @@ describe.skipIf(skip !== null)('a real local model behind every LLM role', () =>
             agent,
             env,
             task,
-            maxSteps: 5,
+            maxSteps: 3,
             // Validity, not speed: a loaded CI machine must not turn a slow reply into a failure.
             stepTimeoutMs: 10 * MINUTES,
             start: rt.start,
@@ -254,23 +255,23 @@ describe.skipIf(skip !== null)('a real local model behind every LLM role', () =>
   );
 
   it(
-    'the rewriter turns 3 raw queries into tasks or says why not',
+    'the rewriter turns 2 raw queries into tasks or says why not',
     async () => {
       const queries = worldRawQueries(new World())
-        .slice(0, 3)
+        .slice(0, 2)
         .map((q, i) => ({ query: q.text, site: q.site, line: i + 1 }));
-      expect(queries).toHaveLength(3);
+      expect(queries).toHaveLength(2);
       const rewriter = new LlmTaskRewriter({
         model: createChatModel(spec(), { role: 'rewriter' }),
         concurrency: 1,
       });
       const out = await rewriter.rewrite(queries);
-      expect(out).toHaveLength(3);
+      expect(out).toHaveLength(2);
       for (const o of out) {
         if (o.feasible) expect(o.task.objective.trim().length).toBeGreaterThan(0);
         else expect(o.reason.trim().length).toBeGreaterThan(0);
       }
-      console.log(`real rewriter: ${out.filter((o) => o.feasible).length}/3 feasible`);
+      console.log(`real rewriter: ${out.filter((o) => o.feasible).length}/2 feasible`);
     },
     20 * MINUTES,
   );
