@@ -5,9 +5,9 @@ import { defineConfig } from 'vitest/config';
  * Files that run for minutes (a real model on the CPU). Started first, each holds one worker while
  * the other works through the rest of the suite; started last (vitest's default order on a fresh
  * clone, which has no timings and puts larger files first), they would run alone at the end. Longest
- * first, roughly, in this list's order (measured in the suite on 2 cores: demo 269 s, the lm demo
- * 276 s, real-model 158 s, the pytest suite 99 s and its real-model part 188 s, which starts once a
- * worker is free; the two workers then ended within a second of each other).
+ * first, roughly, in this list's order (measured in `bash .ci/run` on 2 cores: the demo 135 s, the
+ * lm demo 241 s, real-model 149 s, the pytest suite 97 s and its real-model part 154 s, which
+ * starts once a worker is free).
  */
 const LONG_FILES = [
   'src/cli/commands/demo.test.ts',

@@ -236,7 +236,7 @@ def test_one_step_smoke_run_on_the_local_gemma_gguf(gemma):
 
 
 @needs_gemma
-def test_two_sft_steps_on_the_local_gemma_gguf(gemma, tmp_path):
+def test_one_sft_step_on_the_local_gemma_gguf(gemma, tmp_path):
     from rmsweb_trainer.data import Chat, truth_completion
     from rmsweb_trainer.sft import encode, train_sft
 

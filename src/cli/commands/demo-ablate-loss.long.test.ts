@@ -75,7 +75,6 @@ describe('rmsweb ablate --preset tiny --from the demo', () => {
   const ablateOut = join(dir, 'ablate');
   // A copy of the demo, so this test can lose it as a machine would.
   const from = join(dir, 'demo-for-ablate');
-  const env = { ...process.env, FORCE_COLOR: '0' };
   const ablate = () =>
     spawnSync(process.execPath, tinyAblateArgs({ from, results, out: ablateOut }), {
       encoding: 'utf8',

@@ -254,9 +254,9 @@ export const DEFAULT_LM_MODEL = fileURLToPath(
  *   itself, on a smaller proxy (2 x 64 rows scored on 48 steps, ~15-23 min): in one run it preferred
  *   full at 1e-5 by 3 of 48 steps (6.3% vs 0%), a difference inside that proxy's noise;
  * - SFT: 760 rows x 2 epochs at 3.5-5.3 s a row: 89 min in one run, 135 min in the run of
- *   results/lm-student.md (beside other work part of the time). The other ~210 of the ~970 rows are
- *   held out: they are the prompts of the llama.cpp agreement check (bench/lm-agreement.ts). Two epochs, not
- *   one: on the validation split of train tasks a second pass at lr 2e-4 lifted the greedy action
+ *   results/lm-student.md (beside other work part of the time). The other ~210 of the ~970 rows
+ *   are held out: they are the prompts of the llama.cpp agreement check (bench/lm-agreement.ts).
+ *   Two epochs, not one: on the validation split of train tasks a second pass at lr 2e-4 lifted the greedy action
  *   from 23% to 32% of the teacher's, while a higher rate or full fine-tuning lost it
  *   (results/lm-sft-tuning.md);
  * - rollouts: 40 train tasks, max 12 steps, ~8 steps each;
