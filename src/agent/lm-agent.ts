@@ -13,6 +13,9 @@ export interface LmAgentOptions {
   temperature?: number;
 }
 
+/** How a step's `next_goal` starts when the model's reply held no usable action (the agent then gives up). */
+export const UNUSABLE_REPLY = 'unusable reply';
+
 /**
  * A language-model student acting in its own compact layout (src/agent/lm-prompt.ts): the same
  * renderer the `export sft --format lm` rows were written with, a plain-text prompt (no chat
@@ -49,7 +52,7 @@ export class LmAgent implements Agent {
     } catch (e) {
       if (!(e instanceof InputError)) throw e;
       action = { type: 'done', text: '', success: false };
-      note = `unusable reply (${e.message}): ${reply.text.slice(0, 120)}`;
+      note = `${UNUSABLE_REPLY} (${e.message}): ${reply.text.slice(0, 120)}`;
     }
     const output: AgentOutput = {
       evaluation_previous_goal: '',

@@ -134,6 +134,10 @@ describe.skipIf(!hasPython && !mustRun)('rmsweb demo --preset lm-tiny (tiny rand
     // lm-tiny fixes LoRA, as lm does (the choice runs in lm-demo-extend.long.test.ts).
     expect(lines).toContain('- fine-tuning mode fixed: lora (no validation choice run)');
     expect(first.stdout).toContain('| base LM (no fine-tuning) |');
+    // the diagnosis beside the table: how each evaluation's episodes ended
+    const md = readFileSync(join(out, 'lm-student.md'), 'utf8');
+    expect(md).toContain('## How the episodes ended');
+    expect(md).toMatch(/\| lm-sft \| 2 \| \d+ \| \d+ \| \d+ \| \d+ \| \d+ \| [\d.]+ \| [\d.]+ \|/);
   });
 
   it('skips every finished stage on a rerun, and refuses other lm settings for the folder', () => {

@@ -5,7 +5,14 @@ import type { MineStats } from '../../mine/index.ts';
 import type { PipelineContext } from './context.ts';
 import { type CollectResult, collectStage } from './data-stages.ts';
 import type { EvalStageResult } from './eval-stage.ts';
-import { lmRows, lmRowsTable, recordInvocation, stageTimes, writeLmStudent } from './lm-results.ts';
+import {
+  lmEndings,
+  lmRows,
+  lmRowsTable,
+  recordInvocation,
+  stageTimes,
+  writeLmStudent,
+} from './lm-results.ts';
 import {
   checkLmLayoutVersion,
   chooseFinetuneStage,
@@ -145,6 +152,7 @@ export async function runLmDemo(ctx: PipelineContext, o: LmDemoOptions = {}): Pr
         lead: lmLead(ctx, collect, sft, evals),
         lines,
         rows: table,
+        endings: lmEndings(ctx.store, evals),
         stages: stageTimes(ctx.store, s.timings, invocations),
         invocations,
         seed: ctx.settings.seed,

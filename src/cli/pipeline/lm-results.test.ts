@@ -4,7 +4,16 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { RunStore } from '../../store/run-store.ts';
 import type { EvalStageResult } from './eval-stage.ts';
-import { lmRowOf, lmRows, lmRowsTable, recordInvocation, stageTimes, writeLmStudent } from './lm-results.ts';
+import {
+  lmEndings,
+  lmEndingsTable,
+  lmRowOf,
+  lmRows,
+  lmRowsTable,
+  recordInvocation,
+  stageTimes,
+  writeLmStudent,
+} from './lm-results.ts';
 import { STAGE_RECORD } from './stage.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'rmsweb-lm-results-'));
@@ -82,6 +91,47 @@ describe('the lm student table', () => {
     expect(table).toMatch(/\| base LM \(no fine-tuning\) \| - \| 0\.0% \| 0\.0% \| -62\.5 pts \[/);
   });
 
+  it("tells each evaluation's episodes apart by how they ended", () => {
+    const ep = (label: string, endReason: string, steps: number, score: number, nextGoal = '') => ({
+      tags: [`eval:${label}`],
+      round: 0,
+      endReason,
+      verdict: { success: false, score },
+      steps: Array.from({ length: steps }, () => ({ output: { next_goal: nextGoal } })),
+    });
+    const episodes = [
+      ep('lm-base', 'done', 1, 0, 'unusable reply (field action: invalid): The capital'),
+      ep('lm-base', 'done', 1, 0, 'unusable reply (field action: invalid): 1. Archive'),
+      ep('lm-sft', 'loop', 4, 0.5),
+      ep('lm-sft', 'max_steps', 12, 0.25),
+      ep('lm-sft', 'done', 6, 1),
+      ep('lm-sft', 'error', 2, 0),
+      ep('lm-sft', 'loop', 3, 0, 'x'),
+      // a later round than the evaluation ran, and an evaluation of no row: both left out
+      { ...ep('lm-sft', 'loop', 3, 0), round: 1 },
+      ep('teacher', 'done', 3, 1),
+    ];
+    const store = {
+      listTrajectories: ({ tag }: { tag: string }) => episodes.filter((e) => e.tags.includes(tag)),
+    } as unknown as RunStore;
+    const evals = ['lm-base', 'lm-sft', 'teacher', 'lm-salvage-ds'].map((l) => evalOf(l, []).e);
+    const endings = lmEndings(store, evals);
+    // lm-salvage-ds has no episodes yet: no line rather than a line of zeros
+    expect(endings.map((e) => e.label)).toEqual(['lm-base', 'lm-sft']);
+    expect(endings[0]).toMatchObject({ episodes: 2, unusable: 2, declaredDone: 0, meanSteps: 1 });
+    expect(endings[1]).toMatchObject({
+      episodes: 5,
+      declaredDone: 1,
+      unusable: 0,
+      loop: 2,
+      maxSteps: 1,
+      other: 1,
+      meanSteps: 5.4,
+    });
+    expect(endings[1]!.meanScore).toBeCloseTo(0.35);
+    expect(lmEndingsTable(endings)).toContain('| lm-sft | 5 | 1 | 0 | 2 | 1 | 1 | 5.4 | 0.35 |');
+  });
+
   it('names the invocation that finished each stage, and stages finished before any was recorded', () => {
     const store = RunStore.open(join(dir, 'run'));
     try {
@@ -119,6 +169,19 @@ describe('the lm student table', () => {
           lead: 'lead.',
           lines: ['- a line'],
           rows: [],
+          endings: [
+            {
+              label: 'lm-sft',
+              episodes: 4,
+              declaredDone: 1,
+              unusable: 0,
+              loop: 2,
+              maxSteps: 1,
+              other: 0,
+              meanSteps: 7.25,
+              meanScore: 0.375,
+            },
+          ],
           stages: t,
           invocations: inv,
           seed: 0,
@@ -134,6 +197,8 @@ describe('the lm student table', () => {
       expect(md).toContain('| lm-sft-seed1 | 3100 | 51.7 | bbbbbbb |');
       expect(md).toContain('| **sum** | 6220 | 103.7 | | |');
       expect(md).toContain('(with uncommitted changes)');
+      expect(md).toContain('## How the episodes ended');
+      expect(md).toContain('| lm-sft | 4 | 1 | 0 | 2 | 1 | 0 | 7.3 | 0.38 |');
       expect(md).toContain('finished before the folder recorded its invocations');
       // the results copy names the machine's folders by role
       const json = readFileSync(files.results!.json, 'utf8');

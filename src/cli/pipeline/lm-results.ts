@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { UNUSABLE_REPLY } from '../../agent/lm-agent.ts';
 import type { PairedDiff } from '../../eval/bootstrap.ts';
 import { evalTag } from '../../eval/run-eval.ts';
 import { writeFileAtomic } from '../../store/index.ts';
@@ -115,6 +116,70 @@ export function lmRows(
   return rows;
 }
 
+/**
+ * How one evaluation's episodes ended: the diagnosis behind a pass@1 (a student that never
+ * answers `done`, or that loops on one element, scores 0 either way). `score` is the verifier's
+ * partial credit (the share of its conditions met), which moves before pass@1 does.
+ */
+export interface LmEndings {
+  label: string;
+  episodes: number;
+  /** Declared the task done, successfully or not (the verifier then judged it). */
+  declaredDone: number;
+  /** Wrote no usable action, so the agent gave up at that step. */
+  unusable: number;
+  /** Ended by the loop guard (the same action on an unchanged page). */
+  loop: number;
+  /** Ran out of steps. */
+  maxSteps: number;
+  /** Ended otherwise (error, timeout, aborted). */
+  other: number;
+  meanSteps: number;
+  meanScore: number;
+}
+
+/** The endings of each evaluation in `evals` that belongs to a row, read from `store`'s episodes. */
+export function lmEndings(store: RunStore, evals: readonly EvalStageResult[]): LmEndings[] {
+  const out: LmEndings[] = [];
+  for (const e of evals) {
+    if (!lmRowOf(e.label)) continue;
+    const episodes = store
+      .listTrajectories({ tag: evalTag(e.label) })
+      .filter((t) => t.round < e.summary.runs);
+    if (!episodes.length) continue;
+    const n = (f: (t: (typeof episodes)[number]) => boolean) => episodes.filter(f).length;
+    const unusable = (t: (typeof episodes)[number]) =>
+      t.endReason === 'done' && (t.steps.at(-1)?.output.next_goal.startsWith(UNUSABLE_REPLY) ?? false);
+    const mean = (f: (t: (typeof episodes)[number]) => number) =>
+      episodes.reduce((a, t) => a + f(t), 0) / episodes.length;
+    out.push({
+      label: e.label,
+      episodes: episodes.length,
+      declaredDone: n((t) => t.endReason === 'done' && !unusable(t)),
+      unusable: n(unusable),
+      loop: n((t) => t.endReason === 'loop'),
+      maxSteps: n((t) => t.endReason === 'max_steps'),
+      other: n((t) => !['done', 'loop', 'max_steps'].includes(t.endReason)),
+      meanSteps: mean((t) => t.steps.length),
+      meanScore: mean((t) => t.verdict?.score ?? 0),
+    });
+  }
+  return out;
+}
+
+/** The markdown table of `lmEndings`. */
+export function lmEndingsTable(endings: readonly LmEndings[]): string {
+  const out = [
+    '| evaluation | episodes | declared done | unusable reply | loop guard | out of steps | other | mean steps | mean verifier score |',
+    '|---|---|---|---|---|---|---|---|---|',
+  ];
+  for (const e of endings)
+    out.push(
+      `| ${e.label} | ${e.episodes} | ${e.declaredDone} | ${e.unusable} | ${e.loop} | ${e.maxSteps} | ${e.other} | ${e.meanSteps.toFixed(1)} | ${e.meanScore.toFixed(2)} |`,
+    );
+  return out.join('\n');
+}
+
 /** One invocation of the demo on a run folder: what ran, from which commit. */
 export interface LmInvocation {
   startedAt: string;
@@ -195,6 +260,8 @@ export interface LmStudentReport {
   /** Lines of setup and training (the report's LM student section). */
   lines: string[];
   rows: LmRow[];
+  /** How each evaluation's episodes ended (empty: none recorded). */
+  endings: LmEndings[];
   stages: LmStageTime[];
   invocations: LmInvocation[];
   seed: number;
@@ -229,6 +296,16 @@ export function writeLmStudent(
     '',
     lmRowsTable(r.rows, r.seed),
     '',
+    ...(r.endings.length
+      ? [
+          '## How the episodes ended',
+          '',
+          "Each evaluation's episodes by how they ended, with the verifier's mean partial score (the share of a task's conditions met: it moves before pass@1 does).",
+          '',
+          lmEndingsTable(r.endings),
+          '',
+        ]
+      : []),
     '## Training',
     '',
     ...r.lines,
@@ -270,6 +347,7 @@ export function writeLmStudent(
         aggregate: { ...row.aggregate, perTask: undefined },
         perTask: row.aggregate.perTask,
       })),
+      endings: r.endings,
       stages: r.stages,
       wallSeconds: total,
       invocations: r.invocations,

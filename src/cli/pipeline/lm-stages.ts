@@ -4,6 +4,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import type { Agent, AgentInput } from '../../agent/agent.ts';
+import { UNUSABLE_REPLY } from '../../agent/lm-agent.ts';
 import { DEFAULT_PROMPT_TOKENS, LM_PROMPT_VERSION, lmActionText } from '../../agent/lm-prompt.ts';
 import { type EpisodeJob, runEpisodePool } from '../../collect/episode-pool.ts';
 import { actionsEquivalent } from '../../core/action-equivalence.ts';
@@ -477,7 +478,7 @@ async function scoreSteps(spec: string, probes: readonly StepProbe[], scope: Sta
       if (scope.signal.aborted) break;
       const d = await agent.act(p.input);
       const a = d.actions[0];
-      if (!a || (a.type === 'done' && d.output.next_goal.startsWith('unusable reply'))) {
+      if (!a || (a.type === 'done' && d.output.next_goal.startsWith(UNUSABLE_REPLY))) {
         unparsable++;
         continue;
       }

@@ -2,8 +2,15 @@ import { execFileSync } from 'node:child_process';
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** The source tree's git commit and whether it had uncommitted changes (null/false outside git). */
-export function gitState(cwd = dirname(fileURLToPath(import.meta.url))): {
+/**
+ * The source tree's git commit and whether it had uncommitted changes (null/false outside git).
+ * Changes under `ignore` (paths from the repo's top; default `results/`, which the runs themselves
+ * rewrite) do not count: a resumed run would otherwise call every later invocation dirty.
+ */
+export function gitState(
+  cwd = dirname(fileURLToPath(import.meta.url)),
+  ignore: readonly string[] = ['results'],
+): {
   commit: string | null;
   dirty: boolean;
 } {
@@ -12,7 +19,15 @@ export function gitState(cwd = dirname(fileURLToPath(import.meta.url))): {
   try {
     const commit = git(['rev-parse', 'HEAD']);
     // Untracked files (run folders, node_modules links) do not change what was run.
-    const dirty = git(['status', '--porcelain', '--untracked-files=no']) !== '';
+    const dirty =
+      git([
+        'status',
+        '--porcelain',
+        '--untracked-files=no',
+        '--',
+        ':(top)',
+        ...ignore.map((p) => `:(top,exclude)${p}`),
+      ]) !== '';
     return { commit, dirty };
   } catch {
     return { commit: null, dirty: false };
