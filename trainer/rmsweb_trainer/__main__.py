@@ -136,6 +136,19 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--set", action="append", metavar="KEY=VALUE", help="any option of src/rl/options.json")
 
 
+def _resumable(p: argparse.ArgumentParser, unit: str) -> None:
+    p.add_argument(
+        "--save-steps",
+        type=int,
+        default=0,
+        help=f"keep a resumable checkpoint every N {unit}; the same command started again "
+        "(same model, data and options) resumes from the latest one (default 0: none)",
+    )
+    p.add_argument(
+        "--checkpoint-dir", help="where those checkpoints live (default: OUT/checkpoints; removed when done)"
+    )
+
+
 def _run(a: argparse.Namespace) -> int:
     import torch
 
@@ -177,8 +190,17 @@ def _run(a: argparse.Namespace) -> int:
 
         fn = {"salvage-ds": train_salvage_ds, "grpo": train_grpo, "dapo": train_dapo}[a.algo]
         meta.update(algo=a.algo, reward=a.reward, examples=len(examples), trainer="trl.GRPOTrainer", vllm=a.vllm)
-        trainer, metrics = fn(model, tok, examples, reward=a.reward, metrics_path=a.metrics, vllm=a.vllm, **o)
+        resume = {}
+        if a.save_steps:
+            resume = dict(
+                checkpoint_dir=a.checkpoint_dir or str(Path(a.out) / "checkpoints"),
+                save_steps=a.save_steps,
+                fingerprint={"model": a.model, "data": _digest(a.data), "dtype": a.dtype, "device": a.device},
+            )
+        trainer, metrics = fn(model, tok, examples, reward=a.reward, metrics_path=a.metrics, vllm=a.vllm, **resume, **o)
         save_rl(trainer, tok, a.out, {**meta, "metrics": metrics, "seconds": round(time.time() - started, 2)})
+        if resume and dist.main:  # the finished checkpoint is the run's; its resume points are spent
+            shutil.rmtree(resume["checkpoint_dir"], ignore_errors=True)
     else:
         from .sft import save_sft, train_sft
 
@@ -241,20 +263,12 @@ def main(argv: list[str] | None = None) -> int:
         choices=["colocate", "server"],
         help="generate with vLLM (TRL's use_vllm, vllm_mode); needs a CUDA GPU and the vllm package",
     )
+    _resumable(r, "RL steps")
     s = sub.add_parser("sft")
     _common(s)
     s.add_argument("--epochs", type=int)
     s.add_argument("--val-frac", type=float)
-    s.add_argument(
-        "--save-steps",
-        type=int,
-        default=0,
-        help="keep a resumable checkpoint every N optimizer steps; the same command started again "
-        "(same model, data and options) resumes from the latest one (default 0: none)",
-    )
-    s.add_argument(
-        "--checkpoint-dir", help="where those checkpoints live (default: OUT/checkpoints; removed when done)"
-    )
+    _resumable(s, "optimizer steps")
     v = sub.add_parser("serve")
     v.add_argument("--model", required=True)
     v.add_argument("--device", default="auto")

@@ -23,6 +23,7 @@ import os
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import torch
@@ -453,10 +454,12 @@ def build_trainer(
     on_metrics: Callable[[dict[str, float]], None] | None = None,
     vllm: str | None = None,
     work_dir: str | None = None,
+    save_steps: int = 0,
     **options: Any,
 ) -> RmswebGRPOTrainer:
     """A ready trainer of `trainer_cls`'s algorithm on `model` (trained in place) with rmsweb's
-    options (`defaults(algo, **options)`: an unknown option raises ValueError naming it)."""
+    options (`defaults(algo, **options)`: an unknown option raises ValueError naming it). With
+    `work_dir` and `save_steps` > 0 it keeps the latest checkpoint there every `save_steps` RL steps."""
     algo = trainer_cls.algo
     o = defaults(algo, **options)
     if not examples:
@@ -467,12 +470,19 @@ def build_trainer(
     # the Trainer's own, says 1 on CPUs)
     world = torch.distributed.get_world_size() if torch.distributed.is_initialized() else 1
     fields = grpo_config_fields(o, algo, int(os.environ.get("WORLD_SIZE", world)))
+    keep = bool(work_dir) and save_steps > 0
+    # the Trainer counts an optimizer step per update epoch; an RL step is updateEpochs of them
+    saving = (
+        {"save_strategy": "steps", "save_steps": save_steps * fields["num_iterations"], "save_total_limit": 1}
+        if keep
+        else {"save_strategy": "no"}
+    )
     args = GRPOConfig(
-        # TRL wants an output_dir for checkpoints; rmsweb saves none mid-run, so a scratch folder
+        # TRL wants an output_dir for checkpoints; without save_steps it gets a scratch folder
         output_dir=work_dir or tempfile.mkdtemp(prefix=f"rmsweb-{algo}-"),
         **fields,
         logging_steps=1,
-        save_strategy="no",
+        **saving,
         report_to="none",
         disable_tqdm=True,
         use_cpu=device.type == "cpu",
@@ -498,16 +508,67 @@ def build_trainer(
 
 
 def train_rl(
-    trainer_cls: type[RmswebGRPOTrainer], model: Any, tok: Any, examples: list[RlExample], **kw: Any
+    trainer_cls: type[RmswebGRPOTrainer],
+    model: Any,
+    tok: Any,
+    examples: list[RlExample],
+    *,
+    checkpoint_dir: str | None = None,
+    save_steps: int = 0,
+    fingerprint: dict[str, Any] | None = None,
+    **kw: Any,
 ) -> tuple[RmswebGRPOTrainer, list[dict[str, float]]]:
     """Trains `model` in place (see build_trainer); returns (the trainer, per-step metrics). The
-    trainer's `model` is the trained one (a peft model with lora); `save_rl` writes it."""
-    trainer = build_trainer(trainer_cls, model, tok, examples, **kw)
+    trainer's `model` is the trained one (a peft model with lora); `save_rl` writes it.
+
+    With `checkpoint_dir` and `save_steps`, the latest checkpoint is kept there every `save_steps`
+    RL steps, and a run started again with the same `fingerprint` (model, data) and options resumes
+    from it: the Trainer restores the weights or adapter, Adam's state, the RNGs and the position
+    in the data, and the steps' metrics before it come back from the checkpoint, so the returned
+    curve covers the whole run. A checkpoint of another fingerprint is discarded."""
+    from transformers import TrainerCallback
+
+    from .sft import resume_point
+
+    keep = bool(checkpoint_dir) and save_steps > 0
+    resume, prior, generations = None, [], 0
+    if keep:
+        # what decides the run besides model and data: the algorithm, its reward and its options
+        decides = {k: v for k, v in kw.items() if k not in ("metrics_path", "on_metrics", "work_dir")}
+        dist = Dist(rank=int(os.environ.get("RANK", "0")), world=int(os.environ.get("WORLD_SIZE", "1")))
+        stamp = {**(fingerprint or {}), "algo": trainer_cls.algo, "options": decides}
+        resume, _ = resume_point(checkpoint_dir, stamp, dist)
+        if resume:
+            steps_file = Path(resume, RL_STEPS_FILE)
+            if steps_file.exists():
+                kept = json.loads(steps_file.read_text(encoding="utf-8"))
+                prior, generations = kept["steps"], kept["generations"]
+        kw["work_dir"] = checkpoint_dir
+    trainer = build_trainer(trainer_cls, model, tok, examples, save_steps=save_steps if keep else 0, **kw)
+    trainer.rmsweb_metrics = list(prior)
+    trainer._generations = generations  # charts/rollouts_total counts from the run's start
+
+    class KeepSteps(TrainerCallback):
+        """Each checkpoint carries the metrics of the steps it holds (a resumed run's curve starts there)."""
+
+        def on_save(self, args, state, control, **_):
+            if state.is_world_process_zero:
+                ckpt = Path(args.output_dir, f"checkpoint-{state.global_step}")
+                if ckpt.is_dir():
+                    kept = {"steps": trainer.rmsweb_metrics, "generations": trainer._generations}
+                    (ckpt / RL_STEPS_FILE).write_text(json.dumps(kept), encoding="utf-8")
+
+    if keep:
+        trainer.add_callback(KeepSteps())
     try:
-        trainer.train()
+        trainer.train(resume_from_checkpoint=resume)
     finally:
         trainer._log.close()
     return trainer, trainer.rmsweb_metrics
+
+
+#: The file in each RL checkpoint that holds the metrics of the steps before it (and the generations sampled).
+RL_STEPS_FILE = "rmsweb-rl-steps.json"
 
 
 def save_rl(trainer: RmswebGRPOTrainer, tok: Any, out: str, meta: dict[str, Any]) -> None:

@@ -845,6 +845,15 @@ export async function lmExportRlStage(
 
 const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
 
+/**
+ * RL steps between the resumable checkpoints of an LM RL stage (`--save-steps`): a Gemma RL step
+ * takes ~3 min here, and a LoRA checkpoint (adapter and its Adam state) a few MB, so every step; a
+ * full fine-tuning checkpoint holds the model and Adam's state (~3 GB for Gemma 3 270M in fp32).
+ */
+const RL_SAVE_STEPS = { lora: 1, full: 4 } as const;
+/** Store records of each RL stage's wall time so far (kept across a resume). */
+const RL_PROGRESS = 'lm-rl-progress';
+
 /** An RL run of the lm stages: Salvage-DS as the method specifies it, or an ablation's change of it. */
 export interface LmRlVariant {
   algo: 'salvage-ds' | 'grpo';
@@ -890,7 +899,13 @@ export async function lmRlStage(
   args.push('--max-new-tokens', String(rl.maxNewTokens), '--device', lm.device);
   args.push('--micro-batch', String(lm.microBatch));
   if (o.mode === 'lora') args.push('--lora');
+  // A killed stage runs this same command again, which resumes from the latest checkpoint in
+  // <dir>/checkpoints (the trainer discards one of other rows or options, and removes them at the end).
+  args.push('--save-steps', String(RL_SAVE_STEPS[o.mode]));
   const series = `rl/${o.name}`;
+  // Wall time over the invocations of a resumed stage: up to its last recorded step before the kill.
+  const resuming = existsSync(join(dir, 'checkpoints'));
+  const before = resuming ? (ctx.store.getRecord<{ seconds: number }>(RL_PROGRESS, o.name)?.seconds ?? 0) : 0;
   const bar = scope.progress(rl.steps);
   const t0 = performance.now();
   const events = await runTorchTrainer({
@@ -903,11 +918,18 @@ export async function lmRlStage(
         Object.entries(e).filter(([k, v]) => k.includes('/') && typeof v === 'number'),
       ) as Record<string, number>;
       ctx.store.appendMetric(series, e.step, values);
+      ctx.store.putRecord(RL_PROGRESS, o.name, { seconds: before + (performance.now() - t0) / 1000 });
       bar.update(e.step, { reward: values[METRICS.meanReward] ?? 0 });
     },
   });
-  const wallSeconds = (performance.now() - t0) / 1000;
-  const steps = events.filter((e) => e.event === 'step') as Array<Record<string, number>>;
+  const wallSeconds = before + (performance.now() - t0) / 1000;
+  // The whole curve, steps before a resume included: the store kept them as they came.
+  const steps = resuming
+    ? ctx.store
+        .listMetrics(series)
+        .filter((m) => m.step <= rl.steps)
+        .map((m) => m.values)
+    : (events.filter((e) => e.event === 'step') as Array<Record<string, number>>);
   const fifth = Math.max(1, Math.floor(steps.length / 5));
   const reward = (xs: Array<Record<string, number>>) =>
     mean(xs.map((m) => m[METRICS.meanReward]).filter((x): x is number => typeof x === 'number'));
