@@ -118,8 +118,9 @@ export function lmRows(
 
 /**
  * How one evaluation's episodes ended: the diagnosis behind a pass@1 (a student that never
- * answers `done`, or that loops on one element, scores 0 either way). `score` is the verifier's
- * partial credit (the share of its conditions met), which moves before pass@1 does.
+ * answers `done`, or that loops on one element, scores 0 either way). `meanScore` is the
+ * verifier's partial credit (the share of its conditions met); some conditions hold for an agent
+ * that does nothing, so it means something only against the base model's.
  */
 export interface LmEndings {
   label: string;
@@ -300,7 +301,7 @@ export function writeLmStudent(
       ? [
           '## How the episodes ended',
           '',
-          "Each evaluation's episodes by how they ended, with the verifier's mean partial score (the share of a task's conditions met: it moves before pass@1 does).",
+          "Each evaluation's episodes by how they ended, with the verifier's mean partial score: the share of a task's conditions met, some of which (nothing deleted, say) hold for an agent that does nothing, so compare it with the base row's.",
           '',
           lmEndingsTable(r.endings),
           '',

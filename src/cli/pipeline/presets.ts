@@ -271,6 +271,11 @@ export const DEFAULT_LM_MODEL = fileURLToPath(
  * and two epochs (SFT 89 min), ~2.9 h. Each ablation row is another ~55 min (RL + eval), each
  * further seed ~2.7 h (SFT, RL, two evaluations).
  *
+ * Measured again with the layout-v2 prompts (results/lm-student.md, beside other work part of the
+ * time): collect 3 min, SFT 135 (2 epochs), eval base 5, SFT 25, rollouts 13, Salvage-DS 64 (~240 s
+ * a step), eval Salvage-DS 25: 4.5 h for the first seed. So each ablation row is ~1.5 h and each
+ * further seed ~4 h here: `--lm-seeds 3 --lm-ablation` spans several sessions, every stage resuming.
+ *
  * What the 4 h forces below the issue's recipe, stated plainly: one training seed by default (each
  * more seed is SFT + Salvage-DS + two evaluations: `--lm-seeds 3` runs them, and may be raised on a
  * finished folder); SFT for two epochs over 760 rows; LoRA chosen once on validation rather than in
