@@ -906,7 +906,8 @@ export async function lmRlStage(
   // Wall time over the invocations of a resumed stage: up to its last recorded step before the kill.
   const resuming = existsSync(join(dir, 'checkpoints'));
   const before = resuming ? (ctx.store.getRecord<{ seconds: number }>(RL_PROGRESS, o.name)?.seconds ?? 0) : 0;
-  const bar = scope.progress(rl.steps);
+  const stepsBefore = resuming ? Math.max(0, ...ctx.store.listMetrics(series).map((m) => m.step)) : 0;
+  const bar = scope.progress(rl.steps, undefined, Math.min(stepsBefore, rl.steps));
   const t0 = performance.now();
   const events = await runTorchTrainer({
     args,

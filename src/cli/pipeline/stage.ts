@@ -69,7 +69,8 @@ export class PipelineInterrupted extends RmswebError {
 
 /** What a stage body gets: a progress bar factory, the abort signal and a log line writer. */
 export interface StageScope {
-  progress(total: number, label?: string): Progress;
+  /** `initial`: work a resumed stage did before this process (shown as done, not counted in the rate). */
+  progress(total: number, label?: string, initial?: number): Progress;
   signal: AbortSignal;
   log(line: string): void;
 }
@@ -128,10 +129,11 @@ export class StageRunner {
     const t0 = performance.now();
     const bars: Progress[] = [];
     const scope: StageScope = {
-      progress: (total, label) => {
+      progress: (total, label, initial) => {
         const bar = createProgress(label ?? stage, total, {
           force: this.o.forceProgress,
           quiet: this.o.quiet,
+          initial,
         });
         bars.push(bar);
         return bar;
