@@ -152,6 +152,8 @@ def test_cli_tiny_then_rl_and_sft(tmp_path):
                 str(out),
                 "--metrics",
                 str(metrics),
+                "--save-steps",
+                "1",
                 *args,
             ]
         )
@@ -162,6 +164,8 @@ def test_cli_tiny_then_rl_and_sft(tmp_path):
     assert (out / "config.json").exists() and json.loads((out / "rmsweb-trainer.json").read_text())[
         "algo"
     ] == "salvage-ds"
+    # the resume points of a finished run are spent: --save-steps leaves no checkpoint behind
+    assert not (out / "checkpoints").exists()
     sft_out = tmp_path / "sft-out"
     assert (
         main(
