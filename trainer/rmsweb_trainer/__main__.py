@@ -182,6 +182,7 @@ def _run(a: argparse.Namespace) -> int:
     meta: dict[str, Any] = {"command": a.cmd, "model": a.model, "data": a.data, "options": o}
     # `--agent lm:hf:DIR` reads the layout and its budget back, so the student is prompted as trained
     meta.update(d.layout_meta(a.data, a.model, examples if a.cmd == "rl" else chats))
+    resume = _resume_options(a)
     if a.cmd == "rl":
         from .dapo import train_dapo
         from .grpo import train_grpo
@@ -190,32 +191,16 @@ def _run(a: argparse.Namespace) -> int:
 
         fn = {"salvage-ds": train_salvage_ds, "grpo": train_grpo, "dapo": train_dapo}[a.algo]
         meta.update(algo=a.algo, reward=a.reward, examples=len(examples), trainer="trl.GRPOTrainer", vllm=a.vllm)
-        resume = {}
-        if a.save_steps:
-            resume = dict(
-                checkpoint_dir=a.checkpoint_dir or str(Path(a.out) / "checkpoints"),
-                save_steps=a.save_steps,
-                fingerprint={"model": a.model, "data": _digest(a.data), "dtype": a.dtype, "device": a.device},
-            )
         trainer, metrics = fn(model, tok, examples, reward=a.reward, metrics_path=a.metrics, vllm=a.vllm, **resume, **o)
         save_rl(trainer, tok, a.out, {**meta, "metrics": metrics, "seconds": round(time.time() - started, 2)})
-        if resume and dist.main:  # the finished checkpoint is the run's; its resume points are spent
-            shutil.rmtree(resume["checkpoint_dir"], ignore_errors=True)
     else:
         from .sft import save_sft, train_sft
 
         meta.update(algo="sft", examples=len(chats), trainer="trl.SFTTrainer")
-        resume = {}
-        if a.save_steps:
-            resume = dict(
-                checkpoint_dir=a.checkpoint_dir or str(Path(a.out) / "checkpoints"),
-                save_steps=a.save_steps,
-                fingerprint={"model": a.model, "data": _digest(a.data), "dtype": a.dtype, "device": a.device},
-            )
         trainer, metrics = train_sft(model, tok, chats, metrics_path=a.metrics, dist=dist, **resume, **o)
         save_sft(trainer, tok, a.out, {**meta, "metrics": metrics, "seconds": round(time.time() - started, 2)})
-        if resume and dist.main:  # the finished checkpoint is the run's; its resume points are spent
-            shutil.rmtree(resume["checkpoint_dir"], ignore_errors=True)
+    if resume and dist.main:  # the finished checkpoint is the run's; its resume points are spent
+        shutil.rmtree(resume["checkpoint_dir"], ignore_errors=True)
     if a.metrics and dist.main:
         with open(a.metrics, "a", encoding="utf-8") as f:
             f.write(
@@ -225,6 +210,18 @@ def _run(a: argparse.Namespace) -> int:
                 + "\n"
             )
     return 0
+
+
+def _resume_options(a: argparse.Namespace) -> dict[str, Any]:
+    """The trainer keywords of `--save-steps` (none without it): where checkpoints live, how often,
+    and what a checkpoint must have been made from to be resumed."""
+    if not a.save_steps:
+        return {}
+    return dict(
+        checkpoint_dir=a.checkpoint_dir or str(Path(a.out) / "checkpoints"),
+        save_steps=a.save_steps,
+        fingerprint={"model": a.model, "data": _digest(a.data), "dtype": a.dtype, "device": a.device},
+    )
 
 
 def _digest(path: str) -> str:

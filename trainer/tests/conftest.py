@@ -1,6 +1,7 @@
 """A tiny randomly initialized causal LM and hand-made critical states, shared by the tests."""
 
 import json
+from contextlib import contextmanager
 
 import pytest
 import torch
@@ -53,3 +54,32 @@ def model(tokenizer):
 @pytest.fixture()
 def examples():
     return make_examples()
+
+
+class Killed(Exception):
+    """Stands in for the process dying mid-run (Ctrl-C, a machine restart)."""
+
+
+@contextmanager
+def killed_at_step(monkeypatch, step: int):
+    """The training run inside dies as it logs step `step` (so its checkpoints up to step - 1 stay)."""
+    from rmsweb_trainer.lm import MetricsLog
+
+    write = MetricsLog.write
+
+    def dies(self, event, **fields):
+        if event == "step" and fields["step"] == step:
+            raise Killed
+        write(self, event, **fields)
+
+    monkeypatch.setattr(MetricsLog, "write", dies)
+    try:
+        with pytest.raises(Killed):
+            yield
+    finally:
+        monkeypatch.setattr(MetricsLog, "write", write)
+
+
+def weights(trainer) -> dict:
+    """A copy of a trainer's model parameters by name."""
+    return {n: p.detach().clone() for n, p in trainer.model.named_parameters()}

@@ -13,6 +13,8 @@ from rmsweb_trainer.options import defaults
 from rmsweb_trainer.sft import build_trainer, encode, micro_split, save_sft, train_sft
 from rmsweb_trainer.tiny import build_model
 
+from .conftest import killed_at_step, weights
+
 
 def _chats(examples):
     return [Chat(e.chat.system, e.chat.user, truth_completion(e)) for e in examples]
@@ -120,39 +122,20 @@ def test_completion_logits_read_only_the_window_and_equal_every_positions_logits
     assert torch.allclose(completion_logits(model, b), want, atol=1e-5)
 
 
-class _Killed(Exception):
-    """Stands in for the process dying mid-run (Ctrl-C, a machine restart)."""
-
-
 @pytest.mark.parametrize("lora", [False, True])
 def test_a_killed_sft_run_resumes_from_its_checkpoint_to_the_same_weights(
     tokenizer, examples, tmp_path, monkeypatch, lora
 ):
-    import rmsweb_trainer.sft as sft
-
     chats = _chats(examples) * 2  # 8 rows, batch 2: 4 steps an epoch, 8 in all
     o = dict(epochs=2, batchSize=2, lr=3e-3, valFrac=0, seed=3, lora=lora, loraRank=2)
     fp = {"data": "d1"}
-
-    def weights(trainer):
-        return {n: p.detach().clone() for n, p in trainer.model.named_parameters()}
-
     straight, straight_epochs = train_sft(build_model(tokenizer, "tiny", seed=0), tokenizer, chats, **o)
     want = weights(straight)
 
     ckpt = tmp_path / "ckpt"
-    write = sft.MetricsLog.write
-
-    def dies_at_step_6(self, event, **fields):
-        if event == "step" and fields["step"] == 6:
-            raise _Killed
-        write(self, event, **fields)
-
-    monkeypatch.setattr(sft.MetricsLog, "write", dies_at_step_6)
-    with pytest.raises(_Killed):
+    with killed_at_step(monkeypatch, 6):
         train_sft(build_model(tokenizer, "tiny", seed=0), tokenizer, chats, checkpoint_dir=str(ckpt), save_steps=1, fingerprint=fp, **o)  # fmt: skip
     assert (ckpt / "checkpoint-5").is_dir()
-    monkeypatch.setattr(sft.MetricsLog, "write", write)
 
     metrics = tmp_path / "m.jsonl"
     resumed, epochs = train_sft(

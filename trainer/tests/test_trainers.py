@@ -25,6 +25,8 @@ from rmsweb_trainer.rollouts import (
 )
 from rmsweb_trainer.salvage_ds import SALVAGE_DS_DEFAULTS, SalvageDSTrainer, train_salvage_ds
 
+from .conftest import killed_at_step, weights
+
 FAST = {"steps": 2, "batchSize": 2, "groupSize": 3, "maxNewTokens": 12}
 
 
@@ -209,41 +211,23 @@ def test_cli_refuses_vllm_on_the_cpu_and_a_misspelt_set_before_writing(tmp_path,
     assert not out.exists() and not (tmp_path / "m.jsonl").exists()
 
 
-class _Killed(Exception):
-    pass
-
-
 @pytest.mark.parametrize("lora", [False, True])
 def test_a_killed_rl_run_resumes_from_its_checkpoint_to_the_same_weights(
     tokenizer, examples, tmp_path, monkeypatch, lora
 ):
     """An RL stage is most of an hour of Gemma on a CPU: a kill resumes from the last step saved,
     not from the start, and ends where an uninterrupted run ends, with the whole curve."""
-    import rmsweb_trainer.rl as rl
     from rmsweb_trainer.tiny import build_model
 
     o = {**FAST, "steps": 4, "lr": 1e-3, "seed": 5, "lora": lora, "loraRank": 2}
     fp = {"data": "d1"}
-
-    def weights(trainer):
-        return {n: p.detach().clone() for n, p in trainer.model.named_parameters()}
-
     straight, straight_metrics = train_salvage_ds(build_model(tokenizer, "tiny", seed=0), tokenizer, examples, **o)
     want = weights(straight)
 
     ckpt = tmp_path / "ckpt"
-    write = rl.MetricsLog.write
-
-    def dies_at_step_3(self, event, **fields):
-        if event == "step" and fields["step"] == 3:
-            raise _Killed
-        write(self, event, **fields)
-
-    monkeypatch.setattr(rl.MetricsLog, "write", dies_at_step_3)
-    with pytest.raises(_Killed):
+    with killed_at_step(monkeypatch, 3):
         train_salvage_ds(build_model(tokenizer, "tiny", seed=0), tokenizer, examples, checkpoint_dir=str(ckpt), save_steps=1, fingerprint=fp, **o)  # fmt: skip
     assert (ckpt / "checkpoint-2").is_dir() and not (ckpt / "checkpoint-1").exists()
-    monkeypatch.setattr(rl.MetricsLog, "write", write)
 
     log = tmp_path / "m.jsonl"
     resumed, metrics = train_salvage_ds(
