@@ -178,6 +178,17 @@ describe('rmsweb train sft / rl --backend torch refusals', () => {
       'LoraConfig',
     ])
       expect(sft.stdout).toContain(f);
+    // the resumable checkpoints of both, and where they live
+    for (const help of [rl.stdout, sft.stdout]) expect(help).toMatch(/--save-steps N +save_strategy "steps"/);
+  });
+
+  it('refuses --save-steps for the tfjs student, naming the flag', () => {
+    const out = join(dir, 'tfjs-save-steps');
+    const rl = refused(cli('rl', '--data', join(dir, 'none.jsonl'), '--out', out, '--save-steps', '2'));
+    expect(rl).toContain('--save-steps applies to --backend torch only');
+    const sft = refused(cli('train', 'sft', '--run', dir, '--out', out, '--save-steps', '2'));
+    expect(sft).toContain('--save-steps applies to --backend torch only');
+    expect(existsSync(out)).toBe(false);
   });
 });
 

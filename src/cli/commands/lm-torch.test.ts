@@ -116,6 +116,9 @@ describe.skipIf(!present && !process.env.CI)('lm student through sftTorchCommand
       quiet: true,
     });
     expect(events.filter((e) => e.event === 'step')).toHaveLength(1);
+    // a finished run leaves no resume points behind (trainer/tests check they are kept and resumed)
+    expect(existsSync(join(sftOut, 'checkpoints'))).toBe(false);
+    expect(existsSync(join(rlOut, 'checkpoints'))).toBe(false);
     const rows = readJsonl(join(rlOut, 'rl-data.jsonl')) as Array<{ prompt: unknown; extra_info: any }>;
     expect(rows).toHaveLength(2);
     expect(typeof rows[0].prompt).toBe('string');

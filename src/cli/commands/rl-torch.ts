@@ -36,6 +36,8 @@ export interface RlTorchOptions {
   device?: string;
   maxNewTokens?: string;
   microBatch?: string;
+  /** Steps between resumable checkpoints in OUT/checkpoints (default 1 with LoRA, 5 without; 0: none). */
+  saveSteps?: string;
   nproc?: string;
   accelerateConfig?: string;
   vllm?: string;
@@ -94,6 +96,9 @@ flag sets:
   --device           use_cpu (cpu); otherwise the GPU accelerate picks
   --nproc            torchrun --nproc-per-node (DDP)
   --accelerate-config  accelerate launch --config_file FILE (its num_processes; --nproc overrides)
+  --save-steps N     save_strategy "steps", save_steps N x updateEpochs, save_total_limit 1, in
+                     OUT/checkpoints (default every step with --lora, every 5 without; 0: none):
+                     the same command started again resumes there; removed when the run ends
 Also: epsilon = clipEps (dapo: clipLow, epsilon_high clipHigh), beta = the k3 KL weight (dapo 0,
 use_bias_correction_kl False), num_iterations = updateEpochs, prompts left-truncated to 4096 tokens.`;
 
@@ -199,6 +204,8 @@ async function trainRl(
   flag('--max-new-tokens', o.maxNewTokens);
   flag('--micro-batch', o.microBatch);
   flag('--vllm', o.vllm);
+  // A killed run (Ctrl-C, a machine restart) loses at most these steps: the same command resumes.
+  flag('--save-steps', o.saveSteps ?? (o.lora ? '1' : '5'));
   if (o.lora) args.push('--lora');
   if (!o.salvage) args.push('--no-salvage');
   if (o.lr === undefined && o.lora && !quiet)

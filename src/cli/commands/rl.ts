@@ -67,6 +67,7 @@ const RlTorchCliOptions = z.object({
   temperature: numberOption(0, 10).optional(),
   maxNewTokens: intOption(1, 100_000).optional(),
   microBatch: intOption(1, 100_000).optional(),
+  saveSteps: intOption(0, 1_000_000).optional(),
   nproc: intOption(1, 1024).optional(),
   device: z.string().min(1).optional(),
   vllm: z.enum(['colocate', 'server']).optional(),
@@ -232,6 +233,10 @@ export function registerRl(program: Command): void {
     .option('--device <name>', 'torch: auto (a GPU when there is one), cpu or cuda')
     .option('--max-new-tokens <n>', 'torch: longest sampled reply (default 256)')
     .option('--micro-batch <n>', 'torch: sequences per forward pass, gradients accumulated (default 16)')
+    .option(
+      '--save-steps <n>',
+      'torch: keep a resumable checkpoint every N steps in OUT/checkpoints (default 1 with --lora, else 5; 0: none); the same command started again resumes from it',
+    )
     .option('--nproc <n>', 'torch: processes (GPUs) on this machine, launched with torchrun (DDP)')
     .option(
       '--accelerate-config <file>',
@@ -276,6 +281,13 @@ export function registerRl(program: Command): void {
         throw new InputError('--format and --prompt-tokens apply to --backend torch (an LM student) only', {
           field: raw.format !== undefined ? '--format' : '--prompt-tokens',
         });
+      if (raw.saveSteps !== undefined)
+        throw new InputError(
+          '--save-steps applies to --backend torch only (the tfjs student trains in seconds)',
+          {
+            field: '--save-steps',
+          },
+        );
       const r = await rlCommand(
         parseOptions(RlCliOptions, { batchSize: batch, ...rest }, 'rl', { batchSize: '--batch' }),
       );

@@ -31,6 +31,8 @@ export interface SftTorchOptions {
   lora: boolean;
   device?: string;
   microBatch?: number;
+  /** Optimizer steps between resumable checkpoints in OUT/checkpoints (default 20; 0: none). */
+  saveSteps?: number;
   nproc?: number;
   accelerateConfig?: string;
   progress: boolean;
@@ -58,6 +60,9 @@ export const SFT_TORCH_HELP = `
   --device           use_cpu (cpu); otherwise the GPU accelerate picks
   --nproc            torchrun --nproc-per-node (DDP)
   --accelerate-config  accelerate launch --config_file FILE (its num_processes; --nproc overrides)
+  --save-steps N     save_strategy "steps", save_steps N, save_total_limit 1, in OUT/checkpoints
+                     (default 20; 0: none): the same command started again resumes there (weights,
+                     Adam, RNGs, data position); removed when the run ends
   --format lm        the rows exported from --run are plain prompt-completion text (export sft
                      --format lm), for a base model without a chat template: BOS + prompt, then the
                      reply + EOS, tokenized apart as at inference (--agent lm:hf:DIR)
@@ -134,6 +139,8 @@ export async function sftTorchCommand(o: SftTorchOptions): Promise<SftTorchResul
     args.push('--seed', String(o.seed), '--val-frac', String(o.valFrac));
     if (o.device) args.push('--device', o.device);
     if (o.microBatch !== undefined) args.push('--micro-batch', String(o.microBatch));
+    // A killed run (Ctrl-C, a machine restart) loses at most these steps: the same command resumes.
+    args.push('--save-steps', String(o.saveSteps ?? 20));
     if (o.lora) args.push('--lora');
     events = await runTorchTrainer({
       args,

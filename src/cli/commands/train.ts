@@ -33,6 +33,7 @@ const Options = z.object({
   lora: z.boolean().default(false),
   device: z.string().optional(),
   microBatch: intOption(0).optional(),
+  saveSteps: intOption(0).optional(),
   nproc: intOption(1).optional(),
   accelerateConfig: z.string().min(1).optional(),
   verbose: z.boolean().default(false),
@@ -122,6 +123,10 @@ async function runSft(o: TrainOptions): Promise<void> {
     await sftTorchCommand(o);
     return;
   }
+  if (o.saveSteps !== undefined)
+    throw new InputError('--save-steps applies to --backend torch only (use --resume)', {
+      field: '--save-steps',
+    });
   if (o.run.length === 0) throw new InputError('give at least one --run DIR', { field: '--run' });
   const hasCheckpoint = existsSync(join(o.out, 'config.json'));
   if (hasCheckpoint && !o.resume) {
@@ -235,13 +240,20 @@ export function registerTrain(program: Command): void {
     .option('--lora', 'torch: train LoRA adapters (merged into the saved checkpoint)')
     .option('--device <name>', 'torch: auto (a GPU when there is one), cpu or cuda')
     .option('--micro-batch <n>', 'torch: sequences per forward pass, gradients accumulated (default 16)')
+    .option(
+      '--save-steps <n>',
+      'torch: keep a resumable checkpoint every N optimizer steps in OUT/checkpoints (default 20; 0: none); the same command started again resumes from it',
+    )
     .option('--nproc <n>', 'torch: processes (GPUs) on this machine, launched with torchrun (DDP)')
     .option(
       '--accelerate-config <file>',
       'torch: launch with `accelerate launch --config_file FILE` (DDP, FSDP, DeepSpeed ZeRO-2/3; see trainer/configs/)',
     )
     .option('--verbose', "torch: show the trainer's stderr")
-    .option('--resume', 'continue the checkpoint in --out from its last finished epoch')
+    .option(
+      '--resume',
+      'continue the checkpoint in --out from its last finished epoch (torch: rerunning the command resumes from OUT/checkpoints, --save-steps)',
+    )
     .option('--progress', 'force the progress bar even without a terminal')
     .option('--quiet', 'no progress output')
     .option('--json', 'print a JSON summary on stdout (epoch lines go to stderr)')
