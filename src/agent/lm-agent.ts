@@ -14,7 +14,12 @@ export interface LmAgentOptions {
 }
 
 /** How a step's `next_goal` starts when the model's reply held no usable action (the agent then gives up). */
-export const UNUSABLE_REPLY = 'unusable reply';
+const UNUSABLE_REPLY = 'unusable reply';
+
+/** Whether the lm agent gave up at this step because the model's reply held no usable action. */
+export function gaveUpOnReply(output: Pick<AgentOutput, 'next_goal'>): boolean {
+  return output.next_goal.startsWith(UNUSABLE_REPLY);
+}
 
 /**
  * A language-model student acting in its own compact layout (src/agent/lm-prompt.ts): the same

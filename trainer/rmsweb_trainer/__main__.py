@@ -191,7 +191,9 @@ def _run(a: argparse.Namespace) -> int:
 
         fn = {"salvage-ds": train_salvage_ds, "grpo": train_grpo, "dapo": train_dapo}[a.algo]
         meta.update(algo=a.algo, reward=a.reward, examples=len(examples), trainer="trl.GRPOTrainer", vllm=a.vllm)
-        trainer, metrics = fn(model, tok, examples, reward=a.reward, metrics_path=a.metrics, vllm=a.vllm, **resume, **o)
+        trainer, metrics = fn(
+            model, tok, examples, reward=a.reward, metrics_path=a.metrics, vllm=a.vllm, dist=dist, **resume, **o
+        )
         save_rl(trainer, tok, a.out, {**meta, "metrics": metrics, "seconds": round(time.time() - started, 2)})
     else:
         from .sft import save_sft, train_sft

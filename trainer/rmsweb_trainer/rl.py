@@ -516,6 +516,7 @@ def train_rl(
     checkpoint_dir: str | None = None,
     save_steps: int = 0,
     fingerprint: dict[str, Any] | None = None,
+    dist: Dist | None = None,
     **kw: Any,
 ) -> tuple[RmswebGRPOTrainer, list[dict[str, float]]]:
     """Trains `model` in place (see build_trainer); returns (the trainer, per-step metrics). The
@@ -525,7 +526,8 @@ def train_rl(
     RL steps, and a run started again with the same `fingerprint` (model, data) and options resumes
     from it: the Trainer restores the weights or adapter, Adam's state, the RNGs and the position
     in the data, and the steps' metrics before it come back from the checkpoint, so the returned
-    curve covers the whole run. A checkpoint of another fingerprint is discarded."""
+    curve covers the whole run. A checkpoint of another fingerprint is discarded. `dist` says which
+    process tends the checkpoint folder (default: a single process, as for train_sft)."""
     from transformers import TrainerCallback
 
     from .sft import resume_point
@@ -535,9 +537,8 @@ def train_rl(
     if keep:
         # what decides the run besides model and data: the algorithm, its reward and its options
         decides = {k: v for k, v in kw.items() if k not in ("metrics_path", "on_metrics", "work_dir")}
-        dist = Dist(rank=int(os.environ.get("RANK", "0")), world=int(os.environ.get("WORLD_SIZE", "1")))
         stamp = {**(fingerprint or {}), "algo": trainer_cls.algo, "options": decides}
-        resume, _ = resume_point(checkpoint_dir, stamp, dist)
+        resume, _ = resume_point(checkpoint_dir, stamp, dist or Dist())
         if resume:
             steps_file = Path(resume, RL_STEPS_FILE)
             if steps_file.exists():

@@ -12,6 +12,7 @@ import {
   openOutDir,
   requireTorchTrainer,
   runTorchTrainer,
+  SAVE_STEPS,
   type TrainerEvent,
 } from '../torch-trainer.ts';
 import { isLmCheckpoint } from './train-torch.ts';
@@ -205,7 +206,7 @@ async function trainRl(
   flag('--micro-batch', o.microBatch);
   flag('--vllm', o.vllm);
   // A killed run (Ctrl-C, a machine restart) loses at most these steps: the same command resumes.
-  flag('--save-steps', o.saveSteps ?? (o.lora ? '1' : '5'));
+  flag('--save-steps', o.saveSteps ?? String(SAVE_STEPS.rl[o.lora ? 'lora' : 'full']));
   if (o.lora) args.push('--lora');
   if (!o.salvage) args.push('--no-salvage');
   if (o.lr === undefined && o.lora && !quiet)

@@ -4,7 +4,13 @@ import { InputError } from '../../core/index.ts';
 import { exportSft } from '../../data/export-sft.ts';
 import { checkModelPath } from '../../models/trainer-python.ts';
 import { createProgress } from '../progress.ts';
-import { openOutDir, requireTorchTrainer, runTorchTrainer, type TrainerEvent } from '../torch-trainer.ts';
+import {
+  openOutDir,
+  requireTorchTrainer,
+  runTorchTrainer,
+  SAVE_STEPS,
+  type TrainerEvent,
+} from '../torch-trainer.ts';
 
 /** Flags of `rmsweb train sft` that the torch backend reads. */
 export interface SftTorchOptions {
@@ -140,7 +146,7 @@ export async function sftTorchCommand(o: SftTorchOptions): Promise<SftTorchResul
     if (o.device) args.push('--device', o.device);
     if (o.microBatch !== undefined) args.push('--micro-batch', String(o.microBatch));
     // A killed run (Ctrl-C, a machine restart) loses at most these steps: the same command resumes.
-    args.push('--save-steps', String(o.saveSteps ?? 20));
+    args.push('--save-steps', String(o.saveSteps ?? SAVE_STEPS.sft));
     if (o.lora) args.push('--lora');
     events = await runTorchTrainer({
       args,

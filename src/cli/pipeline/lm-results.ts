@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { UNUSABLE_REPLY } from '../../agent/lm-agent.ts';
+import { gaveUpOnReply } from '../../agent/lm-agent.ts';
 import type { PairedDiff } from '../../eval/bootstrap.ts';
 import { evalTag } from '../../eval/run-eval.ts';
 import { writeFileAtomic } from '../../store/index.ts';
@@ -149,8 +149,10 @@ export function lmEndings(store: RunStore, evals: readonly EvalStageResult[]): L
       .filter((t) => t.round < e.summary.runs);
     if (!episodes.length) continue;
     const n = (f: (t: (typeof episodes)[number]) => boolean) => episodes.filter(f).length;
-    const unusable = (t: (typeof episodes)[number]) =>
-      t.endReason === 'done' && (t.steps.at(-1)?.output.next_goal.startsWith(UNUSABLE_REPLY) ?? false);
+    const unusable = (t: (typeof episodes)[number]) => {
+      const last = t.steps.at(-1);
+      return t.endReason === 'done' && last !== undefined && gaveUpOnReply(last.output);
+    };
     const mean = (f: (t: (typeof episodes)[number]) => number) =>
       episodes.reduce((a, t) => a + f(t), 0) / episodes.length;
     out.push({

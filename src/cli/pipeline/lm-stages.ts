@@ -4,7 +4,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import type { Agent, AgentInput } from '../../agent/agent.ts';
-import { UNUSABLE_REPLY } from '../../agent/lm-agent.ts';
+import { gaveUpOnReply } from '../../agent/lm-agent.ts';
 import { DEFAULT_PROMPT_TOKENS, LM_PROMPT_VERSION, lmActionText } from '../../agent/lm-prompt.ts';
 import { type EpisodeJob, runEpisodePool } from '../../collect/episode-pool.ts';
 import { actionsEquivalent } from '../../core/action-equivalence.ts';
@@ -24,7 +24,7 @@ import { episodesNotRun } from '../episode-errors.ts';
 import { resolveAgent, threadsPerWorker } from '../runtime.ts';
 import { LlamaBackend, llamaPrefix } from '../serve-model/llama-backend.ts';
 import { ModelServer } from '../serve-model/server.ts';
-import { requireTorchTrainer, runTorchTrainer, type TrainerEvent } from '../torch-trainer.ts';
+import { requireTorchTrainer, runTorchTrainer, SAVE_STEPS, type TrainerEvent } from '../torch-trainer.ts';
 import type { PipelineContext } from './context.ts';
 import type { EvalStageResult } from './eval-stage.ts';
 import type { LmSettings } from './presets.ts';
@@ -369,14 +369,6 @@ export function sftRates(
 }
 
 /**
- * Optimizer steps between the resumable checkpoints of an LM SFT run (`--save-steps`): about four
- * minutes of LoRA training on the project machine, so a killed hour-long stage loses minutes, not
- * the hour; a full fine-tuning checkpoint (weights and Adam's state, ~3 GB for Gemma 3 270M) takes
- * seconds to write.
- */
-export const SFT_SAVE_STEPS = 20;
-
-/**
  * One torch SFT run of `model` on `data` into `out` (as `train sft --backend torch`), no validation
  * split: the pipeline validates on its own held-out tasks. Returns the trainer's events and wall time.
  */
@@ -404,7 +396,7 @@ async function torchSft(
   args.push('--micro-batch', String(lm.microBatch));
   // A killed stage (Ctrl-C, a machine restart) runs this same command again, which resumes from the
   // latest checkpoint in <out>/checkpoints (the trainer discards one made from other rows or options).
-  args.push('--save-steps', String(SFT_SAVE_STEPS));
+  args.push('--save-steps', String(SAVE_STEPS.sft));
   if (o.mode === 'lora') args.push('--lora');
   // An hour of Gemma SFT on CPU with one line at its end looks hung: the bar counts optimizer steps.
   const total = Math.max(1, Math.ceil(o.rows / Math.max(1, o.batch)) * o.epochs);
@@ -478,7 +470,7 @@ async function scoreSteps(spec: string, probes: readonly StepProbe[], scope: Sta
       if (scope.signal.aborted) break;
       const d = await agent.act(p.input);
       const a = d.actions[0];
-      if (!a || (a.type === 'done' && d.output.next_goal.startsWith(UNUSABLE_REPLY))) {
+      if (!a || (a.type === 'done' && gaveUpOnReply(d.output))) {
         unparsable++;
         continue;
       }
@@ -845,12 +837,6 @@ export async function lmExportRlStage(
 
 const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
 
-/**
- * RL steps between the resumable checkpoints of an LM RL stage (`--save-steps`): a Gemma RL step
- * takes ~3 min here, and a LoRA checkpoint (adapter and its Adam state) a few MB, so every step; a
- * full fine-tuning checkpoint holds the model and Adam's state (~3 GB for Gemma 3 270M in fp32).
- */
-const RL_SAVE_STEPS = { lora: 1, full: 4 } as const;
 /** Store records of each RL stage's wall time so far (kept across a resume). */
 const RL_PROGRESS = 'lm-rl-progress';
 
@@ -901,7 +887,7 @@ export async function lmRlStage(
   if (o.mode === 'lora') args.push('--lora');
   // A killed stage runs this same command again, which resumes from the latest checkpoint in
   // <dir>/checkpoints (the trainer discards one of other rows or options, and removes them at the end).
-  args.push('--save-steps', String(RL_SAVE_STEPS[o.mode]));
+  args.push('--save-steps', String(SAVE_STEPS.rl[o.mode]));
   const series = `rl/${o.name}`;
   // Wall time over the invocations of a resumed stage: up to its last recorded step before the kill.
   const resuming = existsSync(join(dir, 'checkpoints'));
@@ -909,7 +895,7 @@ export async function lmRlStage(
   const stepsBefore = resuming ? Math.max(0, ...ctx.store.listMetrics(series).map((m) => m.step)) : 0;
   const bar = scope.progress(rl.steps, undefined, Math.min(stepsBefore, rl.steps));
   const t0 = performance.now();
-  const events = await runTorchTrainer({
+  await runTorchTrainer({
     args,
     signal: scope.signal,
     metricsFile: join(dir, 'rl-metrics.jsonl'),
@@ -924,13 +910,11 @@ export async function lmRlStage(
     },
   });
   const wallSeconds = before + (performance.now() - t0) / 1000;
-  // The whole curve, steps before a resume included: the store kept them as they came.
-  const steps = resuming
-    ? ctx.store
-        .listMetrics(series)
-        .filter((m) => m.step <= rl.steps)
-        .map((m) => m.values)
-    : (events.filter((e) => e.event === 'step') as Array<Record<string, number>>);
+  // The whole curve, steps before a resume included: every step event went to the store as it came.
+  const steps = ctx.store
+    .listMetrics(series)
+    .filter((m) => m.step <= rl.steps)
+    .map((m) => m.values);
   const fifth = Math.max(1, Math.floor(steps.length / 5));
   const reward = (xs: Array<Record<string, number>>) =>
     mean(xs.map((m) => m[METRICS.meanReward]).filter((x): x is number => typeof x === 'number'));
