@@ -153,7 +153,7 @@ def _run(a: argparse.Namespace) -> int:
     import torch
 
     from . import data as d
-    from .lm import setup_dist
+    from .lm import setup_dist, teardown_dist
 
     if a.threads:
         torch.set_num_threads(a.threads)
@@ -211,6 +211,7 @@ def _run(a: argparse.Namespace) -> int:
                 )
                 + "\n"
             )
+    teardown_dist()  # on success only: after a failure the other processes may never reach the barrier
     return 0
 
 

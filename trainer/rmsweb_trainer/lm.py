@@ -50,6 +50,15 @@ def setup_dist(device: str | None = None) -> Dist:
     return Dist(rank=rank, world=world, device=dev)
 
 
+def teardown_dist() -> None:
+    """Waits for every process, then closes the process group. A process that exits with gloo's
+    threads still live can abort at exit ("terminate called without an active exception"), which
+    torchrun reports as the whole run failing after its work was written."""
+    if torch.distributed.is_available() and torch.distributed.is_initialized():
+        torch.distributed.barrier()
+        torch.distributed.destroy_process_group()
+
+
 # ------------------------------------------------------------------------------------- loading
 
 

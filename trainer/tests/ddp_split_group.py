@@ -10,7 +10,7 @@ from pathlib import Path
 
 import torch
 
-from rmsweb_trainer.lm import setup_dist
+from rmsweb_trainer.lm import setup_dist, teardown_dist
 from rmsweb_trainer.rl import build_trainer
 from rmsweb_trainer.salvage_ds import SalvageDSTrainer
 from rmsweb_trainer.tiny import build_model
@@ -50,3 +50,4 @@ def spy(inputs):
 trainer._generate_and_score_completions = spy
 trainer.train()
 (out / f"rank{dist.rank}.json").write_text(json.dumps({"batch": seen, "metrics": trainer.rmsweb_metrics}))
+teardown_dist()
