@@ -179,15 +179,20 @@ describe('rmsweb train sft / rl --backend torch refusals', () => {
     ])
       expect(sft.stdout).toContain(f);
     // the resumable checkpoints of both, and where they live
-    for (const help of [rl.stdout, sft.stdout]) expect(help).toMatch(/--save-steps N +save_strategy "steps"/);
+    for (const help of [rl.stdout, sft.stdout]) {
+      expect(help).toMatch(/--save-steps N +save_strategy "steps"/);
+      expect(help).toMatch(/--gradient-checkpointing/);
+    }
   });
 
-  it('refuses --save-steps for the tfjs student, naming the flag', () => {
+  it('refuses --save-steps and --gradient-checkpointing for the tfjs student, naming the flag', () => {
     const out = join(dir, 'tfjs-save-steps');
-    const rl = refused(cli('rl', '--data', join(dir, 'none.jsonl'), '--out', out, '--save-steps', '2'));
-    expect(rl).toContain('--save-steps applies to --backend torch only');
-    const sft = refused(cli('train', 'sft', '--run', dir, '--out', out, '--save-steps', '2'));
-    expect(sft).toContain('--save-steps applies to --backend torch only');
+    for (const flag of [['--save-steps', '2'], ['--gradient-checkpointing']]) {
+      const rl = refused(cli('rl', '--data', join(dir, 'none.jsonl'), '--out', out, ...flag));
+      expect(rl).toContain(`${flag[0]} applies to --backend torch only`);
+      const sft = refused(cli('train', 'sft', '--run', dir, '--out', out, ...flag));
+      expect(sft).toContain(`${flag[0]} applies to --backend torch only`);
+    }
     expect(existsSync(out)).toBe(false);
   });
 });

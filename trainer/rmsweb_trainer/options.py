@@ -84,7 +84,9 @@ class PolarizedOptions:
 class TorchOptions:
     """What only the LM trainer has. `rlLr` is the RL learning rate of a causal LM (full fine-tuning):
     the RL sections' `lr` (1e-3) is the tfjs student's, far too large for a pretrained LM, where Adam
-    moves every weight by about lr per step; GRPO (DeepSeekMath) and DAPO train at 1e-6."""
+    moves every weight by about lr per step; GRPO (DeepSeekMath) and DAPO train at 1e-6.
+    `gradientCheckpointing` trades a second forward pass for activation memory: off by default (TRL's
+    GRPOConfig has it on), as a small model on a CPU has memory to spare and no time to spare."""
 
     maxNewTokens: int
     maxPromptTokens: int
@@ -95,6 +97,7 @@ class TorchOptions:
     microBatch: int
     rlLr: float
     maxGradNorm: float
+    gradientCheckpointing: bool
 
 
 SECTIONS: dict[str, type] = {

@@ -120,6 +120,7 @@ RL_OPTION_FIELDS: dict[str, str] = {
     "temperature": "temperature (top_p 1, top_k 0: the policy's own distribution)",
     "lr": "learning_rate (optim adamw_torch, weight_decay 0, lr_scheduler_type constant: plain Adam)",
     "maxGradNorm": "max_grad_norm",
+    "gradientCheckpointing": "gradient_checkpointing (TRL's default is on; rmsweb's off: a second forward pass per micro-batch)",
     "clipEps": "epsilon (salvage-ds, grpo)",
     "clipLow": "epsilon (dapo)",
     "clipHigh": "epsilon_high (dapo: clip-higher)",
@@ -178,6 +179,7 @@ def grpo_config_fields(o: dict[str, Any], algo: str = "salvage-ds", world: int =
         # the k3 term as DeepSeekMath's GRPO and src/rl/*.ts have it; TRL 1.16 defaults to weighting
         # it by the (differentiable) ratio, which changes its gradient even on-policy
         "use_bias_correction_kl": False,
+        "gradient_checkpointing": o["gradientCheckpointing"],
     }
 
 

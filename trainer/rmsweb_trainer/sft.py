@@ -45,6 +45,7 @@ SFT_CONFIG_FIELDS = {
     "loraRank": "LoraConfig.r",
     "loraAlpha": "LoraConfig.lora_alpha",
     "loraDropout": "LoraConfig.lora_dropout",
+    "gradientCheckpointing": "gradient_checkpointing (off by default: a second forward pass per micro-batch)",
 }
 
 
@@ -189,7 +190,7 @@ def sft_config(
         # accelerate (and DeepSpeed, FSDP) so, as the configs in trainer/configs/ say too
         bf16=bf16,
         fp16=False,
-        gradient_checkpointing=False,
+        gradient_checkpointing=o["gradientCheckpointing"],
         use_cpu=cpu,
         dataloader_drop_last=False,
         remove_unused_columns=True,

@@ -55,7 +55,8 @@ def test_trl_loss_equals_the_old_loop_on_a_fixed_batch(model, tokenizer, example
     assert abs(float(new) - float(old)) < 1e-5
 
 
-def test_one_trl_step_equals_one_old_loop_step(tokenizer, examples, tmp_path):
+@pytest.mark.parametrize("gc", [False, True], ids=["default", "gradient_checkpointing"])
+def test_one_trl_step_equals_one_old_loop_step(tokenizer, examples, tmp_path, gc):
     pairs = encode(tokenizer, _chats(examples), 4096)
     old_model, new_model = build_model(tokenizer, "tiny", seed=0), build_model(tokenizer, "tiny", seed=0)
     # the old loop: Adam on the batch's loss, no clipping, constant lr
@@ -63,8 +64,9 @@ def test_one_trl_step_equals_one_old_loop_step(tokenizer, examples, tmp_path):
     _old_loop_loss(old_model, pairs, tokenizer.pad_token_id).backward()
     opt.step()
     # TRL: the same batch in two accumulated micro-batches of 2
-    o = defaults("sft", batchSize=len(pairs), microBatch=2, lr=1e-3, epochs=1)
+    o = defaults("sft", batchSize=len(pairs), microBatch=2, lr=1e-3, epochs=1, gradientCheckpointing=gc or None)
     trainer = build_trainer(new_model, tokenizer, pairs, [], o, cpu=True, work_dir=str(tmp_path / "w"))
+    assert trainer.args.gradient_checkpointing is gc  # off unless asked: memory for a second forward pass
     trainer.train()
     assert trainer.state.global_step == 1
     for (name, a), b in zip(old_model.named_parameters(), new_model.parameters()):

@@ -152,6 +152,23 @@ def test_a_seeded_run_reproduces_exactly(tokenizer, examples):
         assert torch.equal(a, b)
 
 
+def test_gradient_checkpointing_is_off_by_default_and_changes_no_result(tokenizer, examples):
+    from rmsweb_trainer.tiny import build_model
+
+    runs = {}
+    for gc in (False, True):
+        t, metrics = train_salvage_ds(
+            build_model(tokenizer, "tiny", seed=0), tokenizer, examples, seed=3, gradientCheckpointing=gc, **FAST
+        )
+        assert t.args.gradient_checkpointing is gc
+        runs[gc] = (metrics, [p.detach().clone() for p in t.model.parameters()])
+    # it recomputes the same forward pass in the backward one: memory for time, the same step
+    assert [m["losses/total"] for m in runs[False][0]] == pytest.approx([m["losses/total"] for m in runs[True][0]])
+    for a, b in zip(runs[False][1], runs[True][1]):
+        torch.testing.assert_close(a, b, rtol=1e-5, atol=1e-7)
+    assert defaults("salvage-ds")["gradientCheckpointing"] is False
+
+
 def test_grpo_and_dapo_run_on_trls_own_loss_types(tokenizer, examples):
     from rmsweb_trainer.tiny import build_model
 

@@ -85,6 +85,7 @@ describe.skipIf(!present && !process.env.CI)('lm student through sftTorchCommand
       seed: 0,
       valFrac: 0,
       lora: false,
+      gradientCheckpointing: true,
       progress: false,
       quiet: true,
       json: false,
@@ -96,6 +97,7 @@ describe.skipIf(!present && !process.env.CI)('lm student through sftTorchCommand
     expect(Number(sft.epochs[0]['losses/train'])).toBeGreaterThan(0);
     const meta = JSON.parse(readFileSync(join(sftOut, 'rmsweb-trainer.json'), 'utf8'));
     expect(meta).toMatchObject({ layout: 'lm', promptTokens: 300 });
+    expect(meta.options.gradientCheckpointing).toBe(true); // the flag reached TRL's config
 
     const rlOut = join(root, 'rl');
     const events = await rlTorchCommand({
@@ -113,6 +115,7 @@ describe.skipIf(!present && !process.env.CI)('lm student through sftTorchCommand
       groupSize: '2',
       maxNewTokens: '8',
       lr: '1e-4',
+      gradientCheckpointing: true,
       quiet: true,
     });
     expect(events.filter((e) => e.event === 'step')).toHaveLength(1);
@@ -127,6 +130,7 @@ describe.skipIf(!present && !process.env.CI)('lm student through sftTorchCommand
       layout: 'lm',
       promptTokens: 300,
       algo: 'salvage-ds',
+      options: { gradientCheckpointing: true },
     });
 
     const agent = await resolveAgent(`lm:hf:${rlOut}`);

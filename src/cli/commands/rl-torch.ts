@@ -39,6 +39,8 @@ export interface RlTorchOptions {
   microBatch?: string;
   /** Steps between resumable checkpoints in OUT/checkpoints (default 1 with LoRA, 5 without; 0: none). */
   saveSteps?: string;
+  /** Recompute activations in the backward pass (TRL's gradient_checkpointing; rmsweb's default off). */
+  gradientCheckpointing?: boolean;
   nproc?: string;
   accelerateConfig?: string;
   vllm?: string;
@@ -95,6 +97,8 @@ flag sets:
   --lora             peft_config = LoraConfig(r 16, lora_alpha 32, lora_dropout 0.05), merged on save
   --vllm MODE        use_vllm True, vllm_mode colocate | server (needs a CUDA GPU and vllm)
   --device           use_cpu (cpu); otherwise the GPU accelerate picks
+  --gradient-checkpointing  gradient_checkpointing True (rmsweb's default False, TRL's True: on a
+                     CPU memory is plentiful and the second forward pass is not)
   --nproc            torchrun --nproc-per-node (DDP)
   --accelerate-config  accelerate launch --config_file FILE (its num_processes; --nproc overrides)
   --save-steps N     save_strategy "steps", save_steps N x updateEpochs, save_total_limit 1, in
@@ -208,6 +212,7 @@ async function trainRl(
   // A killed run (Ctrl-C, a machine restart) loses at most these steps: the same command resumes.
   flag('--save-steps', o.saveSteps ?? String(SAVE_STEPS.rl[o.lora ? 'lora' : 'full']));
   if (o.lora) args.push('--lora');
+  if (o.gradientCheckpointing) args.push('--set', 'gradientCheckpointing=true');
   if (!o.salvage) args.push('--no-salvage');
   if (o.lr === undefined && o.lora && !quiet)
     process.stderr.write(

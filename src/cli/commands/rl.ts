@@ -68,6 +68,7 @@ const RlTorchCliOptions = z.object({
   maxNewTokens: intOption(1, 100_000).optional(),
   microBatch: intOption(1, 100_000).optional(),
   saveSteps: intOption(0, 1_000_000).optional(),
+  gradientCheckpointing: z.boolean().optional(),
   nproc: intOption(1, 1024).optional(),
   device: z.string().min(1).optional(),
   vllm: z.enum(['colocate', 'server']).optional(),
@@ -237,6 +238,10 @@ export function registerRl(program: Command): void {
       '--save-steps <n>',
       'torch: keep a resumable checkpoint every N steps in OUT/checkpoints (default 1 with --lora, else 5; 0: none); the same command started again resumes from it',
     )
+    .option(
+      '--gradient-checkpointing',
+      'torch: recompute activations in the backward pass (less memory for a large model, one more forward pass per micro-batch; default off)',
+    )
     .option('--nproc <n>', 'torch: processes (GPUs) on this machine, launched with torchrun (DDP)')
     .option(
       '--accelerate-config <file>',
@@ -281,13 +286,12 @@ export function registerRl(program: Command): void {
         throw new InputError('--format and --prompt-tokens apply to --backend torch (an LM student) only', {
           field: raw.format !== undefined ? '--format' : '--prompt-tokens',
         });
-      if (raw.saveSteps !== undefined)
-        throw new InputError(
-          '--save-steps applies to --backend torch only (the tfjs student trains in seconds)',
-          {
-            field: '--save-steps',
-          },
-        );
+      for (const [set, flag] of [
+        [raw.saveSteps, '--save-steps'],
+        [raw.gradientCheckpointing, '--gradient-checkpointing'],
+      ] as const)
+        if (set !== undefined)
+          throw new InputError(`${flag} applies to --backend torch only (an LM student)`, { field: flag });
       const r = await rlCommand(
         parseOptions(RlCliOptions, { batchSize: batch, ...rest }, 'rl', { batchSize: '--batch' }),
       );

@@ -39,6 +39,8 @@ export interface SftTorchOptions {
   microBatch?: number;
   /** Optimizer steps between resumable checkpoints in OUT/checkpoints (default 20; 0: none). */
   saveSteps?: number;
+  /** Recompute activations in the backward pass (TRL's gradient_checkpointing; default off). */
+  gradientCheckpointing?: boolean;
   nproc?: number;
   accelerateConfig?: string;
   progress: boolean;
@@ -74,7 +76,7 @@ export const SFT_TORCH_HELP = `
                      reply + EOS, tokenized apart as at inference (--agent lm:hf:DIR)
 Always: completion_only_loss True (loss on the assistant reply only; rmsweb tokenizes the
 prompt-completion rows, the prompt left-truncated to 4096 tokens, and TRL masks the prompt),
-max_length None, gradient_checkpointing False, bf16/fp16 False (the model trains in the dtype it
+max_length None, gradient_checkpointing False (True with --gradient-checkpointing), bf16/fp16 False (the model trains in the dtype it
 loads in: bf16 on GPUs). The loss is the mean over rows of each reply's mean token NLL (TRL's own
 averages over the batch's tokens).`;
 
@@ -148,6 +150,7 @@ export async function sftTorchCommand(o: SftTorchOptions): Promise<SftTorchResul
     // A killed run (Ctrl-C, a machine restart) loses at most these steps: the same command resumes.
     args.push('--save-steps', String(o.saveSteps ?? SAVE_STEPS.sft));
     if (o.lora) args.push('--lora');
+    if (o.gradientCheckpointing) args.push('--set', 'gradientCheckpointing=true');
     events = await runTorchTrainer({
       args,
       metricsFile: join(out, 'sft-metrics.jsonl'),

@@ -34,6 +34,7 @@ const Options = z.object({
   device: z.string().optional(),
   microBatch: intOption(0).optional(),
   saveSteps: intOption(0).optional(),
+  gradientCheckpointing: z.boolean().default(false),
   nproc: intOption(1).optional(),
   accelerateConfig: z.string().min(1).optional(),
   verbose: z.boolean().default(false),
@@ -126,6 +127,10 @@ async function runSft(o: TrainOptions): Promise<void> {
   if (o.saveSteps !== undefined)
     throw new InputError('--save-steps applies to --backend torch only (use --resume)', {
       field: '--save-steps',
+    });
+  if (o.gradientCheckpointing)
+    throw new InputError('--gradient-checkpointing applies to --backend torch only (an LM student)', {
+      field: '--gradient-checkpointing',
     });
   if (o.run.length === 0) throw new InputError('give at least one --run DIR', { field: '--run' });
   const hasCheckpoint = existsSync(join(o.out, 'config.json'));
@@ -243,6 +248,10 @@ export function registerTrain(program: Command): void {
     .option(
       '--save-steps <n>',
       'torch: keep a resumable checkpoint every N optimizer steps in OUT/checkpoints (default 20; 0: none); the same command started again resumes from it',
+    )
+    .option(
+      '--gradient-checkpointing',
+      'torch: recompute activations in the backward pass (less memory for a large model, one more forward pass per micro-batch; default off)',
     )
     .option('--nproc <n>', 'torch: processes (GPUs) on this machine, launched with torchrun (DDP)')
     .option(
