@@ -28,6 +28,7 @@ from typing import Any
 
 import torch
 from trl import GRPOConfig, GRPOTrainer
+from trl.trainer.utils import RepeatSampler
 
 from .data import RlExample, truth_completion
 from .lm import (
@@ -215,6 +216,22 @@ def check_vllm(vllm: str | None, device: torch.device) -> None:
 # ==================================================================================== the trainer
 
 
+class EpochSampler(RepeatSampler):
+    """TRL's RepeatSampler, whose shuffle is the `epoch`-th permutation of its seed whatever came before.
+
+    RepeatSampler draws each epoch's order from one generator that advances as epochs pass, and
+    the Trainer does not replay the epochs a resumed run skips: a run resumed past an epoch
+    boundary started the permutations over and trained on other states than an unbroken run.
+    The Trainer calls set_epoch at each epoch's start; an unbroken run's order is unchanged."""
+
+    def set_epoch(self, epoch: int) -> None:
+        if not self.shuffle or self.seed is None:
+            return  # an unseeded order cannot be replayed
+        self.generator.manual_seed(self.seed)
+        for _ in range(epoch):  # each epoch's __iter__ draws one permutation
+            torch.randperm(self.num_samples, generator=self.generator)
+
+
 class RmswebGRPOTrainer(GRPOTrainer):
     """GRPOTrainer with rmsweb's reference, prompt limit and metrics JSONL. Its loss is TRL's."""
 
@@ -273,6 +290,10 @@ class RmswebGRPOTrainer(GRPOTrainer):
         self._log = MetricsLog(
             metrics_path, Dist(rank=self.accelerator.process_index, world=self.accelerator.num_processes)
         )
+
+    def _get_train_sampler(self, dataset: Any = None) -> Any:
+        s = super()._get_train_sampler(dataset)
+        return EpochSampler(s.data_source, s.mini_repeat_count, s.batch_size, s.repeat_count, s.shuffle, s.seed)
 
     def _prepare_reference(self, ref: Any) -> Any:
         """What TRL does to the reference it builds: the fused log-prob head, dropout off, placement."""
