@@ -23,27 +23,11 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "trainer"))
-
-
-class Clock:
-    """Timestamps of each step's end (an on_metrics callback)."""
-
-    def __init__(self):
-        self.start = time.perf_counter()
-        self.ends: list[float] = []
-
-    def __call__(self, _metrics: Any = None) -> None:
-        self.ends.append(time.perf_counter())
-
-    def first(self) -> float:
-        return self.ends[0] - self.start
-
-    def steady(self) -> float:
-        return (self.ends[-1] - self.ends[0]) / (len(self.ends) - 1)
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from step_clock import Clock  # noqa: E402
 
 
 def main() -> None:

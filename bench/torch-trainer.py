@@ -36,6 +36,9 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from step_clock import Clock  # noqa: E402
+
 OLD_COMMIT = "96939c4"
 
 
@@ -56,24 +59,6 @@ def timed(fn) -> float:
     t = time.perf_counter()
     fn()
     return time.perf_counter() - t
-
-
-class Clock:
-    """Timestamps of each step's end (an on_metrics callback): steady-state seconds per step leave
-    out the first step, which pays for warm-up (allocations, TRL's dataloader and optimizer)."""
-
-    def __init__(self):
-        self.start = time.perf_counter()
-        self.ends: list[float] = []
-
-    def __call__(self, _metrics: Any = None) -> None:
-        self.ends.append(time.perf_counter())
-
-    def first(self) -> float:
-        return self.ends[0] - self.start
-
-    def steady(self) -> float:
-        return (self.ends[-1] - self.ends[0]) / (len(self.ends) - 1)
 
 
 def main() -> None:
