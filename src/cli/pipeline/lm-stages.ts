@@ -837,9 +837,6 @@ export async function lmExportRlStage(
 
 const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
 
-/** Store records of each RL stage's wall time so far (kept across a resume). */
-const RL_PROGRESS = 'lm-rl-progress';
-
 /** An RL run of the lm stages: Salvage-DS as the method specifies it, or an ablation's change of it. */
 export interface LmRlVariant {
   algo: 'salvage-ds' | 'grpo';
@@ -889,9 +886,7 @@ export async function lmRlStage(
   // <dir>/checkpoints (the trainer discards one of other rows or options, and removes them at the end).
   args.push('--save-steps', String(SAVE_STEPS.rl[o.mode]));
   const series = `rl/${o.name}`;
-  // Wall time over the invocations of a resumed stage: up to its last recorded step before the kill.
   const resuming = existsSync(join(dir, 'checkpoints'));
-  const before = resuming ? (ctx.store.getRecord<{ seconds: number }>(RL_PROGRESS, o.name)?.seconds ?? 0) : 0;
   const stepsBefore = resuming ? Math.max(0, ...ctx.store.listMetrics(series).map((m) => m.step)) : 0;
   const bar = scope.progress(rl.steps, undefined, Math.min(stepsBefore, rl.steps));
   const t0 = performance.now();
@@ -905,11 +900,11 @@ export async function lmRlStage(
         Object.entries(e).filter(([k, v]) => k.includes('/') && typeof v === 'number'),
       ) as Record<string, number>;
       ctx.store.appendMetric(series, e.step, values);
-      ctx.store.putRecord(RL_PROGRESS, o.name, { seconds: before + (performance.now() - t0) / 1000 });
       bar.update(e.step, { reward: values[METRICS.meanReward] ?? 0 });
     },
   });
-  const wallSeconds = before + (performance.now() - t0) / 1000;
+  // over every invocation that worked on the stage, as the stage table counts it
+  const wallSeconds = scope.secondsBefore + (performance.now() - t0) / 1000;
   // The whole curve, steps before a resume included: every step event went to the store as it came.
   const steps = ctx.store
     .listMetrics(series)

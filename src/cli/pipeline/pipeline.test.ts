@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { InputError } from '../../core/errors.ts';
 import type { RateOverRuns } from '../../eval/metrics.ts';
 import { RunStore } from '../../store/run-store.ts';
@@ -19,7 +19,7 @@ import { chooseStudent } from './base-stages.ts';
 import { PipelineContext } from './context.ts';
 import { PRESETS, presetByName, rlSteps } from './presets.ts';
 import { commandLine, nameFoldersByRole } from './provenance.ts';
-import { PipelineInterrupted, readStageRecord, StageRunner } from './stage.ts';
+import { PipelineInterrupted, readStageRecord, STAGE_PARTIAL, StageRunner } from './stage.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'rmsweb-pipeline-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -177,6 +177,62 @@ describe('StageRunner', () => {
     ).rejects.toBeInstanceOf(PipelineInterrupted);
     expect(runner.finished('eval-sft')).toBeNull();
     store.close();
+  });
+
+  it('counts the wall time of every invocation that worked on a stage, a killed one included', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    try {
+      const store = RunStore.open(join(dir, 'd'));
+      const partial = () => store.getRecord<{ seconds: number }>(STAGE_PARTIAL, 'rollout')?.seconds;
+      let ms = 0; // the stage clock, moved by hand
+      const now = () => ms;
+      const pass = async (s: number) => {
+        ms += s * 1000;
+        await vi.advanceTimersByTimeAsync(s * 1000);
+      };
+      // a process killed mid-stage runs no finally: what the saves every 30 s kept is what it leaves
+      const killed = new StageRunner({ store, signal: new AbortController().signal, quiet: true, now });
+      const dead = new Promise<void>((died) => {
+        void killed.run('rollout', async (scope) => {
+          expect(scope.secondsBefore).toBe(0);
+          await pass(29);
+          expect(partial()).toBeUndefined();
+          await pass(36);
+          died();
+          return new Promise<number>(() => {}); // never returns: the process "dies" here
+        });
+      });
+      await dead;
+      expect(partial()).toBe(65); // saved by the tick at 60 s, when the hand-moved clock read 65
+      // Ctrl-C: the time up to the interruption is kept
+      const ctl = new AbortController();
+      const stopped = new StageRunner({ store, signal: ctl.signal, quiet: true, now });
+      await expect(
+        stopped.run('rollout', async (scope) => {
+          expect(scope.secondsBefore).toBe(65);
+          await pass(10);
+          ctl.abort();
+          return 1;
+        }),
+      ).rejects.toBeInstanceOf(PipelineInterrupted);
+      expect(partial()).toBe(75);
+      // the run that finishes it records the sum, and the partial account goes
+      const last = new StageRunner({ store, signal: new AbortController().signal, quiet: true, now });
+      const result = { episodes: 2, successes: 1, errors: 0 };
+      expect(
+        await last.run('rollout', async (scope) => {
+          expect(scope.secondsBefore).toBe(75);
+          await pass(5);
+          return result;
+        }),
+      ).toEqual(result);
+      expect(last.timings['rollout']).toBe(80);
+      expect(readStageRecord(store, 'rollout')?.seconds).toBe(80);
+      expect(partial()).toBeUndefined();
+      store.close();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 

@@ -71,6 +71,8 @@ export class PipelineInterrupted extends RmswebError {
 export interface StageScope {
   /** `initial`: work a resumed stage did before this process (shown as done, not counted in the rate). */
   progress(total: number, label?: string, initial?: number): Progress;
+  /** Wall seconds this stage spent in earlier invocations that stopped before it finished. */
+  secondsBefore: number;
   signal: AbortSignal;
   log(line: string): void;
 }
@@ -81,15 +83,24 @@ export interface StageRunnerOptions {
   /** Force progress bars without a terminal. */
   forceProgress?: boolean;
   quiet?: boolean;
+  /** Milliseconds on a monotonic clock (default `performance.now`; tests pass their own). */
+  now?: () => number;
 }
+
+/** Record kind of an unfinished stage's wall seconds so far (removed when it finishes). */
+export const STAGE_PARTIAL = 'stage-partial';
+/** How often a running stage's wall time is saved: a kill loses at most this much of its account. */
+const PARTIAL_EVERY_MS = 30_000;
 
 /**
  * Runs the pipeline's stages in order, each at most once per run folder: a stage that finished is
  * recorded (kind `stage`) with its result and wall time, and is skipped with that result on rerun.
- * Stages that stop on Ctrl-C are left unrecorded and resume from their own keyed records.
+ * Stages that stop on Ctrl-C are left unrecorded and resume from their own keyed records. A stage's
+ * wall time counts every invocation that worked on it: an unfinished one's time is kept (kind
+ * `stage-partial`, saved every 30 s and on the way out) and added when a later one finishes it.
  */
 export class StageRunner {
-  /** Wall seconds of each stage, as measured by the run that finished it. */
+  /** Wall seconds of each stage, over the invocations that worked on it (as recorded when it finished). */
   readonly timings: Record<string, number> = {};
   /** Stages skipped because an earlier run finished them. */
   readonly skipped: string[] = [];
@@ -125,8 +136,20 @@ export class StageRunner {
       return prev.result;
     }
     if (this.o.signal.aborted) throw new PipelineInterrupted(stage);
-    this.log(`[${stage}] running`);
-    const t0 = performance.now();
+    const store = this.o.store;
+    const before = store.getRecord<{ seconds: number }>(STAGE_PARTIAL, stage)?.seconds ?? 0;
+    this.log(
+      before > 0
+        ? `[${stage}] running (resumed; ${before.toFixed(0)} s in earlier runs)`
+        : `[${stage}] running`,
+    );
+    const now = this.o.now ?? (() => performance.now());
+    const t0 = now();
+    const elapsed = () => before + (now() - t0) / 1000;
+    const keep = () => store.putRecord(STAGE_PARTIAL, stage, { seconds: elapsed() });
+    // A kill (machine lost, session over) runs no finally: the time so far is saved as it goes.
+    const tick = setInterval(keep, PARTIAL_EVERY_MS);
+    tick.unref();
     const bars: Progress[] = [];
     const scope: StageScope = {
       progress: (total, label, initial) => {
@@ -138,17 +161,25 @@ export class StageRunner {
         bars.push(bar);
         return bar;
       },
+      secondsBefore: before,
       signal: this.o.signal,
       log: (line) => this.log(`[${stage}] ${line}`),
     };
     let result: R;
     try {
       result = await body(scope);
+    } catch (e) {
+      keep();
+      throw e;
     } finally {
+      clearInterval(tick);
       for (const b of bars) b.stop();
     }
-    if (this.o.signal.aborted) throw new PipelineInterrupted(stage);
-    const seconds = (performance.now() - t0) / 1000;
+    if (this.o.signal.aborted) {
+      keep();
+      throw new PipelineInterrupted(stage);
+    }
+    const seconds = elapsed();
     const record: StageRecord<R> = {
       stage,
       done: true,
@@ -156,10 +187,13 @@ export class StageRunner {
       finishedAt: new Date().toISOString(),
       result,
     };
-    this.o.store.putRecord(STAGE_RECORD, stage, record);
+    store.putRecord(STAGE_RECORD, stage, record);
+    store.deleteRecord(STAGE_PARTIAL, stage);
     this.timings[stage] = seconds;
     this.ran.push(stage);
-    this.log(`[${stage}] finished in ${seconds.toFixed(1)} s`);
+    this.log(
+      `[${stage}] finished in ${seconds.toFixed(1)} s${before > 0 ? ` (${before.toFixed(0)} s of it in earlier runs)` : ''}`,
+    );
     return result;
   }
 }
