@@ -16,7 +16,6 @@ import {
  * as it grows, and maps the trainer's exit codes onto rmsweb's (2 bad input, 1 anything else).
  */
 
-/** One line of the trainer's metrics JSONL. */
 /**
  * Default steps between the resumable checkpoints of a trainer run (`--save-steps`), for the CLI's
  * torch commands and the lm pipeline alike. SFT: 20 optimizer steps, about four minutes of Gemma
@@ -26,6 +25,7 @@ import {
  */
 export const SAVE_STEPS = { sft: 20, rl: { lora: 1, full: 5 } } as const;
 
+/** One line of the trainer's metrics JSONL. */
 export type TrainerEvent = { event: string; step?: number; epoch?: number } & Record<string, unknown>;
 
 export interface TorchRunOptions {

@@ -76,9 +76,9 @@ export const SFT_TORCH_HELP = `
                      reply + EOS, tokenized apart as at inference (--agent lm:hf:DIR)
 Always: completion_only_loss True (loss on the assistant reply only; rmsweb tokenizes the
 prompt-completion rows, the prompt left-truncated to 4096 tokens, and TRL masks the prompt),
-max_length None, gradient_checkpointing False (True with --gradient-checkpointing), bf16/fp16 False (the model trains in the dtype it
-loads in: bf16 on GPUs). The loss is the mean over rows of each reply's mean token NLL (TRL's own
-averages over the batch's tokens).`;
+max_length None, gradient_checkpointing False (True with --gradient-checkpointing), bf16/fp16
+False (the model trains in the dtype it loads in: bf16 on GPUs). The loss is the mean over rows of
+each reply's mean token NLL (TRL's own averages over the batch's tokens).`;
 
 /** What {@link sftTorchCommand} resolves with. */
 export interface SftTorchResult {

@@ -226,7 +226,7 @@ describe('StageRunner', () => {
           return result;
         }),
       ).toEqual(result);
-      expect(last.timings['rollout']).toBe(80);
+      expect(last.timings.rollout).toBe(80);
       expect(readStageRecord(store, 'rollout')?.seconds).toBe(80);
       expect(partial()).toBeUndefined();
       store.close();
