@@ -889,7 +889,6 @@ export async function lmRlStage(
   const resuming = existsSync(join(dir, 'checkpoints'));
   const stepsBefore = resuming ? Math.max(0, ...ctx.store.listMetrics(series).map((m) => m.step)) : 0;
   const bar = scope.progress(rl.steps, undefined, Math.min(stepsBefore, rl.steps));
-  const t0 = performance.now();
   await runTorchTrainer({
     args,
     signal: scope.signal,
@@ -904,7 +903,7 @@ export async function lmRlStage(
     },
   });
   // over every invocation that worked on the stage, as the stage table counts it
-  const wallSeconds = scope.secondsBefore + (performance.now() - t0) / 1000;
+  const wallSeconds = scope.seconds();
   // The whole curve, steps before a resume included: every step event went to the store as it came.
   const steps = ctx.store
     .listMetrics(series)

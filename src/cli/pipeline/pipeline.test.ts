@@ -194,7 +194,7 @@ describe('StageRunner', () => {
       const killed = new StageRunner({ store, signal: new AbortController().signal, quiet: true, now });
       const dead = new Promise<void>((died) => {
         void killed.run('rollout', async (scope) => {
-          expect(scope.secondsBefore).toBe(0);
+          expect(scope.seconds()).toBe(0); // nothing run yet in this invocation
           await pass(29);
           expect(partial()).toBeUndefined();
           await pass(36);
@@ -209,7 +209,7 @@ describe('StageRunner', () => {
       const stopped = new StageRunner({ store, signal: ctl.signal, quiet: true, now });
       await expect(
         stopped.run('rollout', async (scope) => {
-          expect(scope.secondsBefore).toBe(65);
+          expect(scope.seconds()).toBe(65); // nothing run yet in this invocation
           await pass(10);
           ctl.abort();
           return 1;
@@ -221,8 +221,9 @@ describe('StageRunner', () => {
       const result = { episodes: 2, successes: 1, errors: 0 };
       expect(
         await last.run('rollout', async (scope) => {
-          expect(scope.secondsBefore).toBe(75);
+          expect(scope.seconds()).toBe(75); // nothing run yet in this invocation
           await pass(5);
+          expect(scope.seconds()).toBe(80);
           return result;
         }),
       ).toEqual(result);

@@ -71,8 +71,8 @@ export class PipelineInterrupted extends RmswebError {
 export interface StageScope {
   /** `initial`: work a resumed stage did before this process (shown as done, not counted in the rate). */
   progress(total: number, label?: string, initial?: number): Progress;
-  /** Wall seconds this stage spent in earlier invocations that stopped before it finished. */
-  secondsBefore: number;
+  /** Wall seconds this stage has run so far, earlier invocations that stopped before it finished included. */
+  seconds(): number;
   signal: AbortSignal;
   log(line: string): void;
 }
@@ -161,7 +161,7 @@ export class StageRunner {
         bars.push(bar);
         return bar;
       },
-      secondsBefore: before,
+      seconds: elapsed,
       signal: this.o.signal,
       log: (line) => this.log(`[${stage}] ${line}`),
     };
