@@ -16,11 +16,8 @@ const Row = z.object({
 const RowWithCompletion = Row.extend({ completion: z.string().min(1) });
 export type LmExportRow = z.infer<typeof Row>;
 
-/** The rows of an lm export; `completion: true` requires each to hold the teacher's reply. */
-export function readLmRows(file: string, o: { completion: true }): Array<z.infer<typeof RowWithCompletion>>;
-export function readLmRows(file: string, o?: { completion?: boolean }): LmExportRow[];
-export function readLmRows(file: string, o: { completion?: boolean } = {}): LmExportRow[] {
-  const schema = o.completion ? RowWithCompletion : Row;
+/** The rows of a JSONL file, each checked against `schema`; a bad one is an error naming its line. */
+export function readJsonlRows<T>(file: string, schema: z.ZodType<T>, what: string): T[] {
   return readFileSync(file, 'utf8')
     .split('\n')
     .map((l, i) => ({ l, i }))
@@ -28,9 +25,16 @@ export function readLmRows(file: string, o: { completion?: boolean } = {}): LmEx
     .map(({ l, i }) => {
       const r = schema.safeParse(JSON.parse(l));
       if (!r.success)
-        throw new InputError(`not an lm row: ${describeZodIssues(r.error.issues)}`, { file, line: i + 1 });
+        throw new InputError(`not ${what}: ${describeZodIssues(r.error.issues)}`, { file, line: i + 1 });
       return r.data;
     });
+}
+
+/** The rows of an lm export; `completion: true` requires each to hold the teacher's reply. */
+export function readLmRows(file: string, o: { completion: true }): Array<z.infer<typeof RowWithCompletion>>;
+export function readLmRows(file: string, o?: { completion?: boolean }): LmExportRow[];
+export function readLmRows(file: string, o: { completion?: boolean } = {}): LmExportRow[] {
+  return readJsonlRows<LmExportRow>(file, o.completion ? RowWithCompletion : Row, 'an lm row');
 }
 
 /** The action a reply holds, or null where LmAgent would find none and end the episode. */

@@ -27,10 +27,10 @@ import { z } from 'zod';
 import { lmActionText, parseLmAction } from '../src/agent/lm-prompt.ts';
 import { LM_REFERENCE, LM_ROWS, lmRowOf } from '../src/cli/pipeline/lm-results.ts';
 import { commandLine, gitState } from '../src/cli/pipeline/provenance.ts';
-import { describeZodIssues, InputError, Rng } from '../src/core/index.ts';
+import { InputError, Rng } from '../src/core/index.ts';
 import { pairedBootstrap } from '../src/eval/bootstrap.ts';
 import { HfCompletionModel } from '../src/models/hf-completion-model.ts';
-import { readLmRows, replyAction } from './lm-rows.ts';
+import { readJsonlRows, readLmRows, replyAction } from './lm-rows.ts';
 
 const USAGE =
   'usage: npx tsx bench/lm-step-probes.ts --run RUN [--student LABEL=DIR ...] [--held-out 100] [--seed 0] ' +
@@ -66,20 +66,11 @@ const RlRow = z.object({
 });
 
 function readRlRows(file: string): Probe[] {
-  return readFileSync(file, 'utf8')
-    .split('\n')
-    .map((l, i) => ({ l, i }))
-    .filter(({ l }) => l.trim())
-    .map(({ l, i }) => {
-      const r = RlRow.safeParse(JSON.parse(l));
-      if (!r.success)
-        throw new InputError(`not an RL row: ${describeZodIssues(r.error.issues)}`, { file, line: i + 1 });
-      return {
-        id: r.data.extra_info.critical_state_id,
-        prompt: r.data.prompt,
-        truth: r.data.reward_model.ground_truth,
-      };
-    });
+  return readJsonlRows(file, RlRow, 'an RL row').map((r) => ({
+    id: r.extra_info.critical_state_id,
+    prompt: r.prompt,
+    truth: r.reward_model.ground_truth,
+  }));
 }
 
 const need = (file: string) => {
