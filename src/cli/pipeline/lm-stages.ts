@@ -594,7 +594,7 @@ export function chooseMode(
 /**
  * SFT of the LM student (training seed `k`: the pipeline's seed + k) on a seeded sample of at most
  * `sft.examples` export rows, in the chosen mode. An interrupted stage resumes from the trainer's
- * latest checkpoint (every {@link SFT_SAVE_STEPS} optimizer steps).
+ * latest checkpoint (every `SAVE_STEPS.sft` optimizer steps, src/cli/torch-trainer.ts).
  */
 export async function lmSftStage(
   ctx: PipelineContext,
