@@ -311,7 +311,7 @@ if (out) {
     '',
     `Each student's greedy action (temperature 0, read as LmAgent reads it) against the teacher's, on`,
     `every mined critical state of the run's RL rows (${mined.length}) and on ${heldOut.length} export rows of the same`,
-    `train tasks that no stage trained on (a seeded sample of ${untrained.length}). The CI is a paired bootstrap over`,
+    `train tasks that no stage trained on (a seeded sample of the ${untrained.length} such rows). The CI is a paired bootstrap over`,
     `the probe steps (10,000 resamples) of the student minus the Salvage-DS student of the same training`,
     'seed. "Same action" is a lower bound on step accuracy, the same bound for every student.',
     '',
