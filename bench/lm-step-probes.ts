@@ -135,7 +135,7 @@ function stamp(dir: string): string {
 }
 
 /** Seconds each student's probing took, in the invocation that ran it. */
-const probeSeconds: Record<string, { seconds: number; threads: number | null }> = {};
+const probeSeconds: Record<string, { seconds: number; threads: number | null; commit: string | null }> = {};
 
 async function probe(label: string, dir: string): Promise<Replies> {
   const cacheDir = join(run as string, 'step-probes');
@@ -145,7 +145,7 @@ async function probe(label: string, dir: string): Promise<Replies> {
     const c = JSON.parse(readFileSync(cache, 'utf8'));
     if (JSON.stringify(c.key) === JSON.stringify(key)) {
       console.error(`${label}: replies kept from ${cache}`);
-      probeSeconds[label] = { seconds: c.seconds, threads: c.threads ?? null };
+      probeSeconds[label] = { seconds: c.seconds, threads: c.threads ?? null, commit: c.commit ?? null };
       return c.replies;
     }
   }
@@ -178,7 +178,12 @@ async function probe(label: string, dir: string): Promise<Replies> {
   } finally {
     model.close();
   }
-  probeSeconds[label] = { seconds: (Date.now() - t0) / 1000, threads };
+  const git = gitState();
+  probeSeconds[label] = {
+    seconds: (Date.now() - t0) / 1000,
+    threads,
+    commit: git.commit && `${git.commit.slice(0, 7)}${git.dirty ? ' (with uncommitted changes)' : ''}`,
+  };
   mkdirSync(cacheDir, { recursive: true });
   writeFileSync(cache, `${JSON.stringify({ key, ...probeSeconds[label], replies }, null, 1)}\n`);
   return replies;
@@ -325,7 +330,11 @@ if (out) {
     `- wall time: ${seconds.toFixed(0)} s for this invocation; probing each student took ${list
       .map(({ label }) => {
         const p = probeSeconds[label];
-        return `${label} ${Math.round(p.seconds)} s${p.threads ? ` (${p.threads} torch thread${p.threads > 1 ? 's' : ''})` : ''}`;
+        const how = [
+          p.threads && `${p.threads} torch thread${p.threads > 1 ? 's' : ''}`,
+          p.commit && `at ${p.commit}`,
+        ];
+        return `${label} ${Math.round(p.seconds)} s${how.some(Boolean) ? ` (${how.filter(Boolean).join(', ')})` : ''}`;
       })
       .join(', ')}, in the invocation that probed it`,
     '',
