@@ -57,6 +57,14 @@ export function lmRowOf(label: string): { id: LmRowId; k: number } | null {
   return row ? { id: row.id, k: m?.[2] ? Number(m[2]) : 0 } : null;
 }
 
+/**
+ * The episodes of the rounds `e`'s summary counts, so that the table's per-task outcomes and the
+ * endings read the episodes its pass@1 was computed on.
+ */
+function ofEvaluation<T extends { round: number }>(episodes: T[], e: EvalStageResult): T[] {
+  return episodes.filter((t) => t.round < e.summary.runs);
+}
+
 /** The table's rows from the pipeline's evaluations (per-task outcomes read from `store`'s episodes). */
 export function lmRows(
   store: RunStore,
@@ -67,9 +75,7 @@ export function lmRows(
   for (const e of evals) {
     const at = lmRowOf(e.label);
     if (!at) continue;
-    const episodes = store
-      .listTrajectorySummaries({ tag: evalTag(e.label) })
-      .filter((t) => t.round < e.summary.runs);
+    const episodes = ofEvaluation(store.listTrajectorySummaries({ tag: evalTag(e.label) }), e);
     const list = byRow.get(at.id) ?? [];
     list.push({
       k: at.k,
@@ -144,9 +150,7 @@ export function lmEndings(store: RunStore, evals: readonly EvalStageResult[]): L
   const out: LmEndings[] = [];
   for (const e of evals) {
     if (!lmRowOf(e.label)) continue;
-    const episodes = store
-      .listTrajectories({ tag: evalTag(e.label) })
-      .filter((t) => t.round < e.summary.runs);
+    const episodes = ofEvaluation(store.listTrajectories({ tag: evalTag(e.label) }), e);
     if (!episodes.length) continue;
     const n = (f: (t: (typeof episodes)[number]) => boolean) => episodes.filter(f).length;
     const unusable = (t: (typeof episodes)[number]) => {
