@@ -1,0 +1,137 @@
+"""Seconds per LoRA training step of a real LM on the CPU in three precisions, in one run (ratios
+printed against float32, the trainer's CPU default):
+
+- fp32: float32 weights, float32 compute;
+- autocast: float32 weights, matrix products under torch.autocast(bfloat16) (mixed precision);
+- bf16: bfloat16 base weights (frozen), float32 LoRA adapters (peft's default cast).
+
+  trainer/.venv/bin/python bench/lm-dtype.py --model GGUF_OR_DIR [--tokens 680] [--reply 21]
+      [--steps 4] [--rounds 2] [--threads N]
+
+Each step is one row of `--tokens` prompt tokens and `--reply` reply tokens (the start of the
+repo's README.md: the time does not depend on the text, the fidelity figures do), logits for the reply positions only (as the trainer computes them),
+cross-entropy, backward, AdamW. The first step of each measurement is warm-up and left out. The
+settings alternate `--rounds` times, so load from anything else on the machine falls on all of
+them. Also prints each setting's loss on the same row against float32's, and the largest gap
+between its next-token log-probabilities and float32's over the reply, before any update: how far
+the cheaper precision moves what the model computes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import sys
+import time
+from contextlib import nullcontext
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "trainer"))
+
+SETTINGS = ("fp32", "autocast", "bf16")
+
+
+def main() -> None:
+    p = argparse.ArgumentParser()
+    p.add_argument("--model", required=True)
+    p.add_argument("--tokens", type=int, default=680)
+    p.add_argument("--reply", type=int, default=21)
+    p.add_argument("--steps", type=int, default=4, help="steps per measurement (>= 2; the first is warm-up)")
+    p.add_argument("--rounds", type=int, default=2)
+    p.add_argument("--threads", type=int)
+    a = p.parse_args()
+    if a.steps < 2:
+        p.error("--steps must be at least 2 (the first step is warm-up)")
+
+    import torch
+    import torch.nn.functional as F
+    from peft import get_peft_model
+
+    from rmsweb_trainer.lm import load_model
+    from rmsweb_trainer.sft import lora_config
+
+    if a.threads:
+        torch.set_num_threads(a.threads)
+    t0 = time.perf_counter()
+    base, _tok = load_model(a.model, torch.device("cpu"), "float32")
+    load_s = time.perf_counter() - t0
+    lora = {"loraRank": 16, "loraAlpha": 32, "loraDropout": 0.0}
+
+    def build(setting: str):
+        torch.manual_seed(0)
+        m = copy.deepcopy(base)
+        if setting == "bf16":
+            m = m.to(torch.bfloat16)
+        m = get_peft_model(m, lora_config(m, lora))
+        trainable = [q for q in m.parameters() if q.requires_grad]
+        return m, torch.optim.AdamW(trainable, lr=2e-4)
+
+    # real text, so that the fidelity figures compare peaked distributions, not noise
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    ids = torch.tensor([_tok(text)["input_ids"][: a.tokens + a.reply]])
+    if ids.shape[1] < a.tokens + a.reply:
+        p.error(f"README.md has only {ids.shape[1]} tokens; lower --tokens")
+    targets = ids[0, a.tokens :]
+
+    def logprobs(m, setting: str):
+        ctx = torch.autocast("cpu", dtype=torch.bfloat16) if setting == "autocast" else nullcontext()
+        with ctx:
+            logits = m(input_ids=ids, logits_to_keep=a.reply + 1).logits[0, :-1]
+        return F.log_softmax(logits.float(), -1)
+
+    def step(m, opt, setting: str) -> float:
+        lp = logprobs(m, setting)
+        loss = -lp.gather(1, targets[:, None]).mean()
+        loss.backward()
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+        return float(loss.detach())
+
+    models = {s: build(s) for s in SETTINGS}
+    with torch.no_grad():
+        ref = logprobs(models["fp32"][0], "fp32")
+        fidelity = {}
+        for s in SETTINGS:
+            lp = logprobs(models[s][0], s)
+            fidelity[s] = {
+                "loss": round(float(-lp.gather(1, targets[:, None]).mean()), 4),
+                "max_abs_logprob_gap_vs_fp32": round(float((lp - ref).abs().max()), 4),
+                "same_argmax_vs_fp32": round(float((lp.argmax(-1) == ref.argmax(-1)).float().mean()), 4),
+            }
+
+    times: dict[str, list[float]] = {s: [] for s in SETTINGS}
+    for r in range(a.rounds):
+        for s in SETTINGS:
+            m, opt = models[s]
+            ends = []
+            start = time.perf_counter()
+            for _ in range(a.steps):
+                step(m, opt, s)
+                ends.append(time.perf_counter())
+            times[s].append((ends[-1] - ends[0]) / (len(ends) - 1))
+            print(f"round {r + 1} {s}: {times[s][-1]:.2f} s a step (first {ends[0] - start:.2f} s)", file=sys.stderr)
+
+    mean = {s: sum(v) / len(v) for s, v in times.items()}
+    print(
+        json.dumps(
+            {
+                "model": a.model,
+                "load_s": round(load_s, 1),
+                "tokens": a.tokens,
+                "reply": a.reply,
+                "threads": torch.get_num_threads(),
+                "steps": a.steps,
+                "rounds": a.rounds,
+                "seconds_per_step": {s: round(v, 3) for s, v in mean.items()},
+                "speedup_vs_fp32": {s: round(mean["fp32"] / v, 2) for s, v in mean.items()},
+                "fidelity": fidelity,
+            },
+            indent=1,
+        )
+    )
+
+
+if __name__ == "__main__":
+    main()
