@@ -6,7 +6,7 @@ printed against float32, the trainer's CPU default):
 - bf16: bfloat16 base weights (frozen), float32 LoRA adapters (peft's default cast).
 
   trainer/.venv/bin/python bench/lm-dtype.py --model GGUF_OR_DIR [--tokens 680] [--reply 21]
-      [--steps 4] [--rounds 2] [--threads N]
+      [--steps 3] [--rounds 2] [--threads N]
 
 Each step is one row of `--tokens` prompt tokens and `--reply` reply tokens (the start of the
 repo's README.md: the time does not depend on the text, the fidelity figures do), logits for the reply positions only (as the trainer computes them),
@@ -29,6 +29,8 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "trainer"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from step_clock import load_timed, steps_arg  # noqa: E402
 
 SETTINGS = ("fp32", "autocast", "bf16")
 
@@ -38,25 +40,18 @@ def main() -> None:
     p.add_argument("--model", required=True)
     p.add_argument("--tokens", type=int, default=680)
     p.add_argument("--reply", type=int, default=21)
-    p.add_argument("--steps", type=int, default=4, help="steps per measurement (>= 2; the first is warm-up)")
+    steps_arg(p)
     p.add_argument("--rounds", type=int, default=2)
     p.add_argument("--threads", type=int)
     a = p.parse_args()
-    if a.steps < 2:
-        p.error("--steps must be at least 2 (the first step is warm-up)")
 
     import torch
     import torch.nn.functional as F
     from peft import get_peft_model
 
-    from rmsweb_trainer.lm import load_model
     from rmsweb_trainer.sft import lora_config
 
-    if a.threads:
-        torch.set_num_threads(a.threads)
-    t0 = time.perf_counter()
-    base, _tok = load_model(a.model, torch.device("cpu"), "float32")
-    load_s = time.perf_counter() - t0
+    base, _tok, load_s = load_timed(p, a, "float32")
     lora = {"loraRank": 16, "loraAlpha": 32, "loraDropout": 0.0}
 
     def build(setting: str):

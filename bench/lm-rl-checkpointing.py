@@ -21,20 +21,19 @@ import argparse
 import copy
 import json
 import sys
-import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "trainer"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from step_clock import Clock  # noqa: E402
+from step_clock import Clock, load_timed, steps_arg  # noqa: E402
 
 
 def main() -> None:
     p = argparse.ArgumentParser()
     p.add_argument("--model", required=True)
     p.add_argument("--data", required=True)
-    p.add_argument("--steps", type=int, default=3, help="steps per measurement (>= 2; the first is warm-up)")
+    steps_arg(p)
     p.add_argument("--batch", type=int, default=1)
     p.add_argument("--group-size", type=int, default=2)
     p.add_argument("--max-new-tokens", type=int, default=16)
@@ -42,20 +41,13 @@ def main() -> None:
     p.add_argument("--lora", action="store_true")
     p.add_argument("--rounds", type=int, default=1)
     a = p.parse_args()
-    if a.steps < 2:
-        p.error("--steps must be at least 2 (the first step is warm-up)")
 
     import torch
 
     from rmsweb_trainer.data import load_rl
-    from rmsweb_trainer.lm import load_model
     from rmsweb_trainer.salvage_ds import train_salvage_ds
 
-    if a.threads:
-        torch.set_num_threads(a.threads)
-    t0 = time.perf_counter()
-    base, tok = load_model(a.model, torch.device("cpu"))
-    load_s = time.perf_counter() - t0
+    base, tok, load_s = load_timed(p, a)
     examples = load_rl(a.data)
     opts = dict(
         steps=a.steps,

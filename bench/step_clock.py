@@ -22,3 +22,24 @@ class Clock:
 
     def steady(self) -> float:
         return (self.ends[-1] - self.ends[0]) / (len(self.ends) - 1)
+
+
+def steps_arg(p: Any) -> None:
+    """The `--steps` option of a timing bench: the first step is warm-up, so at least 2."""
+    p.add_argument("--steps", type=int, default=3, help="steps per measurement (>= 2; the first is warm-up)")
+
+
+def load_timed(p: Any, a: Any, dtype: str = "auto") -> tuple[Any, Any, float]:
+    """(model, tokenizer, load seconds) of `--model` on the CPU with `--threads` torch threads, after
+    refusing a `--steps` below 2 with argparse's usage error."""
+    if a.steps < 2:
+        p.error("--steps must be at least 2 (the first step is warm-up)")
+    import torch
+
+    from rmsweb_trainer.lm import load_model
+
+    if a.threads:
+        torch.set_num_threads(a.threads)
+    t0 = time.perf_counter()
+    model, tok = load_model(a.model, torch.device("cpu"), dtype)
+    return model, tok, time.perf_counter() - t0
