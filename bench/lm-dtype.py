@@ -9,8 +9,10 @@ printed against float32, the trainer's CPU default):
       [--steps 3] [--rounds 2] [--threads N]
 
 Each step is one row of `--tokens` prompt tokens and `--reply` reply tokens (the start of the
-repo's README.md: the time does not depend on the text, the fidelity figures do), logits for the reply positions only (as the trainer computes them),
-cross-entropy, backward, AdamW. The first step of each measurement is warm-up and left out. The
+repo's README.md: the time does not depend on the text, the fidelity figures do), logits for the
+reply positions only (as the trainer computes them), cross-entropy, backward, AdamW at the lm
+preset's LoRA rate. LoRA's rank and alpha are src/rl/options.json's, its dropout 0, so that every
+setting computes the same function. The first step of each measurement is warm-up and left out. The
 settings alternate `--rounds` times, so load from anything else on the machine falls on all of
 them. Also prints each setting's loss on the same row against float32's, and the largest gap
 between its next-token log-probabilities and float32's over the reply, before any update: how far
@@ -23,14 +25,13 @@ import argparse
 import copy
 import json
 import sys
-import time
 from contextlib import nullcontext
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "trainer"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from step_clock import load_timed, steps_arg  # noqa: E402
+from step_clock import Clock, load_timed, steps_arg  # noqa: E402
 
 SETTINGS = ("fp32", "autocast", "bf16")
 
@@ -49,10 +50,11 @@ def main() -> None:
     import torch.nn.functional as F
     from peft import get_peft_model
 
+    from rmsweb_trainer.options import defaults
     from rmsweb_trainer.sft import lora_config
 
     base, _tok, load_s = load_timed(p, a, "float32")
-    lora = {"loraRank": 16, "loraAlpha": 32, "loraDropout": 0.0}
+    lora = defaults("sft", loraDropout=0.0)
 
     def build(setting: str):
         torch.manual_seed(0)
@@ -76,13 +78,11 @@ def main() -> None:
             logits = m(input_ids=ids, logits_to_keep=a.reply + 1).logits[0, :-1]
         return F.log_softmax(logits.float(), -1)
 
-    def step(m, opt, setting: str) -> float:
+    def step(m, opt, setting: str) -> None:
         lp = logprobs(m, setting)
-        loss = -lp.gather(1, targets[:, None]).mean()
-        loss.backward()
+        (-lp.gather(1, targets[:, None]).mean()).backward()
         opt.step()
         opt.zero_grad(set_to_none=True)
-        return float(loss.detach())
 
     models = {s: build(s) for s in SETTINGS}
     with torch.no_grad():
@@ -100,13 +100,12 @@ def main() -> None:
     for r in range(a.rounds):
         for s in SETTINGS:
             m, opt = models[s]
-            ends = []
-            start = time.perf_counter()
+            clock = Clock()
             for _ in range(a.steps):
                 step(m, opt, s)
-                ends.append(time.perf_counter())
-            times[s].append((ends[-1] - ends[0]) / (len(ends) - 1))
-            print(f"round {r + 1} {s}: {times[s][-1]:.2f} s a step (first {ends[0] - start:.2f} s)", file=sys.stderr)
+                clock()
+            times[s].append(clock.steady())
+            print(f"round {r + 1} {s}: {times[s][-1]:.2f} s a step (first {clock.first():.2f} s)", file=sys.stderr)
 
     mean = {s: sum(v) / len(v) for s, v in times.items()}
     print(
