@@ -113,7 +113,7 @@ def _options(a: argparse.Namespace, keys: dict[str, str]) -> dict[str, Any]:
     return o
 
 
-COMMON = {"lr": "lr", "seed": "seed", "micro_batch": "microBatch", "max_prompt_tokens": "maxPromptTokens", "lora_rank": "loraRank"}  # fmt: skip
+COMMON = {"lr": "lr", "seed": "seed", "micro_batch": "microBatch", "max_prompt_tokens": "maxPromptTokens", "lora_rank": "loraRank", "lora_layers": "loraLayers"}  # fmt: skip
 RL_KEYS = {**COMMON, "steps": "steps", "batch": "batchSize", "group_size": "groupSize", "temperature": "temperature", "max_new_tokens": "maxNewTokens"}  # fmt: skip
 SFT_KEYS = {**COMMON, "epochs": "epochs", "batch": "batchSize", "val_frac": "valFrac"}
 
@@ -132,6 +132,11 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-prompt-tokens", type=int)
     p.add_argument("--lora", action="store_true", help="train LoRA adapters (merged into the saved checkpoint)")
     p.add_argument("--lora-rank", type=int)
+    p.add_argument(
+        "--lora-layers",
+        type=int,
+        help="LoRA on the top N decoder layers only (default 0: all); SFT computes the frozen layers below once per row",
+    )
     p.add_argument("--threads", type=int, help="CPU threads for torch")
     p.add_argument("--set", action="append", metavar="KEY=VALUE", help="any option of src/rl/options.json")
 

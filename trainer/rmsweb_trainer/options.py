@@ -94,6 +94,7 @@ class TorchOptions:
     loraRank: int
     loraAlpha: float
     loraDropout: float
+    loraLayers: int
     microBatch: int
     rlLr: float
     maxGradNorm: float

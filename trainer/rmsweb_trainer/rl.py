@@ -184,16 +184,21 @@ def grpo_config_fields(o: dict[str, Any], algo: str = "salvage-ds", world: int =
     }
 
 
-def lora_config(o: dict[str, Any]) -> Any:
-    """The LoRA adapters --lora trains: every attention and MLP projection the model has."""
+def lora_config(o: dict[str, Any], model: Any) -> Any:
+    """The LoRA adapters --lora trains: every attention and MLP projection the model has, in every
+    decoder layer or the top `loraLayers` ones."""
     from peft import LoraConfig
 
+    from .prefix_cache import lora_layer_indices
+
+    layers = lora_layer_indices(model, o["loraLayers"])
     return LoraConfig(
         r=o["loraRank"],
         lora_alpha=o["loraAlpha"],
         lora_dropout=o["loraDropout"],
         target_modules="all-linear",
         task_type="CAUSAL_LM",
+        **({"layers_to_transform": layers, "layers_pattern": "layers"} if layers else {}),
     )
 
 
@@ -526,7 +531,7 @@ def build_trainer(
         reward=reward,
         metrics_path=metrics_path,
         on_metrics=on_metrics,
-        peft_config=lora_config(o) if o["lora"] else None,
+        peft_config=lora_config(o, model) if o["lora"] else None,
     )
 
 

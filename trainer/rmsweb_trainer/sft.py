@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import math
 import random
+import sys
+from contextlib import nullcontext
 from typing import Any
 
 import torch
@@ -24,6 +26,7 @@ import torch.nn.functional as F
 from .data import Chat
 from .lm import Dist, MetricsLog, completion_ids, prompt_ids
 from .options import defaults
+from .prefix_cache import FrozenPrefix, decoder_stack, lora_layer_indices, prefix_unsupported
 
 # ================================================================================== options
 
@@ -45,6 +48,7 @@ SFT_CONFIG_FIELDS = {
     "loraRank": "LoraConfig.r",
     "loraAlpha": "LoraConfig.lora_alpha",
     "loraDropout": "LoraConfig.lora_dropout",
+    "loraLayers": "LoraConfig.layers_to_transform (the top N decoder layers; 0: all), the frozen layers below cached per row",
     "gradientCheckpointing": "gradient_checkpointing (off by default: a second forward pass per micro-batch)",
 }
 
@@ -115,18 +119,21 @@ def _trainer_class() -> type:
             super().__init__(*args, **kwargs)
             self.step_loss = 0.0
             self.step_tokens = 0
+            #: a FrozenPrefix when LoRA trains only the top layers (train_sft sets it)
+            self.prefix: Any = None
 
         def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):
             labels = inputs["labels"]
             start = reply_window(labels)
             # Only the positions that predict a reply token need logits: with Gemma 3's 262k-token
             # vocabulary the output layer over a whole 700-token prompt costs more than the body.
-            out = model(
-                input_ids=inputs["input_ids"],
-                attention_mask=inputs["attention_mask"],
-                use_cache=False,
-                logits_to_keep=labels.shape[1] - start,
-            )
+            with self.prefix.active(inputs["attention_mask"]) if self.prefix else nullcontext():
+                out = model(
+                    input_ids=inputs["input_ids"],
+                    attention_mask=inputs["attention_mask"],
+                    use_cache=False,
+                    logits_to_keep=labels.shape[1] - start,
+                )
             nll, _ = reply_nll(out.logits, labels[:, start:])
             loss = nll.mean()
             if model.training:
@@ -144,12 +151,14 @@ def lora_config(model: Any, o: dict[str, Any]) -> Any:
 
     names = {n.split(".")[-1] for n, m in model.named_modules() if isinstance(m, torch.nn.Linear)}
     targets = sorted(names & {"q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj", "c_attn", "c_proj", "c_fc"})  # fmt: skip
+    layers = lora_layer_indices(model, o["loraLayers"])
     return LoraConfig(
         r=o["loraRank"],
         lora_alpha=o["loraAlpha"],
         lora_dropout=o["loraDropout"],
         target_modules=targets or None,
         task_type="CAUSAL_LM",
+        **({"layers_to_transform": layers, "layers_pattern": "layers"} if layers else {}),
     )
 
 
@@ -349,6 +358,7 @@ def train_sft(
         work_dir=work,
         save_steps=save_steps if keep else 0,
     )
+    trainer.prefix = frozen_prefix(trainer, o, dist)
     log = MetricsLog(metrics_path, dist)
     epochs: list[dict[str, Any]] = []
     trainer.add_callback(
@@ -358,9 +368,40 @@ def train_sft(
         trainer.train(resume_from_checkpoint=resume)
     finally:
         log.close()
+        if trainer.prefix and dist.main:
+            st = trainer.prefix.stats()
+            print(
+                f"frozen layers: {st['computed']} rows computed, {st['reused']} served from the cache "
+                f"({st['bytes'] / 2**20:.0f} MiB)",
+                file=sys.stderr,
+            )
         if work_dir is None and not keep:
             shutil.rmtree(work, ignore_errors=True)
     return trainer, epochs
+
+
+def frozen_prefix(trainer: Any, o: dict[str, Any], dist: Dist) -> FrozenPrefix | None:
+    """The per-row cache of the layers LoRA leaves frozen (`loraLayers` > 0), where it is exact:
+    one process (a wrapped or sharded model is not swapped into) and no gradient checkpointing
+    (which needs the embeddings' output to require a gradient)."""
+    if not o["lora"] or o["loraLayers"] <= 0:
+        return None
+    model = trainer.model
+    why = prefix_unsupported(model, o["loraLayers"])
+    if why is None and o["gradientCheckpointing"]:
+        why = "gradient checkpointing is on"
+    if why is None and (dist.world > 1 or trainer.is_fsdp_enabled or trainer.is_deepspeed_enabled):
+        why = "the model is trained by several processes"
+    stack = decoder_stack(model)
+    n = len(stack.layers) if stack is not None else 0
+    if why is not None:
+        if dist.main:
+            print(f"LoRA on the top {o['loraLayers']} of {n} layers; frozen layers not cached: {why}", file=sys.stderr)
+        return None
+    start = n - o["loraLayers"]
+    if dist.main:
+        print(f"LoRA on layers {start}-{n - 1}; layers 0-{start - 1} computed once per row and cached", file=sys.stderr)
+    return FrozenPrefix(model, start)
 
 
 def resume_point(checkpoint_dir: str, fingerprint: dict[str, Any], dist: Dist) -> tuple[str | None, str]:

@@ -35,6 +35,8 @@ export interface SftTorchOptions {
   seed: number;
   valFrac: number;
   lora: boolean;
+  /** LoRA on the top N decoder layers only (0 or unset: all), the frozen ones cached per row. */
+  loraLayers?: number;
   device?: string;
   microBatch?: number;
   /** Optimizer steps between resumable checkpoints in OUT/checkpoints (default 20; 0: none). */
@@ -65,6 +67,9 @@ export const SFT_TORCH_HELP = `
   --val-frac         the eval_dataset's share of the rows (eval_strategy "epoch")
   --lora             peft_config = LoraConfig(r 16, lora_alpha 32, lora_dropout 0.05) on the
                      attention and MLP projections, merged into the saved checkpoint
+  --lora-layers N    LoraConfig.layers_to_transform = the top N decoder layers (default 0: all);
+                     the layers below are frozen, so their output is computed once per row and
+                     reused every epoch (not with --gradient-checkpointing or several processes)
   --device           use_cpu (cpu); otherwise the GPU accelerate picks
   --nproc            torchrun --nproc-per-node (DDP)
   --accelerate-config  accelerate launch --config_file FILE (its num_processes; --nproc overrides)
@@ -112,6 +117,10 @@ export async function sftTorchCommand(o: SftTorchOptions): Promise<SftTorchResul
     throw new InputError("--format says how to export --run; --data's rows already have their layout", {
       field: '--format',
     });
+  if (o.loraLayers !== undefined && !o.lora)
+    throw new InputError('--lora-layers applies to --lora runs (full fine-tuning trains every layer)', {
+      field: '--lora-layers',
+    });
   if (o.promptTokens !== undefined && o.format !== 'lm')
     throw new InputError('--prompt-tokens applies to --format lm only', { field: '--prompt-tokens' });
   if (
@@ -150,6 +159,7 @@ export async function sftTorchCommand(o: SftTorchOptions): Promise<SftTorchResul
     // A killed run (Ctrl-C, a machine restart) loses at most these steps: the same command resumes.
     args.push('--save-steps', String(o.saveSteps ?? SAVE_STEPS.sft));
     if (o.lora) args.push('--lora');
+    if (o.loraLayers !== undefined) args.push('--set', `loraLayers=${o.loraLayers}`);
     if (o.gradientCheckpointing) args.push('--set', 'gradientCheckpointing=true');
     events = await runTorchTrainer({
       args,

@@ -31,6 +31,7 @@ const Options = z.object({
   format: z.enum(['trl', 'lm']).optional(),
   promptTokens: intOption(64, 32_768).optional(),
   lora: z.boolean().default(false),
+  loraLayers: intOption(0, 10_000).optional(),
   device: z.string().optional(),
   microBatch: intOption(0).optional(),
   saveSteps: intOption(0).optional(),
@@ -132,6 +133,8 @@ async function runSft(o: TrainOptions): Promise<void> {
     throw new InputError('--gradient-checkpointing applies to --backend torch only (an LM student)', {
       field: '--gradient-checkpointing',
     });
+  if (o.loraLayers !== undefined)
+    throw new InputError('--lora-layers applies to --backend torch --lora only', { field: '--lora-layers' });
   if (o.run.length === 0) throw new InputError('give at least one --run DIR', { field: '--run' });
   const hasCheckpoint = existsSync(join(o.out, 'config.json'));
   if (hasCheckpoint && !o.resume) {
@@ -243,6 +246,10 @@ export function registerTrain(program: Command): void {
     )
     .option('--prompt-tokens <n>', 'torch, --format lm: the compact observation budget (default 768)')
     .option('--lora', 'torch: train LoRA adapters (merged into the saved checkpoint)')
+    .option(
+      '--lora-layers <n>',
+      'torch, --lora: adapt the top N decoder layers only (default 0: all); the frozen layers below are computed once per row and reused every epoch',
+    )
     .option('--device <name>', 'torch: auto (a GPU when there is one), cpu or cuda')
     .option('--micro-batch <n>', 'torch: sequences per forward pass, gradients accumulated (default 16)')
     .option(
