@@ -149,11 +149,24 @@ describe.skipIf(skip !== null)('a LoRA adapter exported from torch, served by ll
       const res = await fetch(url, { method: 'POST', body: JSON.stringify(body) });
       return (await res.json()) as {
         model: string;
-        choices: { text?: string; message?: { content: string } }[];
+        choices: {
+          text?: string;
+          message?: { content: string };
+          logprobs?: { content: { token: string; logprob: number }[] } | null;
+        }[];
       };
     };
-    const chat = { messages: [{ role: 'user', content: 'Hello' }], temperature: 0, max_tokens: 6 };
-    const replies: string[] = [];
+    const chat = {
+      messages: [{ role: 'user', content: 'Hello' }],
+      temperature: 0,
+      max_tokens: 6,
+      logprobs: true,
+      top_logprobs: 3,
+    };
+    // The chat reply's first-token probability, with and without the adapter. Their greedy texts
+    // may coincide (a random tiny model can put most of its mass on one token either way: a CI
+    // machine once answered 'xxxxxx' to both), so what must differ is the probability itself.
+    const first: number[] = [];
     for (const lora of [undefined, { file: join(dir, 'adapter.gguf') }]) {
       const server = await ModelServer.start({ backend: await open(lora) });
       try {
@@ -165,12 +178,15 @@ describe.skipIf(skip !== null)('a LoRA adapter exported from torch, served by ll
         expectReply(c.choices[0]?.text, lora ? ref.lora : ref.base, 0);
         const m = await post(`${server.url}/chat/completions`, chat);
         expect(m.model).toBe(lora ? 'base+adapter' : 'base');
-        replies.push(m.choices[0]?.message?.content ?? '');
+        const content = m.choices[0]?.logprobs?.content ?? [];
+        expect(content.length).toBeGreaterThan(0);
+        first.push(content[0]?.logprob ?? Number.NaN);
       } finally {
         await server.close();
       }
     }
-    expect(replies[1]).not.toBe(replies[0]);
+    expect(first.every(Number.isFinite)).toBe(true);
+    expect(Math.abs((first[1] ?? 0) - (first[0] ?? 0))).toBeGreaterThan(1e-3);
   });
 
   it('refuses a file that is not an adapter, naming --lora', async () => {
