@@ -123,7 +123,9 @@ def main() -> None:
                 "cache_fill_s_per_row": round(fill_s, 3),
                 "cache_hits": prefix.stats()["reused"],
                 f"seconds_per_row_over_{a.epochs}_epochs": {s: round(v, 2) for s, v in projected.items()},
-                f"speedup_over_{a.epochs}_epochs": {s: round(projected["every layer"] / v, 2) for s, v in projected.items()},
+                f"speedup_over_{a.epochs}_epochs": {
+                    s: round(projected["every layer"] / v, 2) for s, v in projected.items()
+                },
             },
             indent=1,
         )

@@ -89,9 +89,7 @@ def test_cached_sft_reaches_the_uncached_runs_weights(tokenizer, examples, monke
         assert torch.allclose(got[n], want[n], atol=1e-5), n
 
 
-@pytest.mark.parametrize(
-    ("top", "reason"), [(0, "every layer"), (4, "every layer")]
-)
+@pytest.mark.parametrize(("top", "reason"), [(0, "every layer"), (4, "every layer")])
 def test_the_cache_is_refused_where_it_would_not_be_exact(tokenizer, top, reason):
     model = build_model(tokenizer, "small", seed=0)
     assert reason in (prefix_unsupported(model, top) or "")
