@@ -133,6 +133,11 @@ describe.skipIf(!hasPython && !mustRun)('rmsweb demo --preset lm-tiny (tiny rand
     const lines = report.sections.find((s) => s.title === 'LM student')?.lines.join('\n') ?? '';
     // lm-tiny fixes LoRA, as lm does (the choice runs in lm-demo-extend.long.test.ts).
     expect(lines).toContain('- fine-tuning mode fixed: lora (no validation choice run)');
+    // lm-tiny's loraLayers 1: LoRA on the top layer of two, the one below cached per row
+    const adapter = JSON.parse(
+      readFileSync(join(out, 'models', 'lm-sft', 'adapter', 'adapter_config.json'), 'utf8'),
+    ) as { layers_to_transform?: number[] };
+    expect(adapter.layers_to_transform).toEqual([1]);
     expect(first.stdout).toContain('| base LM (no fine-tuning) |');
     // the diagnosis beside the table: how each evaluation's episodes ended
     const md = readFileSync(join(out, 'lm-student.md'), 'utf8');
