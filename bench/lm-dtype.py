@@ -31,19 +31,14 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "trainer"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from step_clock import Clock, load_timed, steps_arg  # noqa: E402
+from step_clock import Clock, load_timed, readme_row, row_args, row_report  # noqa: E402
 
 SETTINGS = ("fp32", "autocast", "bf16")
 
 
 def main() -> None:
     p = argparse.ArgumentParser()
-    p.add_argument("--model", required=True)
-    p.add_argument("--tokens", type=int, default=680)
-    p.add_argument("--reply", type=int, default=21)
-    steps_arg(p)
-    p.add_argument("--rounds", type=int, default=2)
-    p.add_argument("--threads", type=int)
+    row_args(p)
     a = p.parse_args()
 
     import torch
@@ -65,11 +60,7 @@ def main() -> None:
         trainable = [q for q in m.parameters() if q.requires_grad]
         return m, torch.optim.AdamW(trainable, lr=2e-4)
 
-    # real text, so that the fidelity figures compare peaked distributions, not noise
-    text = (REPO / "README.md").read_text(encoding="utf-8")
-    ids = torch.tensor([_tok(text)["input_ids"][: a.tokens + a.reply]])
-    if ids.shape[1] < a.tokens + a.reply:
-        p.error(f"README.md has only {ids.shape[1]} tokens; lower --tokens")
+    ids = readme_row(p, a, _tok)
     targets = ids[0, a.tokens :]
 
     def logprobs(m, setting: str):
@@ -111,13 +102,7 @@ def main() -> None:
     print(
         json.dumps(
             {
-                "model": a.model,
-                "load_s": round(load_s, 1),
-                "tokens": a.tokens,
-                "reply": a.reply,
-                "threads": torch.get_num_threads(),
-                "steps": a.steps,
-                "rounds": a.rounds,
+                **row_report(a, load_s),
                 "seconds_per_step": {s: round(v, 3) for s, v in mean.items()},
                 "speedup_vs_fp32": {s: round(mean["fp32"] / v, 2) for s, v in mean.items()},
                 "fidelity": fidelity,

@@ -28,19 +28,14 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "trainer"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from step_clock import Clock, load_timed, steps_arg  # noqa: E402
+from step_clock import Clock, load_timed, readme_row, row_args, row_report  # noqa: E402
 
 
 def main() -> None:
     p = argparse.ArgumentParser()
-    p.add_argument("--model", required=True)
     p.add_argument("--top", type=int, default=6, help="LoRA on the top N decoder layers")
-    p.add_argument("--tokens", type=int, default=680)
-    p.add_argument("--reply", type=int, default=21)
-    steps_arg(p)
-    p.add_argument("--rounds", type=int, default=2)
+    row_args(p)
     p.add_argument("--epochs", type=int, default=2, help="epochs of the per-row projection")
-    p.add_argument("--threads", type=int)
     a = p.parse_args()
 
     import torch
@@ -55,10 +50,7 @@ def main() -> None:
     n_layers = layer_count(base)
     if not 0 < a.top < n_layers:
         p.error(f"--top must be between 1 and {n_layers - 1} (the model has {n_layers} layers)")
-    text = (REPO / "README.md").read_text(encoding="utf-8")
-    ids = torch.tensor([tok(text)["input_ids"][: a.tokens + a.reply]])
-    if ids.shape[1] < a.tokens + a.reply:
-        p.error(f"README.md has only {ids.shape[1]} tokens; lower --tokens")
+    ids = readme_row(p, a, tok)
     mask = torch.ones_like(ids)
     targets = ids[0, a.tokens :]
 
@@ -109,15 +101,9 @@ def main() -> None:
     print(
         json.dumps(
             {
-                "model": a.model,
-                "load_s": round(load_s, 1),
+                **row_report(a, load_s),
                 "layers": n_layers,
                 "top": a.top,
-                "tokens": a.tokens,
-                "reply": a.reply,
-                "threads": torch.get_num_threads(),
-                "steps": a.steps,
-                "rounds": a.rounds,
                 "seconds_per_step": {s: round(v, 3) for s, v in mean.items()},
                 "speedup_vs_every_layer": {s: round(every / v, 2) for s, v in mean.items()},
                 "cache_fill_s_per_row": round(fill_s, 3),
