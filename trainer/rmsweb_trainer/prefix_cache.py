@@ -151,7 +151,8 @@ class FrozenPrefix:
             rows = list(missing.values())
             h = self._prefix(ids[rows], None if self.mask is None else self.mask[rows])
             for j, i in enumerate(rows):
-                self.rows[keys[i]] = h[j, : lengths[i]].detach()
+                # a copy, so a stored row does not keep its batch's padding alive
+                self.rows[keys[i]] = h[j, : lengths[i]].detach().clone()
             self.computed += len(rows)
         self.reused += ids.shape[0] - len(missing)
         out = None
