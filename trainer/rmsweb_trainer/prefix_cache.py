@@ -71,6 +71,12 @@ def lora_layer_indices(model: Any, top: int) -> list[int] | None:
     return list(range(n - top, n))
 
 
+def lora_layer_fields(model: Any, top: int) -> dict[str, Any]:
+    """LoraConfig's fields for `loraLayers` = `top` (none when LoRA adapts every layer)."""
+    layers = lora_layer_indices(model, top)
+    return {"layers_to_transform": layers, "layers_pattern": "layers"} if layers else {}
+
+
 def prefix_unsupported(model: Any, top: int) -> str | None:
     """Why the frozen prefix cannot be cached for this model with LoRA on its top `top` layers
     (None: it can)."""
@@ -119,7 +125,7 @@ class FrozenPrefix:
         `start` up and the final norm skipped."""
         if self.original is None:
             raise RuntimeError("FrozenPrefix: a lookup outside active()")
-        embed, layers, norm = self.original
+        embed, layers, _ = self.original
         upper = [_Skip() for _ in layers[self.start :]]
         with self._swapped(embed, layers[: self.start] + upper, nn.Identity()), torch.no_grad():
             return self.stack(input_ids=ids, attention_mask=mask, use_cache=False).last_hidden_state

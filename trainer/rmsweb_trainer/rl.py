@@ -189,16 +189,15 @@ def lora_config(o: dict[str, Any], model: Any) -> Any:
     decoder layer or the top `loraLayers` ones."""
     from peft import LoraConfig
 
-    from .prefix_cache import lora_layer_indices
+    from .prefix_cache import lora_layer_fields
 
-    layers = lora_layer_indices(model, o["loraLayers"])
     return LoraConfig(
         r=o["loraRank"],
         lora_alpha=o["loraAlpha"],
         lora_dropout=o["loraDropout"],
         target_modules="all-linear",
         task_type="CAUSAL_LM",
-        **({"layers_to_transform": layers, "layers_pattern": "layers"} if layers else {}),
+        **lora_layer_fields(model, o["loraLayers"]),
     )
 
 

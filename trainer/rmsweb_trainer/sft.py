@@ -26,7 +26,7 @@ import torch.nn.functional as F
 from .data import Chat
 from .lm import Dist, MetricsLog, completion_ids, prompt_ids
 from .options import defaults
-from .prefix_cache import FrozenPrefix, decoder_stack, lora_layer_indices, prefix_unsupported
+from .prefix_cache import FrozenPrefix, layer_count, lora_layer_fields, prefix_unsupported
 
 # ================================================================================== options
 
@@ -151,14 +151,13 @@ def lora_config(model: Any, o: dict[str, Any]) -> Any:
 
     names = {n.split(".")[-1] for n, m in model.named_modules() if isinstance(m, torch.nn.Linear)}
     targets = sorted(names & {"q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj", "c_attn", "c_proj", "c_fc"})  # fmt: skip
-    layers = lora_layer_indices(model, o["loraLayers"])
     return LoraConfig(
         r=o["loraRank"],
         lora_alpha=o["loraAlpha"],
         lora_dropout=o["loraDropout"],
         target_modules=targets or None,
         task_type="CAUSAL_LM",
-        **({"layers_to_transform": layers, "layers_pattern": "layers"} if layers else {}),
+        **lora_layer_fields(model, o["loraLayers"]),
     )
 
 
@@ -392,8 +391,7 @@ def frozen_prefix(trainer: Any, o: dict[str, Any], dist: Dist) -> FrozenPrefix |
         why = "gradient checkpointing is on"
     if why is None and (dist.world > 1 or trainer.is_fsdp_enabled or trainer.is_deepspeed_enabled):
         why = "the model is trained by several processes"
-    stack = decoder_stack(model)
-    n = len(stack.layers) if stack is not None else 0
+    n = layer_count(model)
     if why is not None:
         if dist.main:
             print(f"LoRA on the top {o['loraLayers']} of {n} layers; frozen layers not cached: {why}", file=sys.stderr)

@@ -159,7 +159,7 @@ export async function sftTorchCommand(o: SftTorchOptions): Promise<SftTorchResul
     // A killed run (Ctrl-C, a machine restart) loses at most these steps: the same command resumes.
     args.push('--save-steps', String(o.saveSteps ?? SAVE_STEPS.sft));
     if (o.lora) args.push('--lora');
-    if (o.loraLayers !== undefined) args.push('--set', `loraLayers=${o.loraLayers}`);
+    if (o.loraLayers !== undefined) args.push('--lora-layers', String(o.loraLayers));
     if (o.gradientCheckpointing) args.push('--set', 'gradientCheckpointing=true');
     events = await runTorchTrainer({
       args,

@@ -398,7 +398,7 @@ async function torchSft(
   // latest checkpoint in <out>/checkpoints (the trainer discards one made from other rows or options).
   args.push('--save-steps', String(SAVE_STEPS.sft));
   if (o.mode === 'lora') args.push('--lora');
-  if (o.mode === 'lora' && lm.sft.loraLayers > 0) args.push('--set', `loraLayers=${lm.sft.loraLayers}`);
+  if (o.mode === 'lora' && lm.sft.loraLayers > 0) args.push('--lora-layers', String(lm.sft.loraLayers));
   // An hour of Gemma SFT on CPU with one line at its end looks hung: the bar counts optimizer steps.
   const total = Math.max(1, Math.ceil(o.rows / Math.max(1, o.batch)) * o.epochs);
   const bar = scope.progress(total, `${o.mode} sft`);
