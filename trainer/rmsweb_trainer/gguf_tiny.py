@@ -204,8 +204,8 @@ def roundtrip_fixture(out: str | Path, n: int = 8) -> dict[str, Any]:
     random LoRA saved as a --lora run saves it), adapter.gguf (export_gguf of it), ckpt2/ and
     adapter2.gguf (a second random LoRA over ckpt/'s merged weights, exported over base.gguf), and
     reference.json: per prompt, its token ids, the greedy tokens and text of transformers with and
-    without the adapter and with both (and the text before the first near tie), and the adapted and
-    stacked models' three likeliest first tokens with their probabilities."""
+    without the adapter and with both (and the text before the first near tie), and the base, adapted
+    and stacked models' three likeliest first tokens with their probabilities."""
     import torch
 
     from .gguf_adapter import export_gguf
@@ -218,6 +218,8 @@ def roundtrip_fixture(out: str | Path, n: int = 8) -> dict[str, Any]:
     model, tok = load_model(str(base), torch.device("cpu"), "float32")
     ids = [list(tok(p).input_ids) for p in PROMPTS]
     plain = [greedy(model, p, n) for p in ids]
+    # before random_lora, which injects its layers into `model` itself
+    base_top = [top_probs(model, p) for p in ids]
     peft_model = random_lora(model)
     lora = [greedy(peft_model, p, n) for p in ids]
     save_checkpoint(peft_model, tok, str(out / "ckpt"), {"command": "sft", "model": str(base)})
@@ -232,6 +234,7 @@ def roundtrip_fixture(out: str | Path, n: int = 8) -> dict[str, Any]:
         "prompts": PROMPTS,
         "promptIds": ids,
         "base": greedy_ref(tok, plain),
+        "baseTop": base_top,
         "lora": greedy_ref(tok, lora),
         "loraTop": [top_probs(peft_model, p) for p in ids],
         "stacked": greedy_ref(tok, stacked),
