@@ -83,3 +83,63 @@ def row_report(a: Any, load_s: float) -> dict[str, Any]:
         "steps": a.steps,
         "rounds": a.rounds,
     }
+
+
+def rl_args(p: Any) -> None:
+    """The options of a bench that times Salvage-DS steps of a real LM under two settings:
+    `--model`, `--data` (lm RL rows), `--steps`, `--batch`, `--group-size`, `--max-new-tokens`,
+    `--threads`, `--lora` and `--rounds`."""
+    p.add_argument("--model", required=True)
+    p.add_argument("--data", required=True)
+    steps_arg(p)
+    p.add_argument("--batch", type=int, default=1)
+    p.add_argument("--group-size", type=int, default=2)
+    p.add_argument("--max-new-tokens", type=int, default=16)
+    p.add_argument("--threads", type=int)
+    p.add_argument("--lora", action="store_true")
+    p.add_argument("--rounds", type=int, default=1)
+
+
+def rl_alternate(p: Any, a: Any, settings: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """Salvage-DS steps of `--model` on `--data` under each of `settings` (trainer options by
+    name), on copies of the same weights, the settings alternating `--rounds` times so load from
+    anything else on the machine falls on all of them. Returns the report: the shared options, each
+    run's first and steady seconds per step, and each setting's mean steady seconds per step."""
+    import copy
+    import sys
+
+    import torch
+
+    from rmsweb_trainer.data import load_rl
+    from rmsweb_trainer.salvage_ds import train_salvage_ds
+
+    base, tok, load_s = load_timed(p, a)
+    examples = load_rl(a.data)
+    opts = dict(
+        steps=a.steps,
+        batchSize=a.batch,
+        groupSize=a.group_size,
+        maxNewTokens=a.max_new_tokens,
+        microBatch=1,
+        lr=1e-5,
+        seed=0,
+        lora=a.lora or None,
+    )
+    runs: dict[str, list[dict[str, float]]] = {name: [] for name in settings}
+    for _ in range(a.rounds):
+        for name, setting in settings.items():
+            clock = Clock()
+            train_salvage_ds(
+                copy.deepcopy(base), tok, examples, reward="polarized", on_metrics=clock, **opts, **setting
+            )
+            runs[name].append({"first_step_s": round(clock.first(), 2), "s_per_step": round(clock.steady(), 2)})
+            print(f"{name}: {runs[name][-1]}", file=sys.stderr, flush=True)
+    return {
+        "model": a.model,
+        "data": a.data,
+        "load_s": round(load_s, 1),
+        "threads": torch.get_num_threads(),
+        "options": opts,
+        "runs": runs,
+        "s_per_step": {k: round(sum(r["s_per_step"] for r in v) / len(v), 2) for k, v in runs.items()},
+    }

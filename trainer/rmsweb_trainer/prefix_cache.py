@@ -71,6 +71,18 @@ def lora_layer_indices(model: Any, top: int) -> list[int] | None:
     return list(range(n - top, n))
 
 
+#: The attention and MLP projections `--lora` adapts, by the names decoder families give them.
+LORA_PROJECTIONS = frozenset({"q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj", "c_attn", "c_proj", "c_fc"})  # fmt: skip
+
+
+def lora_targets(model: Any) -> list[str] | None:
+    """The names of the model's linear layers among LORA_PROJECTIONS (None: none of them)."""
+    import torch
+
+    names = {n.split(".")[-1] for n, m in model.named_modules() if isinstance(m, torch.nn.Linear)}
+    return sorted(names & LORA_PROJECTIONS) or None
+
+
 def lora_layer_fields(model: Any, top: int) -> dict[str, Any]:
     """LoraConfig's fields for `loraLayers` = `top` (none when LoRA adapts every layer)."""
     layers = lora_layer_indices(model, top)

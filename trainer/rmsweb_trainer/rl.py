@@ -189,15 +189,17 @@ def lora_config(o: dict[str, Any], model: Any) -> Any:
     decoder layer or the top `loraLayers` ones."""
     from peft import LoraConfig
 
-    from .prefix_cache import lora_layer_fields
+    from .prefix_cache import lora_layer_fields, lora_targets
 
+    layers = lora_layer_fields(model, o["loraLayers"])
     return LoraConfig(
         r=o["loraRank"],
         lora_alpha=o["loraAlpha"],
         lora_dropout=o["loraDropout"],
-        target_modules="all-linear",
+        # peft refuses layers_to_transform beside the "all-linear" shorthand: name the projections
+        target_modules=lora_targets(model) if layers else "all-linear",
         task_type="CAUSAL_LM",
-        **lora_layer_fields(model, o["loraLayers"]),
+        **layers,
     )
 
 

@@ -26,7 +26,7 @@ import torch.nn.functional as F
 from .data import Chat
 from .lm import Dist, MetricsLog, completion_ids, prompt_ids
 from .options import defaults
-from .prefix_cache import FrozenPrefix, layer_count, lora_layer_fields, prefix_unsupported
+from .prefix_cache import FrozenPrefix, layer_count, lora_layer_fields, lora_targets, prefix_unsupported
 
 # ================================================================================== options
 
@@ -149,13 +149,11 @@ def lora_config(model: Any, o: dict[str, Any]) -> Any:
     """peft's LoraConfig on the model's attention and MLP projections (what `--lora` trains)."""
     from peft import LoraConfig
 
-    names = {n.split(".")[-1] for n, m in model.named_modules() if isinstance(m, torch.nn.Linear)}
-    targets = sorted(names & {"q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj", "c_attn", "c_proj", "c_fc"})  # fmt: skip
     return LoraConfig(
         r=o["loraRank"],
         lora_alpha=o["loraAlpha"],
         lora_dropout=o["loraDropout"],
-        target_modules=targets or None,
+        target_modules=lora_targets(model),
         task_type="CAUSAL_LM",
         **lora_layer_fields(model, o["loraLayers"]),
     )

@@ -24,6 +24,7 @@ from rmsweb_trainer.rollouts import (
     group_advantages_t,
 )
 from rmsweb_trainer.salvage_ds import SALVAGE_DS_DEFAULTS, train_salvage_ds
+from rmsweb_trainer.tiny import build_model
 
 from .conftest import killed_at_step, weights
 
@@ -197,6 +198,22 @@ def test_lora_run_merges_into_a_plain_checkpoint(model, tokenizer, examples, tmp
     assert (tmp_path / "lora" / "config.json").exists() and (tmp_path / "lora" / "model.safetensors").exists()
     assert not (tmp_path / "lora" / "adapter_config.json").exists()
     assert json.loads((tmp_path / "lora" / "rmsweb-trainer.json").read_text())["algo"] == "salvage-ds"
+
+
+def test_lora_on_the_top_layers_trains_only_those(tokenizer, examples, tmp_path):
+    # peft refuses layers_to_transform beside target_modules="all-linear": RL names the projections
+    model = build_model(tokenizer, "small", seed=0)  # 4 layers
+    t, metrics = train_salvage_ds(
+        model, tokenizer, examples, lora=True, loraRank=2, loraLayers=1, steps=1, batchSize=1, groupSize=2, maxNewTokens=6
+    )  # fmt: skip
+    assert metrics and t.ref_model is None
+    adapted = {n.split(".layers.")[1].split(".")[0] for n, p in t.model.named_parameters() if p.requires_grad}
+    assert adapted == {"3"}
+    # every projection of that layer, as "all-linear" adapts them in every layer
+    kinds = {n.split(".lora_A")[0].split(".")[-1] for n, _ in t.model.named_parameters() if "lora_A" in n}
+    assert kinds == {"q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"}
+    save_rl(t, tokenizer, str(tmp_path / "top"), {"algo": "salvage-ds"})
+    assert (tmp_path / "top" / "model.safetensors").exists()
 
 
 def test_vllm_is_refused_on_the_cpu(model, tokenizer, examples):
