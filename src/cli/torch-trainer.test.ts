@@ -185,7 +185,7 @@ describe('rmsweb train sft / rl --backend torch refusals', () => {
     }
   });
 
-  it('refuses --save-steps and --gradient-checkpointing for the tfjs student, naming the flag', () => {
+  it('refuses --save-steps, --gradient-checkpointing and --lora-layers for the tfjs student, naming the flag', () => {
     const out = join(dir, 'tfjs-save-steps');
     for (const flag of [['--save-steps', '2'], ['--gradient-checkpointing']]) {
       const rl = refused(cli('rl', '--data', join(dir, 'none.jsonl'), '--out', out, ...flag));
@@ -193,6 +193,15 @@ describe('rmsweb train sft / rl --backend torch refusals', () => {
       const sft = refused(cli('train', 'sft', '--run', dir, '--out', out, ...flag));
       expect(sft).toContain(`${flag[0]} applies to --backend torch only`);
     }
+    // --lora-layers: torch only, and LoRA only (full fine-tuning trains every layer)
+    const rl = ['rl', '--data', join(dir, 'sft.jsonl'), '--out', out, '--lora-layers', '2'];
+    expect(refused(cli(...rl))).toContain('--lora-layers applies to --backend torch only');
+    expect(refused(cli(...rl, '--backend', 'torch', '--model', join(dir, 'llama')))).toContain(
+      'field --lora-layers: --lora-layers applies to --lora runs',
+    );
+    expect(refused(cli('train', 'sft', '--run', dir, '--out', out, '--lora-layers', '2'))).toContain(
+      '--lora-layers applies to --backend torch --lora only',
+    );
     expect(existsSync(out)).toBe(false);
   });
 });

@@ -116,6 +116,10 @@ describe.skipIf(!present && !process.env.CI)('lm student through sftTorchCommand
       maxNewTokens: '8',
       lr: '1e-4',
       gradientCheckpointing: true,
+      // LoRA on the top layer only: the flag reaches the trainer's LoraConfig (peft refuses it
+      // beside target_modules "all-linear", which RL used to pass)
+      lora: true,
+      loraLayers: '1',
       quiet: true,
     });
     expect(events.filter((e) => e.event === 'step')).toHaveLength(1);
@@ -130,7 +134,7 @@ describe.skipIf(!present && !process.env.CI)('lm student through sftTorchCommand
       layout: 'lm',
       promptTokens: 300,
       algo: 'salvage-ds',
-      options: { gradientCheckpointing: true },
+      options: { gradientCheckpointing: true, lora: true, loraLayers: 1 },
     });
 
     const agent = await resolveAgent(`lm:hf:${rlOut}`);

@@ -34,6 +34,8 @@ export interface RlTorchOptions {
   temperature?: string;
   salvage: boolean;
   lora?: boolean;
+  /** LoRA on the top N decoder layers only (0 or unset: every layer); needs `lora`. */
+  loraLayers?: string;
   device?: string;
   maxNewTokens?: string;
   microBatch?: string;
@@ -95,6 +97,8 @@ flag sets:
   --algo             loss_type "grpo" (salvage-ds, grpo) or "dapo" (dapo); scale_rewards "group";
                      salvage-ds's gates, salvage and brake are SalvageDSTrainer's, not TRL's
   --lora             peft_config = LoraConfig(r 16, lora_alpha 32, lora_dropout 0.05), merged on save
+  --lora-layers N    LoraConfig layers_to_transform = the top N decoder layers (the backward pass
+                     stops at the lowest of them)
   --vllm MODE        use_vllm True, vllm_mode colocate | server (needs a CUDA GPU and vllm)
   --device           use_cpu (cpu); otherwise the GPU accelerate picks
   --gradient-checkpointing  gradient_checkpointing True (rmsweb's default False, TRL's True: on a
@@ -132,6 +136,10 @@ export async function rlTorchCommand(o: RlTorchOptions): Promise<TrainerEvent[]>
     throw new InputError(`expected jsonl or lm, got "${o.format}"`, { field: '--format' });
   if (o.promptTokens !== undefined && o.format !== 'lm')
     throw new InputError('--prompt-tokens applies to --format lm only', { field: '--prompt-tokens' });
+  if (o.loraLayers !== undefined && !o.lora)
+    throw new InputError('--lora-layers applies to --lora runs (full fine-tuning trains every layer)', {
+      field: '--lora-layers',
+    });
   const given = rlExportLayout(o.data);
   if (given !== null && o.format !== undefined && given !== o.format)
     throw new InputError(
@@ -212,6 +220,7 @@ async function trainRl(
   // A killed run (Ctrl-C, a machine restart) loses at most these steps: the same command resumes.
   flag('--save-steps', o.saveSteps ?? String(SAVE_STEPS.rl[o.lora ? 'lora' : 'full']));
   if (o.lora) args.push('--lora');
+  flag('--lora-layers', o.loraLayers);
   if (o.gradientCheckpointing) args.push('--set', 'gradientCheckpointing=true');
   if (!o.salvage) args.push('--no-salvage');
   if (o.lr === undefined && o.lora && !quiet)

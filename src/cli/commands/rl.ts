@@ -67,6 +67,8 @@ const RlTorchCliOptions = z.object({
   temperature: numberOption(0, 10).optional(),
   maxNewTokens: intOption(1, 100_000).optional(),
   microBatch: intOption(1, 100_000).optional(),
+  lora: z.boolean().optional(),
+  loraLayers: intOption(0, 10_000).optional(),
   saveSteps: intOption(0, 1_000_000).optional(),
   gradientCheckpointing: z.boolean().optional(),
   nproc: intOption(1, 1024).optional(),
@@ -231,6 +233,10 @@ export function registerRl(program: Command): void {
       "torch, --format lm: the compact observation budget (default 768; the SFT student's)",
     )
     .option('--lora', 'torch: train LoRA adapters (merged into the saved checkpoint)')
+    .option(
+      '--lora-layers <n>',
+      'torch, --lora: adapt the top N decoder layers only (default 0: all); the backward pass stops at the lowest of them',
+    )
     .option('--device <name>', 'torch: auto (a GPU when there is one), cpu or cuda')
     .option('--max-new-tokens <n>', 'torch: longest sampled reply (default 256)')
     .option('--micro-batch <n>', 'torch: sequences per forward pass, gradients accumulated (default 16)')
@@ -287,6 +293,7 @@ export function registerRl(program: Command): void {
           field: raw.format !== undefined ? '--format' : '--prompt-tokens',
         });
       for (const [set, flag] of [
+        [raw.loraLayers, '--lora-layers'],
         [raw.saveSteps, '--save-steps'],
         [raw.gradientCheckpointing, '--gradient-checkpointing'],
       ] as const)

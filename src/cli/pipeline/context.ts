@@ -7,7 +7,7 @@ import { type EnsuredWorld, ensureWorld } from '../../world/ensure.ts';
 import { openWorldRuntime, type WorldRuntime } from '../runtime.ts';
 import { sampleTasks, worldTasksOf } from '../tasks-arg.ts';
 import { type PipelinePreset, presetByName } from './presets.ts';
-import { StageRunner } from './stage.ts';
+import { STAGE_PARTIAL, STAGE_RECORD, StageRunner } from './stage.ts';
 
 /** Where each stage of a pipeline run folder keeps its output. */
 export interface PipelinePaths {
@@ -90,7 +90,7 @@ export function checkOutFolder(
       seed: number;
       worldSeed: number;
     }>('pipeline', 'settings');
-    if (prev) sameSettings(root, prev, settings);
+    if (prev) sameSettings(root, store, prev, settings);
   } finally {
     store.close();
   }
@@ -108,18 +108,64 @@ function withoutAddedRows<T extends { preset: PipelinePreset }>(x: T): T {
   return { ...x, preset: { ...x.preset, lm } };
 }
 
+/**
+ * Settings that only later stages read, each with the prefix of those stages' names. While none of
+ * those stages has begun (finished, or partly run and recorded), the setting may differ on resume:
+ * a folder whose RL has not started takes the code's revised RL recipe instead of refusing the
+ * stages it already finished. Once one has begun, the setting must match again.
+ */
+const LATE_SETTINGS: ReadonlyArray<{
+  name: string;
+  stages: string;
+  pick: (p: PipelinePreset) => unknown;
+  drop: (p: PipelinePreset) => PipelinePreset;
+}> = [
+  {
+    name: 'lm.rl',
+    stages: 'lm-rl-',
+    pick: (p) => p.lm?.rl,
+    drop: (p) => {
+      if (!p.lm) return p;
+      const { rl: _rl, ...lm } = p.lm;
+      return { ...p, lm: lm as NonNullable<PipelinePreset['lm']> };
+    },
+  },
+];
+
+/** Whether any stage whose name starts with `prefix` finished or began in `store`. */
+function stagesBegun(store: RunStore, prefix: string): boolean {
+  return [STAGE_RECORD, STAGE_PARTIAL].some((kind) =>
+    store.listRecords(kind).some((r) => r.key.startsWith(prefix)),
+  );
+}
+
+/**
+ * Refuses a folder made with other settings; returns the names of the late settings (above) that
+ * differ, none of whose stages has begun.
+ */
 function sameSettings(
   root: string,
+  store: RunStore,
   prev: { command: string; preset: PipelinePreset; seed: number; worldSeed: number },
   s: Pick<PipelineSettings, 'command' | 'preset' | 'seed' | 'worldSeed'>,
-): void {
+): string[] {
   const mine = { command: s.command, preset: s.preset, seed: s.seed, worldSeed: s.worldSeed };
-  if (JSON.stringify(withoutAddedRows(prev)) !== JSON.stringify(withoutAddedRows(mine)))
+  let [a, b] = [withoutAddedRows(prev), withoutAddedRows(mine)];
+  const changed: string[] = [];
+  for (const late of LATE_SETTINGS) {
+    if (JSON.stringify(late.pick(a.preset)) === JSON.stringify(late.pick(b.preset))) continue;
+    if (stagesBegun(store, late.stages)) continue; // then the comparison below refuses
+    changed.push(late.name);
+    a = { ...a, preset: late.drop(a.preset) };
+    b = { ...b, preset: late.drop(b.preset) };
+  }
+  if (JSON.stringify(a) !== JSON.stringify(b))
     throw new InputError(
       `${root} holds a ${prev.command} run made with other settings (preset ${prev.preset.name}, seed ${prev.seed}, world seed ${prev.worldSeed}); ` +
         'rerun with those settings to resume it, or choose another --out',
       { field: '--out' },
     );
+  return changed;
 }
 
 /** A pipeline run: its folder layout, store, stage runner, tasks and (lazily) a world + browser. */
@@ -164,7 +210,11 @@ export class PipelineContext {
       this.store.putRecord('pipeline', 'settings', mine);
       return;
     }
-    sameSettings(this.paths.root, prev, this.settings);
+    const changed = sameSettings(this.paths.root, this.store, prev, this.settings);
+    if (changed.length && !this.settings.quiet)
+      process.stderr.write(
+        `${this.paths.root}: ${changed.join(', ')} differ from the folder's; none of the stages that read them has begun, so they take this run's values\n`,
+      );
     // the record says what the table now covers (the seeds and rows may have been raised)
     if (JSON.stringify(prev) !== JSON.stringify(mine)) this.store.putRecord('pipeline', 'settings', mine);
   }

@@ -883,6 +883,7 @@ export async function lmRlStage(
   args.push('--max-new-tokens', String(rl.maxNewTokens), '--device', lm.device);
   args.push('--micro-batch', String(lm.microBatch));
   if (o.mode === 'lora') args.push('--lora');
+  if (o.mode === 'lora' && rl.loraLayers > 0) args.push('--lora-layers', String(rl.loraLayers));
   // A killed stage runs this same command again, which resumes from the latest checkpoint in
   // <dir>/checkpoints (the trainer discards one of other rows or options, and removes them at the end).
   args.push('--save-steps', String(SAVE_STEPS.rl[o.mode]));

@@ -17,7 +17,7 @@ import {
 } from './ablation-table.ts';
 import { chooseStudent } from './base-stages.ts';
 import { PipelineContext } from './context.ts';
-import { PRESETS, presetByName, rlSteps } from './presets.ts';
+import { type PipelinePreset, PRESETS, presetByName, rlSteps } from './presets.ts';
 import { commandLine, nameFoldersByRole } from './provenance.ts';
 import { PipelineInterrupted, readStageRecord, STAGE_PARTIAL, StageRunner } from './stage.ts';
 
@@ -195,8 +195,9 @@ describe('StageRunner', () => {
       const dead = new Promise<void>((died) => {
         void killed.run('rollout', async (scope) => {
           expect(scope.seconds()).toBe(0); // nothing run yet in this invocation
+          expect(partial()).toBe(0); // recorded at once: the stage has begun
           await pass(29);
-          expect(partial()).toBeUndefined();
+          expect(partial()).toBe(0);
           await pass(36);
           died();
           return new Promise<number>(() => {}); // never returns: the process "dies" here
@@ -588,5 +589,46 @@ describe('ablate --from', () => {
     const c = make('quick');
     expect(() => c.checkSettings()).toThrow(/preset tiny/);
     c.store.close();
+  });
+
+  it('takes changed RL settings on resume until an RL stage has begun, then refuses them', () => {
+    const out = join(dir, 'late');
+    const make = (rlSteps: number, sftEpochs = 1) => {
+      const preset = presetByName('lm-tiny');
+      preset.lm = {
+        ...preset.lm!,
+        rl: { ...preset.lm!.rl, steps: rlSteps },
+        sft: { ...preset.lm!.sft, epochs: sftEpochs },
+      };
+      return new PipelineContext(
+        { command: 'demo', out, preset, seed: 0, worldSeed: 1, quiet: true },
+        new AbortController().signal,
+      );
+    };
+    const stored = (ctx: PipelineContext) =>
+      ctx.store.getRecord<{ preset: PipelinePreset }>('pipeline', 'settings')?.preset.lm?.rl.steps;
+    const a = make(2);
+    a.checkSettings();
+    a.store.putRecord('stage', 'lm-sft', { done: true }); // an earlier stage finished
+    a.store.close();
+    // no lm-rl stage yet: another RL budget is taken, and recorded as the folder's
+    const b = make(3);
+    expect(() => b.checkSettings()).not.toThrow();
+    expect(stored(b)).toBe(3);
+    b.store.close();
+    // a setting an earlier stage read is still refused
+    const c = make(3, 2);
+    expect(() => c.checkSettings()).toThrow(/other settings/);
+    c.store.close();
+    // once an RL stage has begun (its time recorded), the RL settings must match again
+    const d = make(3);
+    d.store.putRecord(STAGE_PARTIAL, 'lm-rl-salvage-ds', { seconds: 0 });
+    d.store.close();
+    const e = make(4);
+    expect(() => e.checkSettings()).toThrow(/other settings/);
+    e.store.close();
+    const f = make(3);
+    expect(() => f.checkSettings()).not.toThrow();
+    f.store.close();
   });
 });

@@ -130,13 +130,18 @@ export interface LmSettings {
   inference: LmInference;
   /** Greedy student rollouts on the first `tasks` collection tasks (their failures are mined). */
   rollout: { tasks: number; maxSteps: number };
-  /** Salvage-DS (torch) on the mined states: fixed steps, states per step, completions per state. */
+  /**
+   * Salvage-DS (torch) on the mined states: fixed steps, states per step, completions per state.
+   * `loraLayers` > 0 puts the RL run's LoRA on the top that many decoder layers only (0: every
+   * layer), so its backward pass stops there.
+   */
   rl: {
     steps: number;
     batchSize: number;
     groupSize: number;
     maxNewTokens: number;
     lr: { lora: number; full: number };
+    loraLayers: number;
   };
   /** Training seeds of SFT and Salvage-DS (seed, seed + 1, ...); each pair is evaluated. */
   seeds: number;
@@ -276,7 +281,9 @@ export const DEFAULT_LM_MODEL = fileURLToPath(
  *   matched every layer x 2 epochs (17.5% vs 18.6% of the teacher's actions, paired CI -7.2 to
  *   +5.2 points) in 67% of the time; 5 epochs (20.6%, the old time) was not significantly better;
  * - rollouts: 40 train tasks, max 12 steps, ~8 steps each;
- * - mine ~1 min; Salvage-DS: 16 steps x 2 states x 4 completions;
+ * - mine ~1 min; Salvage-DS: 16 steps x 2 states x 4 completions, LoRA on the top 6 layers as in
+ *   SFT (rl.loraLayers; chosen for cost: a step took 1.31x less than with every layer's LoRA,
+ *   results/lm-rl-lora-layers.md; every RL row of the table uses it, so they stay paired);
  * - eval base: 80 tasks (the pretrained base writes no valid action: it continues the prompt with
  *   prose, so each episode ends at once); eval SFT and Salvage-DS: 80 tasks x ~8 steps each.
  *
@@ -313,7 +320,14 @@ const LM: PipelinePreset = {
     sft: { examples: 760, epochs: 3, batch: 4, lr: { lora: 2e-4, full: 1e-5 }, loraLayers: 6 },
     inference: 'hf',
     rollout: { tasks: 40, maxSteps: 12 },
-    rl: { steps: 16, batchSize: 2, groupSize: 4, maxNewTokens: 32, lr: { lora: 1e-5, full: 1e-6 } },
+    rl: {
+      steps: 16,
+      batchSize: 2,
+      groupSize: 4,
+      maxNewTokens: 32,
+      lr: { lora: 1e-5, full: 1e-6 },
+      loraLayers: 6,
+    },
     seeds: 1,
     ablation: false,
     device: 'cpu',
@@ -343,7 +357,14 @@ const LM_TINY: PipelinePreset = {
     sft: { examples: 12, epochs: 1, batch: 4, lr: { lora: 1e-3, full: 1e-3 }, loraLayers: 1 },
     inference: 'hf',
     rollout: { tasks: 2, maxSteps: 3 },
-    rl: { steps: 2, batchSize: 2, groupSize: 2, maxNewTokens: 16, lr: { lora: 1e-4, full: 1e-4 } },
+    rl: {
+      steps: 2,
+      batchSize: 2,
+      groupSize: 2,
+      maxNewTokens: 16,
+      lr: { lora: 1e-4, full: 1e-4 },
+      loraLayers: 1,
+    },
     seeds: 1,
     ablation: false,
     device: 'cpu',

@@ -147,7 +147,9 @@ export class StageRunner {
     const t0 = now();
     const elapsed = () => before + (now() - t0) / 1000;
     const keep = () => store.putRecord(STAGE_PARTIAL, stage, { seconds: elapsed() });
-    // A kill (machine lost, session over) runs no finally: the time so far is saved as it goes.
+    // A kill (machine lost, session over) runs no finally: the time so far is saved as it goes,
+    // from the start, so the record also says the stage has begun (context.ts's late settings).
+    keep();
     const tick = setInterval(keep, PARTIAL_EVERY_MS);
     tick.unref();
     const bars: Progress[] = [];
