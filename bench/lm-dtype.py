@@ -26,12 +26,8 @@ import copy
 import json
 import sys
 from contextlib import nullcontext
-from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "trainer"))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from step_clock import Clock, load_timed, readme_row, row_args, row_report  # noqa: E402
+from step_clock import Clock, load_timed, readme_row, row_args, row_report
 
 SETTINGS = ("fp32", "autocast", "bf16")
 

@@ -23,12 +23,8 @@ import json
 import sys
 import time
 from contextlib import nullcontext
-from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "trainer"))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from step_clock import Clock, load_timed, readme_row, row_args, row_report  # noqa: E402
+from step_clock import Clock, load_timed, readme_row, row_args, row_report
 
 
 def main() -> None:

@@ -19,13 +19,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
-from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "trainer"))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from step_clock import rl_alternate, rl_args  # noqa: E402
+from step_clock import rl_alternate, rl_args
 
 
 def main() -> None:

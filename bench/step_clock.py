@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import sys
 import time
+from pathlib import Path
 from typing import Any
+
+# The trainer package, for the benches that import this module (Python puts a script's own
+# folder, bench/, first on sys.path, so they find this one without help).
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "trainer"))
 
 
 class Clock:
@@ -59,8 +65,6 @@ def row_args(p: Any) -> None:
 def readme_row(p: Any, a: Any, tok: Any) -> Any:
     """The first `--tokens` + `--reply` tokens of the repo's README.md as a [1, n] tensor (real
     text, so fidelity figures compare peaked distributions, not noise)."""
-    from pathlib import Path
-
     import torch
 
     text = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
@@ -106,7 +110,6 @@ def rl_alternate(p: Any, a: Any, settings: dict[str, dict[str, Any]]) -> dict[st
     anything else on the machine falls on all of them. Returns the report: the shared options, each
     run's first and steady seconds per step, and each setting's mean steady seconds per step."""
     import copy
-    import sys
 
     import torch
 
