@@ -213,7 +213,7 @@ export class PipelineContext {
     const changed = sameSettings(this.paths.root, this.store, prev, this.settings);
     if (changed.length && !this.settings.quiet)
       process.stderr.write(
-        `${this.paths.root}: ${changed.join(', ')} differ from the folder's; none of the stages that read them has begun, so they take this run's values\n`,
+        `${this.paths.root}: ${changed.join(', ')} ${changed.length === 1 ? 'differs' : 'differ'} from the folder's; no stage that reads ${changed.length === 1 ? 'it' : 'them'} has begun, so this run's values are taken\n`,
       );
     // the record says what the table now covers (the seeds and rows may have been raised)
     if (JSON.stringify(prev) !== JSON.stringify(mine)) this.store.putRecord('pipeline', 'settings', mine);
