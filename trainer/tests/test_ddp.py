@@ -14,13 +14,16 @@ def _run(tmp_path, mode):
     torchrun = Path(sys.executable).parent / "torchrun"
     env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(HERE.parent)}
     r = subprocess.run(
-        [str(torchrun), "--nproc_per_node", "2", str(HERE / "ddp_split_group.py"), str(tmp_path), mode],
+        # --standalone: a rendezvous on a free local port, not the fixed 29500 that another job
+        # on the machine may hold
+        [str(torchrun), "--standalone", "--nproc_per_node", "2", str(HERE / "ddp_split_group.py"), str(tmp_path), mode],
         env=env,
         capture_output=True,
         text=True,
         timeout=240,
     )
-    assert r.returncode == 0, r.stderr[-3000:]
+    # the failing rank's own traceback comes first; torchrun's summary of who died last
+    assert r.returncode == 0, f"{r.stderr[:3000]}\n...\n{r.stderr[-1500:]}"
     return [json.loads((tmp_path / f"rank{i}.json").read_text()) for i in range(2)]
 
 
