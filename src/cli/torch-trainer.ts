@@ -86,6 +86,14 @@ export function checkVllm(vllm: string | undefined, env: TrainerEnvReport, devic
     });
 }
 
+/** `--lora-layers` narrows which layers the LoRA adapters sit on: refused for a run without `--lora`. */
+export function checkLoraLayers(o: { lora?: boolean; loraLayers?: unknown }): void {
+  if (o.loraLayers !== undefined && !o.lora)
+    throw new InputError('--lora-layers applies to --lora runs (full fine-tuning trains every layer)', {
+      field: '--lora-layers',
+    });
+}
+
 /**
  * The --out folder of a torch run: created now (after every check), and removed again by
  * `discard` when this run created it and the trainer refused its input, so a refused run

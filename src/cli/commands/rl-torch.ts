@@ -8,6 +8,7 @@ import { METRICS } from '../../rl/metrics.ts';
 import { RunStore, writeFileAtomic } from '../../store/index.ts';
 import { createProgress } from '../progress.ts';
 import {
+  checkLoraLayers,
   checkVllm,
   openOutDir,
   requireTorchTrainer,
@@ -136,10 +137,7 @@ export async function rlTorchCommand(o: RlTorchOptions): Promise<TrainerEvent[]>
     throw new InputError(`expected jsonl or lm, got "${o.format}"`, { field: '--format' });
   if (o.promptTokens !== undefined && o.format !== 'lm')
     throw new InputError('--prompt-tokens applies to --format lm only', { field: '--prompt-tokens' });
-  if (o.loraLayers !== undefined && !o.lora)
-    throw new InputError('--lora-layers applies to --lora runs (full fine-tuning trains every layer)', {
-      field: '--lora-layers',
-    });
+  checkLoraLayers(o);
   const given = rlExportLayout(o.data);
   if (given !== null && o.format !== undefined && given !== o.format)
     throw new InputError(

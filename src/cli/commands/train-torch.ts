@@ -5,6 +5,7 @@ import { exportSft } from '../../data/export-sft.ts';
 import { checkModelPath } from '../../models/trainer-python.ts';
 import { createProgress } from '../progress.ts';
 import {
+  checkLoraLayers,
   openOutDir,
   requireTorchTrainer,
   runTorchTrainer,
@@ -117,10 +118,7 @@ export async function sftTorchCommand(o: SftTorchOptions): Promise<SftTorchResul
     throw new InputError("--format says how to export --run; --data's rows already have their layout", {
       field: '--format',
     });
-  if (o.loraLayers !== undefined && !o.lora)
-    throw new InputError('--lora-layers applies to --lora runs (full fine-tuning trains every layer)', {
-      field: '--lora-layers',
-    });
+  checkLoraLayers(o);
   if (o.promptTokens !== undefined && o.format !== 'lm')
     throw new InputError('--prompt-tokens applies to --format lm only', { field: '--prompt-tokens' });
   if (
