@@ -2,12 +2,19 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } 
 import { tmpdir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LM_SYSTEM_PROMPT, lmPromptText, parseLmAction, renderLmObservation } from '../agent/lm-prompt.ts';
+import {
+  DEFAULT_PROMPT_TOKENS,
+  LM_SYSTEM_PROMPT,
+  lmPromptText,
+  lmReplyText,
+  parseLmAction,
+  renderLmObservation,
+} from '../agent/lm-prompt.ts';
 import { systemPrompt } from '../agent/prompt.ts';
 import { agentView, parseAgentOutput, sha256 } from '../core/index.ts';
 import { RunStore } from '../store/index.ts';
 import { exportSft, readJsonl } from './export-sft.ts';
-import { buildCollection, NOTE, NOTE_C } from './fixtures.ts';
+import { buildCollection, buildRelabeledRollout, EXPERT_ACTION, NOTE, NOTE_C } from './fixtures.ts';
 import { NoteScrubber, words } from './note-scrub.ts';
 import { scrubbedHistory } from './sft-flatten.ts';
 import { SFT_FORMATS } from './sft-formats.ts';
@@ -157,6 +164,35 @@ describe('exportSft', () => {
     const sum = exportSft({ runs: [run, run2], format: 'trl', out });
     expect(sum.examples).toBe(EXPECTED_EXAMPLES);
     expect(sum.trajectories).toBe(3);
+  });
+
+  it("relabeled: the states a rollout reached, with the expert's action as the completion (DAgger)", () => {
+    const rollDir = join(root, 'runs', 'rollout-relabel');
+    // The agent answered `done` at step 1; the expert would have clicked. Step 0 has no label.
+    const rollout = buildRelabeledRollout(rollDir, run);
+    const out = join(root, 'out-relabeled');
+    const sum = exportSft({ runs: [rollDir], format: 'lm', out, relabeled: true });
+    expect(sum).toMatchObject({ trajectories: 1, examples: 1 });
+    const [row] = readJsonl(join(out, 'train.jsonl')) as Array<Record<string, string>>;
+    expect(row.id).toBe('roll_A0:1');
+    expect(row.completion).toBe(lmReplyText(EXPERT_ACTION));
+    // The prompt is the state the agent itself reached, after its own step 0, as inference renders it.
+    const history = scrubbedHistory(rollout, new NoteScrubber([])).slice(0, 1);
+    const r = renderLmObservation(
+      { task: agentView(rollout.task), observation: { ...rollout.steps[1].observation, notes: [] }, history },
+      DEFAULT_PROMPT_TOKENS,
+    );
+    expect(row.prompt).toBe(lmPromptText(r));
+    expect(JSON.parse(readFileSync(join(out, 'export.json'), 'utf8'))).toMatchObject({ relabeled: true });
+
+    // A collection holds no labels; other formats' targets are whole outputs the expert never wrote.
+    expect(() => exportSft({ runs: [run], format: 'lm', out: join(root, 'x1'), relabeled: true })).toThrow(
+      /hold no relabelled rollouts/,
+    );
+    expect(existsSync(join(root, 'x1', 'train.jsonl'))).toBe(false);
+    expect(() =>
+      exportSft({ runs: [rollDir], format: 'trl', out: join(root, 'x2'), relabeled: true }),
+    ).toThrow(/--relabeled needs --format lm/);
   });
 
   it('fails clearly on a missing run folder and an unknown format', () => {

@@ -33,6 +33,11 @@ export interface ExportSftOptions {
   imagePaths?: 'relative' | 'absolute';
   /** The compact layout's budget for format `lm` (estimated tokens of the rendered step). */
   promptTokens?: number;
+  /**
+   * DAgger rows instead of the successes: every step of the runs' relabelled rollouts (`rmsweb
+   * rollout --relabel`) that holds an expert's label, with that label as the target. Format `lm` only.
+   */
+  relabeled?: boolean;
   onProgress?: (done: number, total: number) => void;
 }
 
@@ -78,6 +83,11 @@ export function openRuns(runs: string[]): RunStore[] {
  */
 export function exportSft(opts: ExportSftOptions): ExportSftSummary {
   const format = parseSftFormat(opts.format);
+  if (opts.relabeled && format !== 'lm')
+    throw new InputError(
+      `--relabeled needs --format lm: a relabelled step's target is the expert's action alone, while the ${format} format's target is the agent's whole output (thinking, memory, goal), which the expert never wrote`,
+      { field: '--relabeled' },
+    );
   const out = resolve(opts.out);
   const imagePaths = opts.imagePaths ?? (format === 'llamafactory' ? 'relative' : 'absolute');
   const stores = openRuns(opts.runs);
@@ -104,13 +114,26 @@ export function exportSft(opts: ExportSftOptions): ExportSftSummary {
     missingImages: 0,
   };
   try {
-    const total = stores.reduce((n, s) => n + s.countTrajectories({ success: true }), 0);
+    const total = stores.reduce(
+      (n, s) => n + s.countTrajectories(opts.relabeled ? {} : { success: true }),
+      0,
+    );
     const notesCache = new Map<string, string[]>();
-    for (const { store, trajectory } of successfulTrajectories(stores)) {
+    let walked = 0;
+    for (const { store, trajectory } of successfulTrajectories(stores, { all: opts.relabeled })) {
+      walked++;
+      if (opts.relabeled && !trajectory.steps.some((s) => s.expertAction)) {
+        opts.onProgress?.(walked, total);
+        continue;
+      }
       const cacheKey = `${store.dir}\u0000${trajectory.task.id}`;
       const extraNotes = notesCache.get(cacheKey) ?? reflectionNotes(store, trajectory.task.id);
       notesCache.set(cacheKey, extraNotes);
-      const { examples, droppedNoteLeak } = flattenTrajectory(trajectory, { extraNotes, layout });
+      const { examples, droppedNoteLeak } = flattenTrajectory(trajectory, {
+        extraNotes,
+        layout,
+        relabeled: opts.relabeled,
+      });
       summary.droppedNoteLeak += droppedNoteLeak;
       for (const ex of examples) {
         let image: string | null = null;
@@ -136,8 +159,13 @@ export function exportSft(opts: ExportSftOptions): ExportSftSummary {
         summary.examples++;
       }
       summary.trajectories++;
-      opts.onProgress?.(summary.trajectories, total);
+      opts.onProgress?.(walked, total);
     }
+    if (opts.relabeled && summary.trajectories === 0)
+      throw new InputError(
+        `${opts.runs.join(', ')} hold no relabelled rollouts (record them with \`rmsweb rollout --relabel heuristic --notes-from COLLECTION\`)`,
+        { field: '--relabeled' },
+      );
     writer.commit();
   } catch (e) {
     writer.abort();
@@ -163,6 +191,7 @@ export function exportSft(opts: ExportSftOptions): ExportSftSummary {
               layout: 'lm',
               lmPromptVersion: LM_PROMPT_VERSION,
               promptTokens: layout.kind === 'lm' ? layout.promptTokens : undefined,
+              ...(opts.relabeled ? { relabeled: true } : {}),
             }
           : {}),
         ...summary,

@@ -4,6 +4,7 @@ import {
   type CriticalState,
   type ReflectionRule,
   renderNote,
+  type Trajectory,
   type TrajectoryInput,
   toBrowserUse,
 } from '../core/index.ts';
@@ -242,6 +243,31 @@ export async function buildCollection(
   });
   store.close();
   return { successIds: ['tA_r1', 'tB_r0', 'tC_r1'], failureId: 'tA_r0', leakyStepTrajectory: 'tC_r1' };
+}
+
+/** The expert's label the relabelled rollout of {@link buildRelabeledRollout} holds at its step 1. */
+export const EXPERT_ACTION = { type: 'click' as const, index: 3 };
+
+/**
+ * A run of one relabelled rollout (`rollout --relabel`, DAgger) into `dir`: the collection's
+ * failure `tA_r0` as `roll_A0`, the expert's {@link EXPERT_ACTION} recorded at step 1 (where the
+ * agent answered `done`), step 0 unlabelled. Returns the saved trajectory.
+ */
+export function buildRelabeledRollout(dir: string, collectionDir: string): Trajectory {
+  const src = RunStore.open(collectionDir, { readonly: true });
+  const failed = src.getTrajectory('tA_r0');
+  src.close();
+  if (!failed) throw new Error(`${collectionDir} lacks the fixture's tA_r0`);
+  const rollout: Trajectory = {
+    ...failed,
+    id: 'roll_A0',
+    tags: ['rollout', 'relabel:heuristic'],
+    steps: failed.steps.map((st, i) => (i === 1 ? { ...st, expertAction: EXPERT_ACTION } : st)),
+  };
+  const store = RunStore.open(dir);
+  store.saveTrajectory(rollout);
+  store.close();
+  return rollout;
 }
 
 /** A critical state pairing step `stepIndex` of a stored success with the failure's step. */

@@ -138,13 +138,23 @@ export function stepPrompt(
   return { system, user, output, agentText: agentText(observation, history, output), imageHash };
 }
 
-/** One example per step of `t` (callers pass verified successes only). */
-export function flattenTrajectory(t: Trajectory, opts: FlattenOptions = {}): FlattenResult {
+/**
+ * One example per step of `t` (callers pass verified successes only). With `relabeled`, one per
+ * step that holds an expert's label (`rollout --relabel`, DAgger): the prompt is the state the
+ * agent reached with its own history, the target the expert's action; steps without a label are
+ * left out. Only the lm layout takes it, since its target is the action alone.
+ */
+export function flattenTrajectory(
+  t: Trajectory,
+  opts: FlattenOptions & { relabeled?: boolean } = {},
+): FlattenResult {
   const scrubber = new NoteScrubber(visibleNotes(t, opts.extraNotes));
   const history = scrubbedHistory(t, scrubber);
   const examples: SftExample[] = [];
   let droppedNoteLeak = 0;
   for (let i = 0; i < t.steps.length; i++) {
+    const label = opts.relabeled ? t.steps[i].expertAction : t.steps[i].action;
+    if (!label) continue;
     const p = stepPrompt(t, i, { scrubber, history, layout: opts.layout });
     if (p.agentText.some((x) => scrubber.leaks(x))) {
       droppedNoteLeak++;
@@ -159,7 +169,7 @@ export function flattenTrajectory(t: Trajectory, opts: FlattenOptions = {}): Fla
       system: p.system,
       user: p.user,
       imageHash: p.imageHash,
-      assistant: opts.layout?.kind === 'lm' ? lmReplyText(t.steps[i].action) : JSON.stringify(p.output),
+      assistant: opts.layout?.kind === 'lm' ? lmReplyText(label) : JSON.stringify(p.output),
     });
   }
   return { examples, droppedNoteLeak };
@@ -171,15 +181,16 @@ export function reflectionNotes(store: RunStore, taskId: string): string[] {
 }
 
 /**
- * Walks the verified successes (verdict.success true) of several run stores in order, one
- * trajectory in memory at a time, skipping ids already seen in an earlier store.
+ * Walks the verified successes (verdict.success true) of several run stores in order, or with
+ * `all` every trajectory, one in memory at a time, skipping ids already seen in an earlier store.
  */
 export function* successfulTrajectories(
   stores: RunStore[],
+  o: { all?: boolean } = {},
 ): Generator<{ store: RunStore; trajectory: Trajectory }> {
   const seen = new Set<string>();
   for (const store of stores) {
-    for (const s of store.listTrajectorySummaries({ success: true })) {
+    for (const s of store.listTrajectorySummaries(o.all ? {} : { success: true })) {
       if (seen.has(s.id)) continue;
       seen.add(s.id);
       const trajectory = store.getTrajectory(s.id);

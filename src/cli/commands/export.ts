@@ -26,6 +26,7 @@ const SftOptions = z.object({
   out: z.string().min(1),
   imagePaths: z.enum(['relative', 'absolute']).optional(),
   promptTokens: intOption(64, 32_768).optional(),
+  relabeled: z.boolean().default(false),
   progress: z.boolean().default(false),
   json: z.boolean().default(false),
 });
@@ -82,7 +83,7 @@ export function registerExport(program: Command): void {
   exp
     .command('sft')
     .description(
-      'One supervised example per step of verified successes, notes stripped, with images beside the JSONL',
+      'One supervised example per step of verified successes (or, with --relabeled, of relabelled rollouts), notes stripped, with images beside the JSONL',
     )
     .requiredOption('--run <dir>', 'run folder (repeatable)', collect)
     .requiredOption('--format <format>', `one of ${SFT_FORMATS.join(', ')}`)
@@ -94,6 +95,10 @@ export function registerExport(program: Command): void {
     .option(
       '--prompt-tokens <n>',
       `format lm only: the compact observation's budget in estimated tokens (default ${DEFAULT_PROMPT_TOKENS}; src/agent/lm-prompt.ts)`,
+    )
+    .option(
+      '--relabeled',
+      "format lm only, DAgger: instead of the successes, every step of the runs' relabelled rollouts (`rmsweb rollout --relabel heuristic --notes-from COLLECTION`), the state the agent reached with the expert's action as the completion",
     )
     .option('--progress', 'show progress even when stderr is not a terminal')
     .option('--json', 'print the summary as JSON')
@@ -113,6 +118,7 @@ export function registerExport(program: Command): void {
           out: o.out,
           imagePaths: o.imagePaths,
           promptTokens: o.promptTokens,
+          relabeled: o.relabeled,
           onProgress: (done, total) => {
             bar.setTotal(total);
             bar.update(done);

@@ -4,8 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LmAgent } from '../../agent/lm-agent.ts';
+import { lmReplyText } from '../../agent/lm-prompt.ts';
 import { exportSft, readJsonl } from '../../data/export-sft.ts';
-import { buildCollection, criticalFrom } from '../../data/fixtures.ts';
+import { buildCollection, buildRelabeledRollout, criticalFrom, EXPERT_ACTION } from '../../data/fixtures.ts';
 import type { HfCompletionModel } from '../../models/hf-completion-model.ts';
 import { trainerEnv, trainerPython } from '../../models/trainer-python.ts';
 import { RunStore } from '../../store/index.ts';
@@ -70,6 +71,53 @@ describe.skipIf(!present && !process.env.CI)('lm student through sftTorchCommand
     ).rejects.toThrow(/--prompt-tokens applies to --format lm only/);
     expect(existsSync(out)).toBe(false);
   });
+
+  it('DAgger: --relabeled adds the expert-labelled steps of rollouts to the lm rows, with or without --run', async () => {
+    const rollDir = join(root, 'rollout-relabel');
+    buildRelabeledRollout(rollDir, run);
+    const base = { model: tiny, epochs: 1, batch: 4, lr: 1e-3, seed: 0, valFrac: 0, promptTokens: 300 };
+    const flags = { lora: false, progress: false, quiet: true, json: false, verbose: false };
+    const refused = join(root, 'refused-relabel');
+    await expect(
+      sftTorchCommand({ ...base, ...flags, out: refused, run: [run], relabeled: [rollDir], format: 'trl' }),
+    ).rejects.toThrow(/--relabeled with --format lm only/);
+    await expect(
+      sftTorchCommand({
+        ...base,
+        ...flags,
+        out: refused,
+        run: [],
+        data: join(root, 'sft-lm'),
+        relabeled: [rollDir],
+      }),
+    ).rejects.toThrow(/--relabeled is exported with --run/);
+    expect(existsSync(refused)).toBe(false);
+
+    const both = await sftTorchCommand({
+      ...base,
+      ...flags,
+      out: join(root, 'sft-dagger'),
+      run: [run],
+      relabeled: [rollDir],
+      format: 'lm',
+    });
+    const successes = readJsonl(join(root, 'sft-dagger', 'lm', 'train.jsonl'));
+    const rows = readJsonl(both.data) as Array<{ id: string; completion: string }>;
+    expect(both.data).toBe(join(root, 'sft-dagger', 'lm-train.jsonl'));
+    expect(rows).toHaveLength(successes.length + 1);
+    expect(rows.at(-1)).toMatchObject({ id: 'roll_A0:1', completion: lmReplyText(EXPERT_ACTION) });
+    expect(both.epochs).toHaveLength(1);
+
+    const only = await sftTorchCommand({
+      ...base,
+      ...flags,
+      out: join(root, 'sft-dagger-only'),
+      run: [],
+      relabeled: [rollDir],
+      format: 'lm',
+    });
+    expect(readJsonl(only.data)).toHaveLength(1);
+  }, 120_000);
 
   it('trains SFT on lm rows, then Salvage-DS on mined states exported as lm rows, and acts through lm:hf:DIR', async () => {
     const sftOut = join(root, 'sft');

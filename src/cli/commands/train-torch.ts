@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import { InputError } from '../../core/index.ts';
 import { exportSft } from '../../data/export-sft.ts';
 import { checkModelPath } from '../../models/trainer-python.ts';
+import { writeFileAtomic } from '../../store/index.ts';
 import { createProgress } from '../progress.ts';
 import {
   checkLoraLayers,
@@ -16,6 +17,11 @@ import {
 /** Flags of `rmsweb train sft` that the torch backend reads. */
 export interface SftTorchOptions {
   run: string[];
+  /**
+   * DAgger: runs of `rollout --relabel` whose labelled steps are added to the rows (`export sft
+   * --format lm --relabeled`), with the expert's action as the completion. Needs `format: 'lm'`.
+   */
+  relabeled?: string[];
   /**
    * An existing export to train on instead of exporting `run`: `export sft --format trl` or
    * `--format lm` rows (train.jsonl, or the export folder holding it); the rows say their layout.
@@ -110,10 +116,25 @@ export async function sftTorchCommand(o: SftTorchOptions): Promise<SftTorchResul
       field: '--model',
     });
   checkModelPath(o.model, '--model');
-  if (!o.data && o.run.length === 0)
-    throw new InputError('give --run DIR (repeatable) or --data train.jsonl', { field: '--run' });
+  const relabeled = o.relabeled ?? [];
+  if (!o.data && o.run.length === 0 && relabeled.length === 0)
+    throw new InputError('give --run DIR (repeatable), --relabeled DIR or --data train.jsonl', {
+      field: '--run',
+    });
   for (const r of o.run)
     if (!existsSync(r)) throw new InputError('no such run folder', { file: r, field: '--run' });
+  for (const r of relabeled)
+    if (!existsSync(r)) throw new InputError('no such run folder', { file: r, field: '--relabeled' });
+  if (relabeled.length && o.data)
+    throw new InputError(
+      '--relabeled is exported with --run; to add it to --data, write its rows with `rmsweb export sft --format lm --relabeled` and append them to the file',
+      { field: '--relabeled' },
+    );
+  if (relabeled.length && o.format !== 'lm')
+    throw new InputError(
+      "--backend torch takes --relabeled with --format lm only: a relabelled step's target is the expert's action alone, the lm layout's completion",
+      { field: '--relabeled' },
+    );
   if (o.data && o.format)
     throw new InputError("--format says how to export --run; --data's rows already have their layout", {
       field: '--format',
@@ -143,11 +164,27 @@ export async function sftTorchCommand(o: SftTorchOptions): Promise<SftTorchResul
   try {
     if (!data) {
       const format = o.format ?? 'trl';
-      const s = exportSft({ runs: o.run, format, out: join(out, format), promptTokens: o.promptTokens });
-      if (s.examples === 0)
-        throw new InputError(`no verified-success steps in ${o.run.join(', ')}`, { field: '--run' });
-      data = s.file;
-      log(`exported ${s.examples} SFT examples from ${s.trajectories} trajectories to ${data}`);
+      const files: string[] = [];
+      if (o.run.length) {
+        const s = exportSft({ runs: o.run, format, out: join(out, format), promptTokens: o.promptTokens });
+        if (s.examples === 0)
+          throw new InputError(`no verified-success steps in ${o.run.join(', ')}`, { field: '--run' });
+        files.push(s.file);
+        log(`exported ${s.examples} SFT examples from ${s.trajectories} trajectories to ${s.file}`);
+      }
+      if (relabeled.length) {
+        const s = exportSft({
+          runs: relabeled,
+          format,
+          out: join(out, `${format}-relabeled`),
+          promptTokens: o.promptTokens,
+          relabeled: true,
+        });
+        files.push(s.file);
+        log(`exported ${s.examples} expert-relabelled steps from ${s.trajectories} rollouts to ${s.file}`);
+      }
+      data = files.length === 1 ? files[0] : join(out, `${format}-train.jsonl`);
+      if (files.length > 1) writeFileAtomic(data, files.map((f) => readFileSync(f, 'utf8')).join(''));
     }
     const args = ['sft', '--model', resolve(o.model), '--data', data, '--out', out];
     args.push('--epochs', String(o.epochs), '--batch', String(o.batch), '--lr', String(o.lr));

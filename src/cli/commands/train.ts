@@ -218,7 +218,7 @@ export function registerTrain(program: Command): void {
     ])
     .option(
       '--relabeled <dir>',
-      "DAgger: a run of `rollout --relabel` whose steps train with the expert's action as the label (repeatable)",
+      "DAgger: a run of `rollout --relabel` whose steps train with the expert's action as the label (repeatable; --backend torch: with --format lm, and --run optional)",
       (v: string, prev: string[] = []) => [...prev, v],
     )
     .requiredOption('--out <dir>', 'checkpoint folder, e.g. models/sft')
