@@ -53,6 +53,8 @@ export interface ExportSftSummary {
   droppedNoteLeak: number;
   /** Steps exported without their screenshot because the run store lacked the image file. */
   missingImages: number;
+  /** The rows are relabelled rollouts' states with the expert's actions (`relabeled`). */
+  relabeled: boolean;
 }
 
 export function parseSftFormat(s: string): SftFormat {
@@ -112,6 +114,7 @@ export function exportSft(opts: ExportSftOptions): ExportSftSummary {
     images: 0,
     droppedNoteLeak: 0,
     missingImages: 0,
+    relabeled: opts.relabeled ?? false,
   };
   try {
     const total = stores.reduce(
@@ -191,7 +194,6 @@ export function exportSft(opts: ExportSftOptions): ExportSftSummary {
               layout: 'lm',
               lmPromptVersion: LM_PROMPT_VERSION,
               promptTokens: layout.kind === 'lm' ? layout.promptTokens : undefined,
-              ...(opts.relabeled ? { relabeled: true } : {}),
             }
           : {}),
         ...summary,

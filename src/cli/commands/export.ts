@@ -52,7 +52,7 @@ function printSft(s: ExportSftSummary, json: boolean): void {
     return;
   }
   process.stdout.write(
-    `exported ${s.examples} ${s.format} examples from ${s.trajectories} verified successes to ${s.file}\n` +
+    `exported ${s.examples} ${s.format} examples from ${s.trajectories} ${s.relabeled ? "relabelled rollouts (the expert's actions)" : 'verified successes'} to ${s.file}\n` +
       `  images: ${s.images}${s.missingImages ? ` (${s.missingImages} steps lacked their screenshot)` : ''}\n` +
       `  steps dropped because note text survived scrubbing: ${s.droppedNoteLeak}\n`,
   );
