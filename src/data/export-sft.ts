@@ -2,15 +2,10 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { DEFAULT_PROMPT_TOKENS, LM_PROMPT_VERSION } from '../agent/lm-prompt.ts';
 import { InputError } from '../core/index.ts';
-import { RunStore, writeFileAtomic } from '../store/index.ts';
+import { RunStore, type TrajectoryFilter, writeFileAtomic } from '../store/index.ts';
 import { JsonlWriter } from './jsonl-writer.ts';
 import { EXPORT_PROMPT_VERSION, IMAGE_SLOT } from './prompt.ts';
-import {
-  flattenTrajectory,
-  reflectionNotes,
-  type SftExample,
-  successfulTrajectories,
-} from './sft-flatten.ts';
+import { flattenTrajectory, reflectionNotes, type SftExample, storeTrajectories } from './sft-flatten.ts';
 import {
   LLAMAFACTORY_DATASET_NAME,
   llamafactoryDatasetInfo,
@@ -117,13 +112,12 @@ export function exportSft(opts: ExportSftOptions): ExportSftSummary {
     relabeled: opts.relabeled ?? false,
   };
   try {
-    const total = stores.reduce(
-      (n, s) => n + s.countTrajectories(opts.relabeled ? {} : { success: true }),
-      0,
-    );
+    // Relabelled rollouts are mostly failures: every trajectory is walked, and those without a label skipped.
+    const filter: TrajectoryFilter = opts.relabeled ? {} : { success: true };
+    const total = stores.reduce((n, s) => n + s.countTrajectories(filter), 0);
     const notesCache = new Map<string, string[]>();
     let walked = 0;
-    for (const { store, trajectory } of successfulTrajectories(stores, { all: opts.relabeled })) {
+    for (const { store, trajectory } of storeTrajectories(stores, filter)) {
       walked++;
       if (opts.relabeled && !trajectory.steps.some((s) => s.expertAction)) {
         opts.onProgress?.(walked, total);

@@ -8,7 +8,7 @@ import {
   type Trajectory,
   toBrowserUse,
 } from '../core/index.ts';
-import type { RunStore } from '../store/index.ts';
+import type { RunStore, TrajectoryFilter } from '../store/index.ts';
 import { NoteScrubber } from './note-scrub.ts';
 import { stepMessages } from './prompt.ts';
 
@@ -181,22 +181,29 @@ export function reflectionNotes(store: RunStore, taskId: string): string[] {
 }
 
 /**
- * Walks the verified successes (verdict.success true) of several run stores in order, or with
- * `all` every trajectory, one in memory at a time, skipping ids already seen in an earlier store.
+ * Walks the trajectories of several run stores that match `filter`, in order, one in memory at a
+ * time, skipping ids already seen in an earlier store.
  */
-export function* successfulTrajectories(
+export function* storeTrajectories(
   stores: RunStore[],
-  o: { all?: boolean } = {},
+  filter: TrajectoryFilter,
 ): Generator<{ store: RunStore; trajectory: Trajectory }> {
   const seen = new Set<string>();
   for (const store of stores) {
-    for (const s of store.listTrajectorySummaries(o.all ? {} : { success: true })) {
+    for (const s of store.listTrajectorySummaries(filter)) {
       if (seen.has(s.id)) continue;
       seen.add(s.id);
       const trajectory = store.getTrajectory(s.id);
       if (trajectory) yield { store, trajectory };
     }
   }
+}
+
+/** The verified successes (verdict.success true) of several run stores: {@link storeTrajectories}. */
+export function successfulTrajectories(
+  stores: RunStore[],
+): Generator<{ store: RunStore; trajectory: Trajectory }> {
+  return storeTrajectories(stores, { success: true });
 }
 
 /** For states whose trajectory is not at hand: history entries from the actions alone. */
