@@ -59,7 +59,7 @@ for (const r of records) {
 console.log(`  ${'sum'.padEnd(28)} ${sum.toFixed(0).padStart(7)}  (${(sum / 3600).toFixed(2)} h)`);
 
 console.log('\nSFT (torch)');
-for (const r of records.filter((x) => x.stage.startsWith('lm-sft'))) {
+for (const r of records.filter((x) => x.stage.startsWith('lm-sft') || x.stage.startsWith('lm-dagger-sft'))) {
   const s = r.result;
   console.log(
     `  ${r.stage}: ${s.mode}, ${s.rows} rows x ${s.epochs} epoch(s) in ${f(s.trainSeconds, 0)} s: ${f(s.rowsPerSecond, 3)} rows/s, ${f(s.tokensPerSecond, 0)} trained tokens/s`,
@@ -106,10 +106,11 @@ for (const r of records.filter((x) => x.stage.startsWith('eval-lm'))) {
   );
 }
 store.close();
-const rollout = records.find((x) => x.stage === 'lm-rollout');
-if (rollout)
+for (const rollout of records.filter(
+  (x) => x.stage === 'lm-rollout' || x.stage.startsWith('lm-dagger-rollout'),
+))
   console.log(
-    `  lm-rollout: ${rollout.result.steps} steps in ${rollout.seconds.toFixed(0)} s: ${f(rollout.seconds / Math.max(1, Number(rollout.result.steps)), 2)} s/step`,
+    `  ${rollout.stage}: ${rollout.result.steps} steps in ${rollout.seconds.toFixed(0)} s: ${f(rollout.seconds / Math.max(1, Number(rollout.result.steps)), 2)} s/step`,
   );
 
 if (values.live) {

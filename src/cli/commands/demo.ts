@@ -28,6 +28,7 @@ const Options = z.object({
   lmSeeds: z.coerce.number().int().min(1).max(10).optional(),
   lmInference: z.enum(LM_INFERENCE).optional(),
   lmAblation: z.boolean().optional(),
+  lmDagger: z.coerce.number().int().min(0).max(10).optional(),
   results: z.string().min(1).optional(),
   out: z.string().min(1).default('runs/demo'),
   seed: seedOption.default(0),
@@ -69,6 +70,10 @@ export function registerDemo(program: Command): void {
     .option(
       '--lm-ablation',
       'lm presets: also train and evaluate the RL ablation rows from the first SFT student (Salvage-DS without salvage; GRPO with the exact-match reward), each with its paired CI against Salvage-DS (may be added on a finished folder)',
+    )
+    .option(
+      '--lm-dagger <rounds>',
+      "lm presets: DAgger rounds of the first SFT student, evaluated as the row 'SFT + relabelling' (default 3 for lm; 0 skips them): the heuristic teacher labels every state the student reaches on train tasks, and a LoRA over the SFT student learns the labels of all rounds so far (~40 min a round on 2 cores)",
     )
     .option(
       '--results <dir>',
@@ -154,6 +159,7 @@ function applyLmOptions(preset: PipelinePreset, o: z.infer<typeof Options>): voi
       ['--lm-seeds', o.lmSeeds],
       ['--lm-inference', o.lmInference],
       ['--lm-ablation', o.lmAblation],
+      ['--lm-dagger', o.lmDagger],
       ['--results', o.results],
     ] as const
   ).filter(([, v]) => v !== undefined);
@@ -169,6 +175,7 @@ function applyLmOptions(preset: PipelinePreset, o: z.infer<typeof Options>): voi
   if (o.lmSeeds) preset.lm.seeds = o.lmSeeds;
   if (o.lmInference) preset.lm.inference = o.lmInference;
   if (o.lmAblation) preset.lm.ablation = true;
+  if (o.lmDagger !== undefined) preset.lm.dagger.rounds = o.lmDagger;
 }
 
 async function printLmDemo(ctx: PipelineContext, resultsDir: string | undefined): Promise<void> {

@@ -130,6 +130,17 @@ const LATE_SETTINGS: ReadonlyArray<{
       return { ...p, lm: lm as NonNullable<PipelinePreset['lm']> };
     },
   },
+  {
+    // a folder made before the lm preset had DAgger rounds resumes with them while none has begun
+    name: 'lm.dagger',
+    stages: 'lm-dagger-',
+    pick: (p) => p.lm?.dagger,
+    drop: (p) => {
+      if (!p.lm) return p;
+      const { dagger: _dagger, ...lm } = p.lm;
+      return { ...p, lm: lm as NonNullable<PipelinePreset['lm']> };
+    },
+  },
 ];
 
 /** Whether any stage whose name starts with `prefix` finished or began in `store`. */

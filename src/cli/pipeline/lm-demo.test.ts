@@ -2,10 +2,11 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Task } from '../../core/task.ts';
 import { trainerPython } from '../../models/trainer-python.ts';
 import { threadsPerWorker } from '../runtime.ts';
 import { lmStageResults } from './lm-demo.ts';
-import { chooseMode, lmRoute, sftRates } from './lm-stages.ts';
+import { chooseMode, daggerTasks, lmRoute, sftRates } from './lm-stages.ts';
 import { PRESETS, presetByName } from './presets.ts';
 import { lmTinyDemo, makeTinyLm } from './testing/lm-tiny-demo.ts';
 
@@ -82,11 +83,21 @@ describe('the lm presets', () => {
     );
   });
 
+  it("gives each DAgger round the next train tasks after the earlier rounds', wrapping around", () => {
+    const train = ['a', 'b', 'c', 'd', 'e'].map((id) => ({ id }) as unknown as Task);
+    const ids = (r: number, n: number) => daggerTasks(train, r, n).map((t) => t.id);
+    expect(ids(1, 2)).toEqual(['a', 'b']); // the rollout stage's tasks
+    expect(ids(2, 2)).toEqual(['c', 'd']);
+    expect(ids(3, 2)).toEqual(['e', 'a']);
+    expect(ids(2, 9)).toEqual(['e', 'a', 'b', 'c', 'd']); // more than there are: each task once
+    expect(PRESETS.lm.lm?.dagger.rounds).toBe(3);
+  });
+
   it('names the rows of the table by what each evaluated', () => {
     const e = (label: string) =>
       ({ label, summary: { pass1: { mean: 0 } } }) as unknown as Parameters<typeof lmStageResults>[0][number];
     const rows = lmStageResults(
-      [e('lm-base'), e('lm-sft'), e('lm-sft-seed1'), e('lm-salvage-ds')],
+      [e('lm-base'), e('lm-sft'), e('lm-sft-seed1'), e('lm-dagger'), e('lm-salvage-ds')],
       { chosen: 'lora', how: 'fixed', valTasks: [], trainRows: 0, valSteps: 0, trials: [] },
       { overall: { taskSuccessRate: 0.9 } } as never,
     );
@@ -94,6 +105,7 @@ describe('the lm presets', () => {
       'base LM (no fine-tuning)',
       'SFT',
       'SFT (training seed +1)',
+      'SFT + relabelling (DAgger)',
       'SFT + Salvage-DS',
     ]);
   });
@@ -124,6 +136,10 @@ describe.skipIf(!hasPython && !mustRun)('rmsweb demo --preset lm-tiny (tiny rand
       'lm-export-sft',
       'lm-sft',
       'lm-rollout',
+      'lm-dagger-sft1',
+      'lm-dagger-rollout2',
+      'lm-dagger-sft2',
+      'eval-lm-dagger',
       'mine',
       'eval-lm-base',
       'eval-lm-sft',
@@ -139,6 +155,28 @@ describe.skipIf(!hasPython && !mustRun)('rmsweb demo --preset lm-tiny (tiny rand
     ) as { layers_to_transform?: number[] };
     expect(adapter.layers_to_transform).toEqual([1]);
     expect(first.stdout).toContain('| base LM (no fine-tuning) |');
+    // DAgger: round 2's rows hold round 1's labelled states and those of round 1's student's own
+    // rollouts (each row the teacher's action: export-sft.test.ts), plus the sampled SFT rows
+    expect(names).toContain('SFT + relabelling (DAgger)');
+    type Row = { id: string; prompt: string; completion: string };
+    const rowsOf = (file: string) =>
+      readFileSync(file, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as Row);
+    const [one, two] = [1, 2].map((r) => rowsOf(join(out, 'exports', `lm-dagger${r}`, 'train.jsonl')));
+    expect(one!.length).toBeGreaterThan(0);
+    expect(two!.length).toBeGreaterThan(one!.length);
+    expect(two!.slice(0, one!.length).map((r) => r.id)).toEqual(one!.map((r) => r.id));
+    const unique = new Set(two!.map((r) => `${r.prompt}\u0000${r.completion}`)).size;
+    const trained = rowsOf(join(out, 'lm', 'dagger2-data.jsonl'));
+    expect(trained).toHaveLength(unique + PRESETS['lm-tiny'].lm!.dagger.collectionRows);
+    expect(lines).toMatch(
+      /- DAgger round 1: the SFT student solved \d+\/2 train tasks \(the rollouts above\); the teacher labelled \d+ states/,
+    );
+    expect(lines).toMatch(
+      /- DAgger round 2: round 1's student solved \d+\/2 train tasks new to the rounds; the teacher labelled \d+ states/,
+    );
     // the diagnosis beside the table: how each evaluation's episodes ended
     const md = readFileSync(join(out, 'lm-student.md'), 'utf8');
     expect(md).toContain('## How the episodes ended');

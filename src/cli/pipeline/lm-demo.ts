@@ -16,13 +16,16 @@ import {
 import {
   checkLmLayoutVersion,
   chooseFinetuneStage,
+  daggerTasks,
   type FinetuneChoiceResult,
   LM_STAGES,
+  type LmDaggerSftResult,
   type LmModelRef,
   type LmRlResult,
   type LmRlVariant,
   type LmRolloutResult,
   type LmSftResult,
+  lmDaggerSftStage,
   lmEvalStage,
   lmExportRlStage,
   lmExportStage,
@@ -82,6 +85,8 @@ export interface LmDemoResult {
   sft: LmSftResult[];
   rollout: LmRolloutResult;
   mine: MineStats;
+  /** The DAgger rounds of the first seed's SFT student, in order (empty with `--lm-dagger 0`). */
+  dagger: LmDaggerRound[];
   /** One Salvage-DS student per training seed; empty when nothing was mined. */
   rl: LmRlResult[];
   evals: EvalStageResult[];
@@ -91,6 +96,13 @@ export interface LmDemoResult {
   timings: Record<string, number>;
   skipped: string[];
   invocationSeconds: number;
+}
+
+/** One DAgger round: the rollouts its labels came from (round 1: the rollout stage's) and its student. */
+export interface LmDaggerRound {
+  round: number;
+  rollout: LmRolloutResult;
+  sft: LmDaggerSftResult;
 }
 
 const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
@@ -140,11 +152,12 @@ export async function runLmDemo(ctx: PipelineContext, o: LmDemoOptions = {}): Pr
   const sft: LmSftResult[] = [];
   const rl: LmRlResult[] = [];
   const ablation: Array<{ row: (typeof LM_ABLATION_ROWS)[number]; result: LmRlResult }> = [];
+  const dagger: LmDaggerRound[] = [];
   let rollout: LmRolloutResult | undefined;
   /** lm-student.{md,json} from what has finished so far: a run that spans sessions keeps its table. */
   const publish = (partial: boolean) => {
     const table = lmRows(ctx.store, evals, { seed: ctx.settings.seed });
-    const lines = lmLines(choice, sft, rollout, rl, ablation);
+    const lines = lmLines(choice, sft, rollout, dagger, rl, ablation);
     const files = writeLmStudent(
       ctx.paths.root,
       {
@@ -208,6 +221,37 @@ export async function runLmDemo(ctx: PipelineContext, o: LmDemoOptions = {}): Pr
       ? await s.runStage(LM_STAGES.exportRl, (scope) => lmExportRlStage(ctx, scope, { runs }))
       : null;
   if (!rows) s.log('[lm-rl-salvage-ds] no critical states were mined: no RL student (see the mining stats)');
+  // DAgger on the first seed's SFT student, before its RL: the row most likely to move the student
+  // off the floor (results/lm-sft-tuning.md) is measured first. Round r > 1 rolls out round r - 1's
+  // student on the next train tasks; every round's student trains over the SFT student.
+  const lp = lmPaths(ctx.paths.root);
+  const daggerRuns = [ctx.paths.rollout];
+  for (let r = 1; r <= lm.dagger.rounds; r++) {
+    const prev = dagger.at(-1);
+    const roundRollout = prev
+      ? await s.runStage(
+          LM_STAGES.daggerRollout,
+          (scope) =>
+            lmRolloutStage(ctx, scope, {
+              tasks: daggerTasks(train, r, lm.rollout.tasks),
+              student: fromSft(0, prev.sft.dir),
+              dir: lp.daggerRollout(r),
+              name: `student-lm-dagger${prev.round}`,
+            }),
+          String(r),
+        )
+      : rollout;
+    if (prev) daggerRuns.push(lp.daggerRollout(r));
+    const roundSft = await s.runStage(
+      LM_STAGES.daggerSft,
+      (scope) => lmDaggerSftStage(ctx, scope, { round: r, init: sft[0]!, rollouts: [...daggerRuns] }),
+      String(r),
+    );
+    dagger.push({ round: r, rollout: roundRollout, sft: roundSft });
+  }
+  const lastRound = dagger.at(-1);
+  if (lastRound)
+    await evaluate('lm-dagger', fromSft(0, lastRound.sft.dir), `lm:models/lm-dagger${lastRound.round}`);
   const rlOf = (k: number, name: string, suffix: string, variant?: LmRlVariant, dir?: string) =>
     s.runStage(
       LM_STAGES.rl,
@@ -291,6 +335,7 @@ export async function runLmDemo(ctx: PipelineContext, o: LmDemoOptions = {}): Pr
     sft,
     rollout,
     mine,
+    dagger,
     rl,
     evals,
     lead,
@@ -322,6 +367,12 @@ export function lmStageResults(
         summary: e.summary,
         note: 'the pretrained model, prompted in the lm layout',
       };
+    if (e.label === 'lm-dagger')
+      return {
+        stage: 'SFT + relabelling (DAgger)',
+        summary: e.summary,
+        note: "the first seed's SFT student + LoRA on the teacher's labels of the states its DAgger rounds' students reached",
+      };
     if (e.label.startsWith('lm-sft'))
       return {
         stage: `SFT${tail}`,
@@ -352,10 +403,12 @@ function lmLead(
   };
   const sftRate = meanOf('lm-sft');
   const rlRate = meanOf('lm-salvage-ds');
+  const daggerRate = meanOf('lm-dagger');
   const seeds = sft.length > 1 ? ` (means over ${sft.length} training seeds)` : '';
   return (
     `Fine-tuned on ${sft[0]?.rows ?? 0} teacher steps from ${collect.stats.overall.tasksSolved} solved train tasks${where}, ` +
     `the language model went from ${pct(base.summary.pass1.mean)} (base) to ${sftRate === null ? 'n/a' : pct(sftRate)} after SFT` +
+    (daggerRate === null ? '' : `, ${pct(daggerRate)} after DAgger (first seed)`) +
     (rlRate === null ? '' : ` and ${pct(rlRate)} after Salvage-DS`) +
     ` pass@1 on ${base.summary.tasks} held-out test tasks${where}${seeds}.`
   );
@@ -365,6 +418,7 @@ function lmLines(
   choice: FinetuneChoiceResult,
   sft: LmSftResult[],
   rollout: LmRolloutResult | undefined,
+  dagger: LmDaggerRound[],
   rl: LmRlResult[],
   ablation: Array<{ row: (typeof LM_ABLATION_ROWS)[number]; result: LmRlResult }>,
 ): string[] {
@@ -389,6 +443,17 @@ function lmLines(
     lines.push(
       `- rollouts of the SFT student on train tasks (for mining): ${rollout.successes}/${rollout.episodes} succeeded, ${rollout.steps} steps`,
     );
+  for (const d of dagger) {
+    const r = d.rollout;
+    const who = d.round === 1 ? 'the SFT student' : `round ${d.round - 1}'s student`;
+    const labels = r.relabeled
+      ? `; the teacher labelled ${r.relabeled.steps} states and would have acted otherwise on ${r.relabeled.disagreements}`
+      : '';
+    lines.push(
+      `- DAgger round ${d.round}: ${who} solved ${r.successes}/${r.episodes} train tasks${d.round === 1 ? ' (the rollouts above)' : ' new to the rounds'}${labels}; ` +
+        `round ${d.round}'s student: ${d.sft.relabeledRows} labelled states + ${d.sft.collectionRows} SFT rows x ${d.sft.epochs} epoch(s), ${d.sft.trainSeconds.toFixed(0)} s${d.sft.resumedFromStep === undefined ? '' : ` after resuming at step ${d.sft.resumedFromStep}`}; last loss ${d.sft.finalLoss?.toFixed(4) ?? 'n/a'}`,
+    );
+  }
   const rlLine = (name: string, r: LmRlResult) =>
     `- ${name} (seed ${r.seed}): ${r.states} lm rows, ${r.steps} steps, ${r.rolloutsSampled} rollouts in ${r.wallSeconds.toFixed(0)} s` +
     `${r.completionTokensPerSecond ? ` (${r.completionTokensPerSecond.toFixed(1)} generated tokens/s over the whole run)` : ''}` +

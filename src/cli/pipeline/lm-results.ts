@@ -22,6 +22,7 @@ import { STAGE_RECORD } from './stage.ts';
 export const LM_ROWS = [
   { id: 'base', label: 'lm-base', title: 'base LM (no fine-tuning)' },
   { id: 'sft', label: 'lm-sft', title: 'SFT' },
+  { id: 'dagger', label: 'lm-dagger', title: 'SFT + relabelling (DAgger)' },
   { id: 'salvage-ds', label: 'lm-salvage-ds', title: 'SFT + Salvage-DS (mined states)' },
   { id: 'nosalvage', label: 'lm-nosalvage', title: 'SFT + Salvage-DS without salvage (mined states)' },
   { id: 'grpo-exact', label: 'lm-grpo-exact', title: 'SFT + GRPO, exact-match reward (mined states)' },

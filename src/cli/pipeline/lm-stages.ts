@@ -7,6 +7,7 @@ import type { Agent, AgentInput } from '../../agent/agent.ts';
 import { gaveUpOnReply } from '../../agent/lm-agent.ts';
 import { DEFAULT_PROMPT_TOKENS, LM_PROMPT_VERSION, lmActionText } from '../../agent/lm-prompt.ts';
 import { type EpisodeJob, runEpisodePool } from '../../collect/episode-pool.ts';
+import { solvingNotes } from '../../collect/solving-notes.ts';
 import { actionsEquivalent } from '../../core/action-equivalence.ts';
 import { InputError, RmswebError } from '../../core/errors.ts';
 import { Rng } from '../../core/rng.ts';
@@ -30,6 +31,7 @@ import type { EvalStageResult } from './eval-stage.ts';
 import type { LmSettings } from './presets.ts';
 import type { StageScope } from './stage.ts';
 import { defineStage } from './stage-results.ts';
+import { relabelStats } from './student-stages.ts';
 
 /**
  * The language-model student's stages (`rmsweb demo --preset lm`): the lm export, the LoRA-or-full
@@ -50,6 +52,12 @@ export function lmPaths(root: string) {
     /** An ablation row's RL student (`lm-nosalvage`, `lm-grpo-exact`, ...). */
     rlRow: (name: string) => join(root, 'models', name),
     rlData: join(root, 'lm', 'rl-data.jsonl'),
+    /** DAgger round r > 1's relabelled rollouts (round 1's are the rollout stage's, `rollout/`). */
+    daggerRollout: (r: number) => join(root, `lm-dagger${r}`),
+    /** Round r's relabelled rows (every round up to r), its training rows and its student. */
+    daggerExport: (r: number) => join(root, 'exports', `lm-dagger${r}`),
+    daggerData: (r: number) => join(root, 'lm', `dagger${r}-data.jsonl`),
+    dagger: (r: number) => join(root, 'models', `lm-dagger${r}`),
   };
 }
 
@@ -76,6 +84,12 @@ export function checkLmSettings(lm: LmSettings): void {
     throw new InputError(
       `the lm: agent renders observations within ${DEFAULT_PROMPT_TOKENS} tokens; a preset with promptTokens ${lm.promptTokens} would train on another layout than it acts on`,
       { field: '--preset' },
+    );
+  if (lm.dagger.rounds > 0 && lm.rollout.tasks === 0)
+    // round 1 relabels the rollout stage's episodes, and each later round rolls out as many tasks
+    throw new InputError(
+      `--lm-dagger ${lm.dagger.rounds} needs the rollout stage, and this preset rolls out on no task; use --lm-dagger 0`,
+      { field: '--lm-dagger' },
     );
   if (lm.inference === 'llama') {
     if (!lm.model.endsWith('.gguf'))
@@ -238,7 +252,22 @@ const LmSftResult = z.object({
 });
 export type LmSftResult = z.infer<typeof LmSftResult>;
 
-const LmRolloutResult = z.object({ episodes: count, successes: count, errors: count, steps: count });
+const LmDaggerSftResult = LmSftResult.extend({
+  round: z.number().int().positive(),
+  /** Labelled states of rounds 1..round (duplicates dropped), and the SFT rows added to them. */
+  relabeledRows: count,
+  collectionRows: count,
+});
+export type LmDaggerSftResult = z.infer<typeof LmDaggerSftResult>;
+
+const LmRolloutResult = z.object({
+  episodes: count,
+  successes: count,
+  errors: count,
+  steps: count,
+  /** States the teacher labelled (DAgger), and on how many it would have acted otherwise. */
+  relabeled: z.object({ steps: count, disagreements: count }).optional(),
+});
 export type LmRolloutResult = z.infer<typeof LmRolloutResult>;
 
 const LmRlExport = z.looseObject({ out: z.string(), rows: count });
@@ -268,6 +297,18 @@ export const LM_STAGES = {
   exportRl: defineStage<z.infer<typeof LmRlExport>>({ name: 'lm-export-rl', schema: LmRlExport }),
   /** `lm-rl-salvage-ds` (seed 0) and `lm-rl-salvage-ds-seed<k>`. */
   rl: defineStage<LmRlResult>({ name: 'lm-rl-', schema: LmRlResult, family: true }),
+  /** `lm-dagger-rollout<r>` (r > 1; round 1 relabels the `lm-rollout` stage's episodes). */
+  daggerRollout: defineStage<LmRolloutResult>({
+    name: 'lm-dagger-rollout',
+    schema: LmRolloutResult,
+    family: true,
+  }),
+  /** `lm-dagger-sft<r>`: round r's student. */
+  daggerSft: defineStage<LmDaggerSftResult>({
+    name: 'lm-dagger-sft',
+    schema: LmDaggerSftResult,
+    family: true,
+  }),
 } as const;
 
 // ---- export ------------------------------------------------------------------------------------
@@ -642,35 +683,127 @@ export async function lmSftStage(
   };
 }
 
+/**
+ * DAgger round `round`'s student: a fresh LoRA (or, for a fully fine-tuned student, another full
+ * pass) over the first seed's SFT student `init`, trained on the teacher's labels of every state the
+ * students of rounds 1..round reached (`rollouts`, in round order: `export sft --format lm
+ * --relabeled`, the renderer of the SFT rows and the agent; a state seen twice, prompt and label
+ * alike, is kept once) and a seeded sample of the SFT rows, shuffled together. Resumes from the
+ * trainer's checkpoints, as SFT does.
+ */
+export async function lmDaggerSftStage(
+  ctx: PipelineContext,
+  scope: StageScope,
+  o: { round: number; init: LmSftResult; rollouts: string[] },
+): Promise<LmDaggerSftResult> {
+  const lm = lmSettings(ctx);
+  const p = lmPaths(ctx.paths.root);
+  const exported = exportSft({
+    runs: o.rollouts,
+    format: 'lm',
+    out: p.daggerExport(o.round),
+    promptTokens: lm.promptTokens,
+    relabeled: true,
+  });
+  const seen = new Set<string>();
+  const labelled = readRows(exported.file).filter((r) => {
+    const key = `${r.prompt}\u0000${r.completion}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+  const kept = sampleRows(
+    readRows(p.sftData),
+    lm.dagger.collectionRows,
+    `lm-dagger-rows:${ctx.settings.seed}:${o.round}`,
+  );
+  const rows = new Rng(`lm-dagger-order:${ctx.settings.seed}:${o.round}`).shuffle([...labelled, ...kept]);
+  const data = p.daggerData(o.round);
+  writeRows(data, rows);
+  const dir = p.dagger(o.round);
+  const lr = lm.sft.lr[o.init.mode];
+  scope.log(
+    `round ${o.round}: ${labelled.length} labelled states (${exported.examples - labelled.length} repeats dropped) + ${kept.length} SFT rows, ${o.init.mode} over ${o.init.dir}, ${lm.dagger.epochs} epoch(s), lr ${lr}`,
+  );
+  const { events, seconds } = await torchSft(ctx, scope, {
+    model: o.init.dir,
+    data,
+    out: dir,
+    mode: o.init.mode,
+    rows: rows.length,
+    epochs: lm.dagger.epochs,
+    batch: lm.sft.batch,
+    lr,
+    seed: o.init.seed,
+  });
+  const last = events.filter((e) => e.event === 'epoch').at(-1);
+  const loss = last ? Number(last['losses/train']) : Number.NaN;
+  return {
+    round: o.round,
+    dir,
+    mode: o.init.mode,
+    seed: o.init.seed,
+    rows: rows.length,
+    relabeledRows: labelled.length,
+    collectionRows: kept.length,
+    epochs: lm.dagger.epochs,
+    lr,
+    trainSeconds: seconds,
+    ...sftRates(events, rows.length, lm.dagger.epochs, lm.sft.batch, seconds),
+    finalLoss: Number.isFinite(loss) ? loss : null,
+  };
+}
+
 // ---- rollouts and evaluation -------------------------------------------------------------------
 
 /**
- * Greedy rollouts of the LM student on the first `rollout.tasks` collection tasks into the rollout
- * run folder (keyed episodes, so an interrupted stage resumes); the miner reads their failures.
+ * Greedy rollouts of an LM student on train tasks into a rollout run folder (keyed episodes, so an
+ * interrupted stage resumes), every state labelled by the heuristic teacher with the note that
+ * solved the task in the collection (none where it never did): the miner reads the failures, and
+ * the DAgger rounds train on the labels. The rollout stage runs the SFT student into `rollout/`;
+ * DAgger round r runs round r - 1's student (`student`) into its own folder (`dir`).
  */
 export async function lmRolloutStage(
   ctx: PipelineContext,
   scope: StageScope,
-  o: { tasks: Task[]; student: LmModelRef },
+  o: { tasks: Task[]; student: LmModelRef; dir?: string; name?: string },
 ): Promise<LmRolloutResult> {
-  return withLmAgentSpec(ctx, scope, o.student, (spec) => rollouts(ctx, scope, o.tasks, spec));
+  return withLmAgentSpec(ctx, scope, o.student, (spec) =>
+    rollouts(ctx, scope, {
+      tasks: o.tasks,
+      spec,
+      dir: o.dir ?? ctx.paths.rollout,
+      name: o.name ?? 'student-lm-sft',
+    }),
+  );
+}
+
+/**
+ * The train tasks of DAgger round `round` (1-based): the next `n` of `train` after the earlier
+ * rounds', wrapping around, so that each round's student meets tasks the previous rounds' rows do
+ * not come from (round 1's are the rollout stage's, the first `n`).
+ */
+export function daggerTasks(train: readonly Task[], round: number, n: number): Task[] {
+  const count = Math.min(n, train.length);
+  return Array.from({ length: count }, (_, i) => train[((round - 1) * n + i) % train.length]!);
 }
 
 async function rollouts(
   ctx: PipelineContext,
   scope: StageScope,
-  tasks: Task[],
-  spec: string,
+  o: { tasks: Task[]; spec: string; dir: string; name: string },
 ): Promise<LmRolloutResult> {
   const lm = lmSettings(ctx);
-  const jobs: EpisodeJob[] = tasks.map((task) => ({
+  const notes = solvingNotes(ctx.paths.collect);
+  const jobs: EpisodeJob[] = o.tasks.map((task) => ({
     task,
-    key: `rollout:student-lm-sft:${task.id}#0`,
+    key: `rollout:${o.name}:${task.id}#0`,
     round: 0,
-    tags: ['rollout', 'student', 'agent:student-lm-sft'],
+    tags: ['rollout', 'student', `agent:${o.name}`, 'relabel:heuristic'],
     seed: ctx.settings.seed,
+    expertNotes: notes.get(task.id) ?? [],
   }));
-  const store = RunStore.open(ctx.paths.rollout);
+  const store = RunStore.open(o.dir);
   const agents: Agent[] = [];
   try {
     const rt = await ctx.world(false);
@@ -681,7 +814,7 @@ async function rollouts(
       jobs,
       store,
       makeAgent: async () => {
-        const a = await resolveAgent(spec, {
+        const a = await resolveAgent(o.spec, {
           seed: ctx.settings.seed,
           greedy: true,
           threads: threadsPerWorker(ctx.preset.workers),
@@ -689,6 +822,7 @@ async function rollouts(
         agents.push(a);
         return a;
       },
+      makeExpert: () => resolveAgent('heuristic', { seed: ctx.settings.seed }),
       makeEnv: rt.makeEnv,
       start: rt.start,
       verify: rt.verify,
@@ -699,13 +833,17 @@ async function rollouts(
       onError: ({ job, error }) => scope.log(`${job.key}: ${error.message}`),
     });
     const all = store.listTrajectories({ tag: 'rollout' });
+    const relabeled = relabelStats(store);
     const out = {
       episodes: all.length,
       successes: all.filter((t) => t.verdict?.success === true).length,
       errors: res.errors,
       steps: all.reduce((a, t) => a + t.steps.length, 0),
+      relabeled,
     };
-    scope.log(`${out.successes}/${out.episodes} student rollouts succeeded (${out.steps} steps)`);
+    scope.log(
+      `${out.successes}/${out.episodes} student rollouts succeeded (${out.steps} steps); the teacher labelled ${relabeled.steps} states and would have acted otherwise on ${relabeled.disagreements}`,
+    );
     if (res.errors && !scope.signal.aborted)
       throw episodesNotRun('lm rollout stage', res.errors, jobs.length);
     return out;

@@ -631,4 +631,32 @@ describe('ablate --from', () => {
     expect(() => f.checkSettings()).not.toThrow();
     f.store.close();
   });
+
+  it('resumes a folder made before the lm DAgger rounds with them, until a round has begun', () => {
+    const out = join(dir, 'late-dagger');
+    const make = (dagger?: number) => {
+      const preset = presetByName('lm-tiny');
+      const lm = preset.lm!;
+      if (dagger === undefined) {
+        // the settings an older version recorded: no dagger field at all
+        const { dagger: _d, ...older } = lm;
+        preset.lm = older as typeof lm;
+      } else preset.lm = { ...lm, dagger: { ...lm.dagger, rounds: dagger } };
+      return new PipelineContext(
+        { command: 'demo', out, preset, seed: 0, worldSeed: 1, quiet: true },
+        new AbortController().signal,
+      );
+    };
+    const a = make();
+    a.checkSettings();
+    a.store.putRecord('stage', 'lm-rollout', { done: true });
+    a.store.close();
+    const b = make(2);
+    expect(() => b.checkSettings()).not.toThrow();
+    b.store.putRecord(STAGE_PARTIAL, 'lm-dagger-sft1', { seconds: 1 });
+    b.store.close();
+    const c = make(3);
+    expect(() => c.checkSettings()).toThrow(/other settings/);
+    c.store.close();
+  });
 });

@@ -228,14 +228,7 @@ export async function rolloutStage(
     const successes = store.countTrajectories({ tag: 'rollout', success: true });
     const out: RolloutResult = { episodes, successes, errors: res.errors };
     if (o.expertNotes) {
-      let steps = 0;
-      let disagreements = 0;
-      for (const t of store.listTrajectories({ tag: 'rollout' }))
-        for (const st of t.steps) {
-          if (!st.expertAction) continue;
-          steps++;
-          if (!actionsEquivalent(st.expertAction, st.action, st.observation)) disagreements++;
-        }
+      const { steps, disagreements } = relabelStats(store);
       out.relabeled = { steps, disagreements };
       scope.log(
         `${successes}/${episodes} student rollouts succeeded; the teacher labelled ${steps} states and would have acted differently on ${disagreements} (${((100 * disagreements) / Math.max(1, steps)).toFixed(1)}%)`,
@@ -247,6 +240,22 @@ export async function rolloutStage(
   } finally {
     store.close();
   }
+}
+
+/**
+ * The states an expert labelled in a run's rollouts, and on how many it would have acted otherwise
+ * than the student (action equivalence on the state's own page).
+ */
+export function relabelStats(store: RunStore): { steps: number; disagreements: number } {
+  let steps = 0;
+  let disagreements = 0;
+  for (const t of store.listTrajectories({ tag: 'rollout' }))
+    for (const st of t.steps) {
+      if (!st.expertAction) continue;
+      steps++;
+      if (!actionsEquivalent(st.expertAction, st.action, st.observation)) disagreements++;
+    }
+  return { steps, disagreements };
 }
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
