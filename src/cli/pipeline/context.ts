@@ -114,33 +114,31 @@ function withoutAddedRows<T extends { preset: PipelinePreset }>(x: T): T {
  * a folder whose RL has not started takes the code's revised RL recipe instead of refusing the
  * stages it already finished. Once one has begun, the setting must match again.
  */
-const LATE_SETTINGS: ReadonlyArray<{
+interface LateSetting {
   name: string;
   stages: string;
   pick: (p: PipelinePreset) => unknown;
   drop: (p: PipelinePreset) => PipelinePreset;
-}> = [
-  {
-    name: 'lm.rl',
-    stages: 'lm-rl-',
-    pick: (p) => p.lm?.rl,
+}
+
+/** The late setting of the lm settings' field `key`, which only the stages named `stages`... read. */
+function lateLmSetting(key: 'rl' | 'dagger', stages: string): LateSetting {
+  return {
+    name: `lm.${key}`,
+    stages,
+    pick: (p) => p.lm?.[key],
     drop: (p) => {
       if (!p.lm) return p;
-      const { rl: _rl, ...lm } = p.lm;
+      const { [key]: _dropped, ...lm } = p.lm;
       return { ...p, lm: lm as NonNullable<PipelinePreset['lm']> };
     },
-  },
-  {
-    // a folder made before the lm preset had DAgger rounds resumes with them while none has begun
-    name: 'lm.dagger',
-    stages: 'lm-dagger-',
-    pick: (p) => p.lm?.dagger,
-    drop: (p) => {
-      if (!p.lm) return p;
-      const { dagger: _dagger, ...lm } = p.lm;
-      return { ...p, lm: lm as NonNullable<PipelinePreset['lm']> };
-    },
-  },
+  };
+}
+
+const LATE_SETTINGS: readonly LateSetting[] = [
+  lateLmSetting('rl', 'lm-rl-'),
+  // a folder made before the lm preset had DAgger rounds resumes with them while none has begun
+  lateLmSetting('dagger', 'lm-dagger-'),
 ];
 
 /** Whether any stage whose name starts with `prefix` finished or began in `store`. */

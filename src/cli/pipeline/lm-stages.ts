@@ -668,8 +668,6 @@ export async function lmSftStage(
     lr,
     seed,
   });
-  const last = events.filter((e) => e.event === 'epoch').at(-1);
-  const loss = last ? Number(last['losses/train']) : Number.NaN;
   return {
     dir,
     mode: o.mode,
@@ -677,8 +675,17 @@ export async function lmSftStage(
     rows: rows.length,
     epochs: lm.sft.epochs,
     lr,
+    ...sftOutcome(events, seconds, rows.length, lm.sft.epochs, lm.sft.batch),
+  };
+}
+
+/** A finished torch SFT run's wall time, rates and last epoch loss, as the SFT results record them. */
+function sftOutcome(events: TrainerEvent[], seconds: number, rows: number, epochs: number, batch: number) {
+  const last = events.filter((e) => e.event === 'epoch').at(-1);
+  const loss = last ? Number(last['losses/train']) : Number.NaN;
+  return {
     trainSeconds: seconds,
-    ...sftRates(events, rows.length, lm.sft.epochs, lm.sft.batch, seconds),
+    ...sftRates(events, rows, epochs, batch, seconds),
     finalLoss: Number.isFinite(loss) ? loss : null,
   };
 }
@@ -736,8 +743,6 @@ export async function lmDaggerSftStage(
     lr,
     seed: o.init.seed,
   });
-  const last = events.filter((e) => e.event === 'epoch').at(-1);
-  const loss = last ? Number(last['losses/train']) : Number.NaN;
   return {
     round: o.round,
     dir,
@@ -748,9 +753,7 @@ export async function lmDaggerSftStage(
     collectionRows: kept.length,
     epochs: lm.dagger.epochs,
     lr,
-    trainSeconds: seconds,
-    ...sftRates(events, rows.length, lm.dagger.epochs, lm.sft.batch, seconds),
-    finalLoss: Number.isFinite(loss) ? loss : null,
+    ...sftOutcome(events, seconds, rows.length, lm.dagger.epochs, lm.sft.batch),
   };
 }
 
