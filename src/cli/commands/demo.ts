@@ -73,7 +73,7 @@ export function registerDemo(program: Command): void {
     )
     .option(
       '--lm-dagger <rounds>',
-      "lm presets: DAgger rounds of the first SFT student, evaluated as the row 'SFT + relabelling' (default 3 for lm; 0 skips them): the heuristic teacher labels every state the student reaches on train tasks, and a LoRA over the SFT student learns the labels of all rounds so far (~40 min a round on 2 cores)",
+      "lm presets: DAgger rounds of the first SFT student, evaluated as the row 'SFT + relabelling' (default 3 for lm; 0 skips them): the heuristic teacher labels every state the student reaches on train tasks, and a LoRA over the SFT student learns the labels of all rounds so far (~1 h a round on 2 cores)",
     )
     .option(
       '--results <dir>',

@@ -313,8 +313,9 @@ export const DEFAULT_LM_MODEL = fileURLToPath(
  * on 100 held-out states of the SFT student's own rollouts (train tasks), one round of teacher
  * labels lifted its greedy action from 13% to 65% of the teacher's, against 18% for the same compute
  * on collection rows; in episodes two rounds on 20 tasks moved the failure later (past the search)
- * without solving a task. Each round costs ~20 min of rollouts (40 train tasks) and a LoRA pass over
- * the aggregate (~300 labelled states a round plus 160 SFT rows, ~1.5-2.5 s a row): ~2 h for three.
+ * without solving a task. Each round costs ~20 min of rollouts (40 train tasks; round 1 reuses the
+ * rollout stage's) and a LoRA pass over the aggregate (~300 labelled states a round plus 160 SFT
+ * rows, ~3 s a row here: ~480, ~800, ~1,100 rows): ~3 h for three.
  *
  * What the 4 h forces below the issue's recipe, stated plainly: one training seed by default (each
  * more seed is SFT + Salvage-DS + two evaluations: `--lm-seeds 3` runs them, and may be raised on a
