@@ -1,7 +1,7 @@
 import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { DEFAULT_PROMPT_TOKENS, LM_PROMPT_VERSION } from '../agent/lm-prompt.ts';
-import { InputError } from '../core/index.ts';
+import { hasExpertLabel, InputError } from '../core/index.ts';
 import { RunStore, type TrajectoryFilter, writeFileAtomic } from '../store/index.ts';
 import { JsonlWriter } from './jsonl-writer.ts';
 import { EXPORT_PROMPT_VERSION, IMAGE_SLOT } from './prompt.ts';
@@ -119,7 +119,7 @@ export function exportSft(opts: ExportSftOptions): ExportSftSummary {
     let walked = 0;
     for (const { store, trajectory } of storeTrajectories(stores, filter)) {
       walked++;
-      if (opts.relabeled && !trajectory.steps.some((s) => s.expertAction)) {
+      if (opts.relabeled && !hasExpertLabel(trajectory)) {
         opts.onProgress?.(walked, total);
         continue;
       }

@@ -1,5 +1,5 @@
 import { InputError } from '../core/errors.ts';
-import type { Trajectory } from '../core/trajectory.ts';
+import { hasExpertLabel, type Trajectory } from '../core/trajectory.ts';
 import { RunStore } from '../store/index.ts';
 
 /** The verified-success trajectories of one or more run folders, in run then insertion order. */
@@ -22,7 +22,7 @@ export function loadRelabeledTrajectories(runDirs: readonly string[]): Trajector
   for (const dir of runDirs) {
     const store = RunStore.open(dir, { create: false, readonly: true });
     try {
-      const ts = store.listTrajectories().filter((t) => t.steps.some((s) => s.expertAction));
+      const ts = store.listTrajectories().filter(hasExpertLabel);
       if (ts.length === 0)
         throw new InputError(
           `${dir} holds no relabelled rollouts (record them with \`rmsweb rollout --relabel\`)`,
