@@ -451,7 +451,7 @@ function lmLines(
       : '';
     lines.push(
       `- DAgger round ${d.round}: ${who} solved ${r.successes}/${r.episodes} train tasks${d.round === 1 ? ' (the rollouts above)' : ' new to the rounds'}${labels}; ` +
-        `round ${d.round}'s student: ${d.sft.relabeledRows} labelled states + ${d.sft.collectionRows} SFT rows x ${d.sft.epochs} epoch(s), ${d.sft.trainSeconds.toFixed(0)} s${d.sft.resumedFromStep === undefined ? '' : ` after resuming at step ${d.sft.resumedFromStep}`}; last loss ${d.sft.finalLoss?.toFixed(4) ?? 'n/a'}`,
+        `round ${d.round}'s student: ${d.sft.relabeledRows} labelled states (${d.sft.gaveUp} give-ups left out) + ${d.sft.collectionRows} SFT rows x ${d.sft.epochs} epoch(s), ${d.sft.trainSeconds.toFixed(0)} s${d.sft.resumedFromStep === undefined ? '' : ` after resuming at step ${d.sft.resumedFromStep}`}; last loss ${d.sft.finalLoss?.toFixed(4) ?? 'n/a'}`,
     );
   }
   const rlLine = (name: string, r: LmRlResult) =>

@@ -5,7 +5,12 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import type { Agent, AgentInput } from '../../agent/agent.ts';
 import { gaveUpOnReply } from '../../agent/lm-agent.ts';
-import { DEFAULT_PROMPT_TOKENS, LM_PROMPT_VERSION, lmActionText } from '../../agent/lm-prompt.ts';
+import {
+  DEFAULT_PROMPT_TOKENS,
+  LM_PROMPT_VERSION,
+  lmActionText,
+  parseLmAction,
+} from '../../agent/lm-prompt.ts';
 import { type EpisodeJob, runEpisodePool } from '../../collect/episode-pool.ts';
 import { solvingNotes } from '../../collect/solving-notes.ts';
 import { actionsEquivalent } from '../../core/action-equivalence.ts';
@@ -256,6 +261,8 @@ const LmDaggerSftResult = LmSftResult.extend({
   round: z.number().int().positive(),
   /** Labelled states of rounds 1..round (duplicates dropped), and the SFT rows added to them. */
   relabeledRows: count,
+  /** States where the teacher's label was to give up (`done` with success false), left out. */
+  gaveUp: count,
   collectionRows: count,
 });
 export type LmDaggerSftResult = z.infer<typeof LmDaggerSftResult>;
@@ -713,7 +720,16 @@ export async function lmDaggerSftStage(
     relabeled: true,
   });
   const seen = new Set<string>();
+  let gaveUp = 0;
   const labelled = readRows(exported.file).filter((r) => {
+    // The teacher gives up where its rules find nothing to do (often a page the student strayed
+    // to); copying that would end the student's episode as a failure, so it is no label, as in the
+    // tfjs student's DAgger (src/policy/step-label.ts).
+    const a = parseLmAction(r.completion);
+    if (a.type === 'done' && !a.success) {
+      gaveUp++;
+      return false;
+    }
     const key = `${r.prompt}\u0000${r.completion}`;
     if (seen.has(key)) return false;
     seen.add(key);
@@ -730,7 +746,7 @@ export async function lmDaggerSftStage(
   const dir = p.dagger(o.round);
   const lr = lm.sft.lr[o.init.mode];
   scope.log(
-    `round ${o.round}: ${labelled.length} labelled states (${exported.examples - labelled.length} repeats dropped) + ${kept.length} SFT rows, ${o.init.mode} over ${o.init.dir}, ${lm.dagger.epochs} epoch(s), lr ${lr}`,
+    `round ${o.round}: ${labelled.length} labelled states (${gaveUp} give-ups and ${exported.examples - gaveUp - labelled.length} repeats dropped) + ${kept.length} SFT rows, ${o.init.mode} over ${o.init.dir}, ${lm.dagger.epochs} epoch(s), lr ${lr}`,
   );
   const { events, seconds } = await torchSft(ctx, scope, {
     model: o.init.dir,
@@ -750,6 +766,7 @@ export async function lmDaggerSftStage(
     seed: o.init.seed,
     rows: rows.length,
     relabeledRows: labelled.length,
+    gaveUp,
     collectionRows: kept.length,
     epochs: lm.dagger.epochs,
     lr,

@@ -148,9 +148,9 @@ export interface LmSettings {
    * relabels the rollout stage's episodes (the heuristic teacher, with the note that solved each
    * task, labels every state the SFT student reached); round r > 1 rolls out round r - 1's student
    * on the next `rollout.tasks` train tasks and relabels those. Round r's student is a fresh LoRA
-   * over the SFT student, trained for `epochs` on the labelled states of rounds 1..r plus a seeded
-   * sample of `collectionRows` of the SFT rows, so that it keeps what SFT taught on states the
-   * student did not reach. The last round's student is evaluated; Salvage-DS still starts from SFT.
+   * over the SFT student, trained for `epochs` on the labelled states of rounds 1..r (not those where
+   * the teacher gives up) plus a seeded sample of `collectionRows` of the SFT rows, so that it keeps
+   * what SFT taught on states the student did not reach. The last round's student is evaluated; Salvage-DS still starts from SFT.
    */
   dagger: { rounds: number; collectionRows: number; epochs: number };
   /** Training seeds of SFT and Salvage-DS (seed, seed + 1, ...); each pair is evaluated. */
