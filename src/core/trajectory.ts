@@ -98,9 +98,9 @@ export const Trajectory = z.object({
   tags: z.array(z.string()).default([]),
 });
 export type Trajectory = z.infer<typeof Trajectory>;
+export type TrajectoryInput = z.input<typeof Trajectory>;
 
 /** Whether a rollout holds an expert's label (`rollout --relabel`): the DAgger exports train on these. */
 export function hasExpertLabel(t: Pick<Trajectory, 'steps'>): boolean {
   return t.steps.some((s) => s.expertAction !== undefined);
 }
-export type TrajectoryInput = z.input<typeof Trajectory>;

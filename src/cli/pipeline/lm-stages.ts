@@ -853,7 +853,7 @@ async function rollouts(
       onError: ({ job, error }) => scope.log(`${job.key}: ${error.message}`),
     });
     const all = store.listTrajectories({ tag: 'rollout' });
-    const relabeled = relabelStats(store);
+    const relabeled = relabelStats(all);
     const out = {
       episodes: all.length,
       successes: all.filter((t) => t.verdict?.success === true).length,

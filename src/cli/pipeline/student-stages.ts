@@ -228,7 +228,7 @@ export async function rolloutStage(
     const successes = store.countTrajectories({ tag: 'rollout', success: true });
     const out: RolloutResult = { episodes, successes, errors: res.errors };
     if (o.expertNotes) {
-      const { steps, disagreements } = relabelStats(store);
+      const { steps, disagreements } = relabelStats(store.listTrajectories({ tag: 'rollout' }));
       out.relabeled = { steps, disagreements };
       scope.log(
         `${successes}/${episodes} student rollouts succeeded; the teacher labelled ${steps} states and would have acted differently on ${disagreements} (${((100 * disagreements) / Math.max(1, steps)).toFixed(1)}%)`,
@@ -243,13 +243,13 @@ export async function rolloutStage(
 }
 
 /**
- * The states an expert labelled in a run's rollouts, and on how many it would have acted otherwise
- * than the student (action equivalence on the state's own page).
+ * The states an expert labelled in rollouts, and on how many it would have acted otherwise than
+ * the student (action equivalence on the state's own page).
  */
-export function relabelStats(store: RunStore): { steps: number; disagreements: number } {
+export function relabelStats(rollouts: readonly Trajectory[]): { steps: number; disagreements: number } {
   let steps = 0;
   let disagreements = 0;
-  for (const t of store.listTrajectories({ tag: 'rollout' }))
+  for (const t of rollouts)
     for (const st of t.steps) {
       if (!st.expertAction) continue;
       steps++;
