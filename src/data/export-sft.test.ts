@@ -195,6 +195,29 @@ describe('exportSft', () => {
     ).toThrow(/--relabeled needs --format lm/);
   });
 
+  it('relabeled: a state where the expert would give up is no label, and is counted', () => {
+    const rollDir = join(root, 'runs', 'rollout-relabel-giveup');
+    const rollout = buildRelabeledRollout(rollDir, run);
+    // The same rollout, with the expert's give-up recorded at step 0 as well.
+    const store = RunStore.open(rollDir);
+    store.saveTrajectory({
+      ...rollout,
+      steps: rollout.steps.map((st, i) =>
+        i === 0
+          ? { ...st, expertAction: { type: 'done' as const, success: false, text: 'nothing to do' } }
+          : st,
+      ),
+    });
+    store.close();
+    const out = join(root, 'out-relabeled-giveup');
+    const sum = exportSft({ runs: [rollDir], format: 'lm', out, relabeled: true });
+    expect(sum).toMatchObject({ trajectories: 1, examples: 1, droppedGiveUp: 1 });
+    const rows = readJsonl(join(out, 'train.jsonl')) as Array<Record<string, string>>;
+    expect(rows.map((r) => [r.id, r.completion])).toEqual([['roll_A0:1', lmReplyText(EXPERT_ACTION)]]);
+    // The successes' export has no labels to drop.
+    expect(exportSft({ runs: [run], format: 'lm', out: join(root, 'out-lm-plain') }).droppedGiveUp).toBe(0);
+  });
+
   it('fails clearly on a missing run folder and an unknown format', () => {
     expect(() => exportSft({ runs: [join(root, 'nope')], format: 'swift', out: join(root, 'x') })).toThrow(
       /nope does not exist/,

@@ -30,7 +30,8 @@ export interface ExportSftOptions {
   promptTokens?: number;
   /**
    * DAgger rows instead of the successes: every step of the runs' relabelled rollouts (`rmsweb
-   * rollout --relabel`) that holds an expert's label, with that label as the target. Format `lm` only.
+   * rollout --relabel`) that holds an expert's label, with that label as the target; the expert's
+   * give-ups are left out. Format `lm` only.
    */
   relabeled?: boolean;
   onProgress?: (done: number, total: number) => void;
@@ -46,6 +47,8 @@ export interface ExportSftSummary {
   images: number;
   /** Steps dropped because note text survived scrubbing (see note-scrub.ts). */
   droppedNoteLeak: number;
+  /** Relabelled steps whose expert label was to give up, left out (`relabeled` only). */
+  droppedGiveUp: number;
   /** Steps exported without their screenshot because the run store lacked the image file. */
   missingImages: number;
   /** The rows are relabelled rollouts' states with the expert's actions (`relabeled`). */
@@ -108,6 +111,7 @@ export function exportSft(opts: ExportSftOptions): ExportSftSummary {
     examples: 0,
     images: 0,
     droppedNoteLeak: 0,
+    droppedGiveUp: 0,
     missingImages: 0,
     relabeled: opts.relabeled ?? false,
   };
@@ -126,12 +130,13 @@ export function exportSft(opts: ExportSftOptions): ExportSftSummary {
       const cacheKey = `${store.dir}\u0000${trajectory.task.id}`;
       const extraNotes = notesCache.get(cacheKey) ?? reflectionNotes(store, trajectory.task.id);
       notesCache.set(cacheKey, extraNotes);
-      const { examples, droppedNoteLeak } = flattenTrajectory(trajectory, {
+      const { examples, droppedNoteLeak, droppedGiveUp } = flattenTrajectory(trajectory, {
         extraNotes,
         layout,
         relabeled: opts.relabeled,
       });
       summary.droppedNoteLeak += droppedNoteLeak;
+      summary.droppedGiveUp += droppedGiveUp;
       for (const ex of examples) {
         let image: string | null = null;
         let example: SftExample = ex;

@@ -44,6 +44,11 @@ export interface FlattenResult {
   examples: SftExample[];
   /** Steps dropped whole because note text survived in agent-written text or action arguments. */
   droppedNoteLeak: number;
+  /**
+   * Relabelled steps left out because the expert's label was to give up (`done` with success
+   * false; `relabeled` only).
+   */
+  droppedGiveUp: number;
 }
 
 /** Every note an attempt could have seen: the trajectory's, each observation's, and extras. */
@@ -142,7 +147,10 @@ export function stepPrompt(
  * One example per step of `t` (callers pass verified successes only). With `relabeled`, one per
  * step that holds an expert's label (`rollout --relabel`, DAgger): the prompt is the state the
  * agent reached with its own history, the target the expert's action; steps without a label are
- * left out. Only the lm layout takes it, since its target is the action alone.
+ * left out, and so are the expert's give-ups (`done` with success false). The heuristic teacher gives
+ * up where its rules find nothing to do, often on a page the student strayed to; a student that
+ * copied that would end its episode as a failure, so it is no label, as in the tfjs student's
+ * DAgger (src/policy/step-label.ts). Only the lm layout takes it, since its target is the action alone.
  */
 export function flattenTrajectory(
   t: Trajectory,
@@ -152,9 +160,14 @@ export function flattenTrajectory(
   const history = scrubbedHistory(t, scrubber);
   const examples: SftExample[] = [];
   let droppedNoteLeak = 0;
+  let droppedGiveUp = 0;
   for (let i = 0; i < t.steps.length; i++) {
     const label = opts.relabeled ? t.steps[i].expertAction : t.steps[i].action;
     if (!label) continue;
+    if (opts.relabeled && label.type === 'done' && !label.success) {
+      droppedGiveUp++;
+      continue;
+    }
     const p = stepPrompt(t, i, { scrubber, history, layout: opts.layout });
     if (p.agentText.some((x) => scrubber.leaks(x))) {
       droppedNoteLeak++;
@@ -172,7 +185,7 @@ export function flattenTrajectory(
       assistant: opts.layout?.kind === 'lm' ? lmReplyText(label) : JSON.stringify(p.output),
     });
   }
-  return { examples, droppedNoteLeak };
+  return { examples, droppedNoteLeak, droppedGiveUp };
 }
 
 /** Notes of all reflections the store holds for a task, rendered as they were injected. */

@@ -54,7 +54,8 @@ function printSft(s: ExportSftSummary, json: boolean): void {
   process.stdout.write(
     `exported ${s.examples} ${s.format} examples from ${s.trajectories} ${s.relabeled ? "relabelled rollouts (the expert's actions)" : 'verified successes'} to ${s.file}\n` +
       `  images: ${s.images}${s.missingImages ? ` (${s.missingImages} steps lacked their screenshot)` : ''}\n` +
-      `  steps dropped because note text survived scrubbing: ${s.droppedNoteLeak}\n`,
+      `  steps dropped because note text survived scrubbing: ${s.droppedNoteLeak}\n` +
+      (s.relabeled ? `  states where the expert would give up, left out: ${s.droppedGiveUp}\n` : ''),
   );
 }
 
@@ -98,7 +99,7 @@ export function registerExport(program: Command): void {
     )
     .option(
       '--relabeled',
-      "format lm only, DAgger: instead of the successes, every step of the runs' relabelled rollouts (`rmsweb rollout --relabel heuristic --notes-from COLLECTION`), the state the agent reached with the expert's action as the completion",
+      "format lm only, DAgger: instead of the successes, every step of the runs' relabelled rollouts (`rmsweb rollout --relabel heuristic --notes-from COLLECTION`), the state the agent reached with the expert's action as the completion (states where the expert would give up are left out)",
     )
     .option('--progress', 'show progress even when stderr is not a terminal')
     .option('--json', 'print the summary as JSON')

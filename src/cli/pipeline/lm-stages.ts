@@ -5,12 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import type { Agent, AgentInput } from '../../agent/agent.ts';
 import { gaveUpOnReply } from '../../agent/lm-agent.ts';
-import {
-  DEFAULT_PROMPT_TOKENS,
-  LM_PROMPT_VERSION,
-  lmActionText,
-  parseLmAction,
-} from '../../agent/lm-prompt.ts';
+import { DEFAULT_PROMPT_TOKENS, LM_PROMPT_VERSION, lmActionText } from '../../agent/lm-prompt.ts';
 import { type EpisodeJob, runEpisodePool } from '../../collect/episode-pool.ts';
 import { solvingNotes } from '../../collect/solving-notes.ts';
 import { actionsEquivalent } from '../../core/action-equivalence.ts';
@@ -719,17 +714,11 @@ export async function lmDaggerSftStage(
     promptTokens: lm.promptTokens,
     relabeled: true,
   });
+  // The export leaves out the teacher's give-ups (src/data/sft-flatten.ts); a state seen twice with
+  // the same label is one row.
+  const gaveUp = exported.droppedGiveUp;
   const seen = new Set<string>();
-  let gaveUp = 0;
   const labelled = readRows(exported.file).filter((r) => {
-    // The teacher gives up where its rules find nothing to do (often a page the student strayed
-    // to); copying that would end the student's episode as a failure, so it is no label, as in the
-    // tfjs student's DAgger (src/policy/step-label.ts).
-    const a = parseLmAction(r.completion);
-    if (a.type === 'done' && !a.success) {
-      gaveUp++;
-      return false;
-    }
     const key = `${r.prompt}\u0000${r.completion}`;
     if (seen.has(key)) return false;
     seen.add(key);
@@ -746,7 +735,7 @@ export async function lmDaggerSftStage(
   const dir = p.dagger(o.round);
   const lr = lm.sft.lr[o.init.mode];
   scope.log(
-    `round ${o.round}: ${labelled.length} labelled states (${gaveUp} give-ups and ${exported.examples - gaveUp - labelled.length} repeats dropped) + ${kept.length} SFT rows, ${o.init.mode} over ${o.init.dir}, ${lm.dagger.epochs} epoch(s), lr ${lr}`,
+    `round ${o.round}: ${labelled.length} labelled states (${gaveUp} give-ups and ${exported.examples - labelled.length} repeats dropped) + ${kept.length} SFT rows, ${o.init.mode} over ${o.init.dir}, ${lm.dagger.epochs} epoch(s), lr ${lr}`,
   );
   const { events, seconds } = await torchSft(ctx, scope, {
     model: o.init.dir,
