@@ -50,7 +50,7 @@ export function registerDemo(program: Command): void {
     )
     .option(
       '--preset <name>',
-      'tiny (CI smoke, a few minutes) | quick (the main job: mail and recipes, 13 min on 2 quiet cores, 18 with another job running) | full (the 1,000-task recipe over all sites; hours, resumable) | lm (a language model, Gemma 3 270M, through the recipe on the quick collection; ~4 h on 2 cores, resumable) | lm-tiny (the lm stages on a handful of tasks, for tests with --model <tiny LM>)',
+      'tiny (CI smoke, a few minutes) | quick (the main job: mail and recipes, 13 min on 2 quiet cores, 18 with another job running) | full (the 1,000-task recipe over all sites; hours, resumable) | lm (a language model, Gemma 3 270M, through the recipe on the quick collection; on 2 cores ~4.5 h for the first seed, ~3 h more for its default 3 DAgger rounds, ~4 h a further seed; resumable) | lm-tiny (the lm stages on a handful of tasks, for tests with --model <tiny LM>)',
       'quick',
     )
     .option('--out <dir>', 'run folder of the whole pipeline', 'runs/demo')
