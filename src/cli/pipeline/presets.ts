@@ -287,7 +287,8 @@ export const DEFAULT_LM_MODEL = fileURLToPath(
  *   (results/lm-sft-tuning.md);
  * - since then LoRA on the top 6 of the 18 layers for 3 epochs instead of every layer for 2
  *   (results/lm-lora-layers.md): the 12 frozen layers below are computed once per row and reused,
- *   so an epoch costs ~2.3x less; on 97 steps of 12 held-out train tasks (160 training rows) it
+ *   so an epoch costs ~2.3x less (in the preset at fb2bf5a, the machine quiet: 77 min for the 3
+ *   epochs, 32 for the first and 22 for each other); on 97 steps of 12 held-out train tasks (160 training rows) it
  *   matched every layer x 2 epochs (17.5% vs 18.6% of the teacher's actions, paired CI -7.2 to
  *   +5.2 points) in 67% of the time; 5 epochs (20.6%, the old time) was not significantly better;
  * - rollouts: 40 train tasks, max 12 steps, ~8 steps each;
