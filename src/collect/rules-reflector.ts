@@ -1,6 +1,6 @@
 import { parseGoal, phraseMatch } from '../agent/heuristic/goal.ts';
 import { isSelect, labelOf, optionsOf } from '../agent/heuristic/page.ts';
-import { formatAction } from '../core/action.ts';
+import { formatAction, isGiveUp } from '../core/action.ts';
 import { normalizeText } from '../core/action-equivalence.ts';
 import { newId } from '../core/ids.ts';
 import type { Reflection, ReflectionRule } from '../core/reflection.ts';
@@ -163,7 +163,7 @@ function sorting(t: Trajectory): Finding | null {
 
 function paging(t: Trajectory): Finding | null {
   const last = t.steps.at(-1);
-  const gaveUp = last?.action.type === 'done' && !last.action.success;
+  const gaveUp = last !== undefined && isGiveUp(last.action);
   const hadNext = t.steps.some((s) =>
     s.observation.elements.some((e) => /^(next|next page|›|»)$/i.test(labelOf(e).trim())),
   );

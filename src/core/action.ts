@@ -154,6 +154,11 @@ export function formatAction(a: Action): string {
   }
 }
 
+/** Whether `a` gives up on the task (`done` with success false): no label for DAgger to learn. */
+export function isGiveUp(a: Action): boolean {
+  return a.type === 'done' && !a.success;
+}
+
 /** The element index an action targets, or null for an action on no element (scroll without one, done, ...). */
 export function targetIndex(a: Action): number | null {
   return 'index' in a && typeof a.index === 'number' ? a.index : null;

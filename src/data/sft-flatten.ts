@@ -1,5 +1,6 @@
 import type { HistoryEntry } from '../agent/agent.ts';
 import { lmReplyText, renderLmObservation } from '../agent/lm-prompt.ts';
+import { isGiveUp } from '../core/action.ts';
 import {
   type AgentOutput,
   agentView,
@@ -164,7 +165,7 @@ export function flattenTrajectory(
   for (let i = 0; i < t.steps.length; i++) {
     const label = opts.relabeled ? t.steps[i].expertAction : t.steps[i].action;
     if (!label) continue;
-    if (opts.relabeled && label.type === 'done' && !label.success) {
+    if (opts.relabeled && isGiveUp(label)) {
       droppedGiveUp++;
       continue;
     }

@@ -1,4 +1,4 @@
-import type { Action } from '../core/action.ts';
+import { type Action, isGiveUp } from '../core/action.ts';
 import { POLICY_ACTION_TYPES } from './action-space.ts';
 import { relabelAnswer, relabelInput } from './answer-span.ts';
 import { actionTargets, type FeaturizerConfig, type StateStructure, stateStructure } from './featurizer.ts';
@@ -47,7 +47,7 @@ export function labelStep(
   if (tg.type < 0) {
     if (!(POLICY_ACTION_TYPES as readonly string[]).includes(label.type))
       return { ok: false, reason: 'unsupported-type' };
-    if (label.type === 'done' && !label.success) return { ok: false, reason: 'gave-up' };
+    if (isGiveUp(label)) return { ok: false, reason: 'gave-up' };
     return { ok: false, reason: 'type-unavailable' };
   }
   if (tg.element < 0 && ['click', 'input', 'select_dropdown'].includes(label.type))
