@@ -18,7 +18,10 @@ export function createProgress(
     force?: boolean;
     quiet?: boolean;
     everyPct?: number;
-    /** Work already done before this process (a resumed run): it does not count toward the rate. */
+    /**
+     * Work already done before this process (a resumed run), where the caller knows it: the bar
+     * starts there. Without a terminal the rate is measured from the first update whatever it is.
+     */
     initial?: number;
   } = {},
 ): Progress {
@@ -50,16 +53,22 @@ export function createProgress(
   let t = total;
   const every = opts.everyPct ?? 10;
   const start = Date.now();
+  // The rate is measured from the first update on: a resumed trainer's first report already counts
+  // the steps of earlier runs (its resumed step), which `initial` cannot know in advance, and the
+  // time before it (loading a model) is no part of the rate either.
+  let first: { done: number; at: number } | null = null;
   return {
     update(done, payload) {
+      const now = Date.now();
+      first ??= { done, at: now };
       const pct = t ? Math.floor((100 * done) / t / every) * every : 100;
       if (pct === lastPct && done !== t) return;
       lastPct = pct;
-      const el = (Date.now() - start) / 1000;
-      const fresh = done - initial;
-      const eta = fresh > 0 ? (el / fresh) * (t - done) : 0;
+      const el = (now - start) / 1000;
+      const since = done - first.done;
+      const eta = since > 0 ? `${(((now - first.at) / 1000 / since) * (t - done)).toFixed(0)}s` : '?';
       process.stderr.write(
-        `${label}: ${done}/${t} (${pct}%) elapsed ${el.toFixed(0)}s eta ${eta.toFixed(0)}s ${formatPayload(payload)}\n`,
+        `${label}: ${done}/${t} (${pct}%) elapsed ${el.toFixed(0)}s eta ${eta} ${formatPayload(payload)}\n`,
       );
     },
     setTotal: (n) => {
