@@ -1,4 +1,4 @@
-import type { Action } from '../core/action.ts';
+import { type Action, isGiveUp } from '../core/action.ts';
 import type { Element } from '../core/observation.ts';
 import { ARGUMENT_TYPES, ELEMENT_TYPES, elementAllowed, POLICY_ACTION_TYPES } from './action-space.ts';
 import { candidateDense, pairDense } from './candidate-features.ts';
@@ -333,7 +333,7 @@ export function actionTargets(fs: StateStructure, action: Action): ActionTargets
   const none: ActionTargets = { type: -1, element: -1, argument: -1, representable: false };
   const ti = (POLICY_ACTION_TYPES as readonly string[]).indexOf(action.type);
   if (ti < 0 || !fs.typeMask[ti]) return none;
-  if (action.type === 'done' && action.success === false) return none;
+  if (isGiveUp(action)) return none;
   const out: ActionTargets = { type: ti, element: -1, argument: -1, representable: false };
   let pos = -1;
   if (ELEMENT_TYPES.has(action.type)) {
